@@ -1,0 +1,101 @@
+"""The command line: ``chateval run``, ``chateval models``, ``chateval roles``."""
+
+import logging
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from chateval.errors import ChatEvalError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models.")
+models_app = typer.Typer(no_args_is_help=True, help="List and prepare registry models.")
+app.add_typer(models_app, name="models")
+
+ModelsDir = Annotated[
+    Optional[Path],  # noqa: UP007 (typer needs Optional here)
+    typer.Option("--models-dir", help="Folder holding registry.yaml (default: $CHATEVAL_MODELS_DIR or ./models)."),
+]
+
+
+def _fail(exc: ChatEvalError) -> typer.Exit:
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code=2)
+
+
+@app.command()
+def run(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    outdir: Annotated[Optional[Path], typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME-TIME).")] = None,  # noqa: UP007
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")] = [],  # noqa: B006
+    force: Annotated[bool, typer.Option("--force", help="Overwrite a finished run folder.")] = False,
+) -> None:
+    """Run a debate evaluation and write its run folder."""
+    from chateval.config import load_config
+    from chateval.runner import run as run_evaluation
+    from chateval.summary import print_summary
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config(config_path, overrides)
+        target = outdir or Path("runs") / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+
+        def on_step(number: int, total: int, requests: int) -> None:
+            typer.echo(f"step {number}/{total}: {requests} requests", err=True)
+
+        result = run_evaluation(config, target, force=force, on_step=on_step)
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    print_summary(result)
+
+
+@models_app.command("list")
+def models_list(models_dir: ModelsDir = None) -> None:
+    """List registry models and whether each is ready."""
+    from chateval.models import ModelRegistry
+
+    try:
+        registry = ModelRegistry(models_dir)
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    for name, spec in sorted(registry.specs.items()):
+        folder = registry.folder(name)
+        state = "ready" if (folder / "config.json").is_file() else ("preparable" if spec.source else "missing")
+        typer.echo(f"{name:20s} {state:10s} {folder}")
+
+
+@models_app.command("prepare")
+def models_prepare(
+    names: Annotated[list[str], typer.Argument(help="Registry names to prepare.")],
+    models_dir: ModelsDir = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the folder is ready.")] = False,
+) -> None:
+    """Build model folders offline from the packages that ship them."""
+    from chateval.models import ModelRegistry
+
+    try:
+        registry = ModelRegistry(models_dir)
+        for name in names:
+            typer.echo(f"{name}: {registry.prepare(name, force=force)}")
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+
+
+@app.command()
+def roles() -> None:
+    """List the built-in referee roles."""
+    from chateval.prompts import role_library
+
+    for key, role in role_library().items():
+        typer.echo(f"{key:16s} {role.name}: {role.description}")
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

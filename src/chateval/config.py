@@ -1,0 +1,215 @@
+"""The run config: pydantic models with extra="forbid", so a typo is an error, not a default.
+
+Paths in a config file are relative to the file's folder. ``load_config`` applies
+``--set key=value`` overrides (dotted keys, list indices allowed; values parsed as YAML).
+"""
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from chateval.errors import ConfigError
+
+Task = Literal["pairwise", "direct"]
+BackendName = Literal["vllm", "transformers"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RoleSpec(_Strict):
+    """A referee persona given inline in a config."""
+
+    name: str = Field(min_length=1)
+    description: str = Field(min_length=1)
+
+
+class AgentConfig(_Strict):
+    """One referee: a role (library key or inline persona) and the model that speaks for it."""
+
+    role: str | RoleSpec
+    model: str = "smollm2-135m"
+    name: str | None = None
+
+
+class SummarizerConfig(_Strict):
+    """The summarizer of ``simultaneous_summarizer``; its model defaults to the first agent's."""
+
+    model: str | None = None
+
+
+class DataConfig(_Strict):
+    """Where the items come from."""
+
+    format: str
+    path: Path
+    limit: int | None = Field(default=None, ge=1)
+
+
+class SamplingConfig(_Strict):
+    """Decoding settings shared by every request of a run."""
+
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    seed: int = 0
+    discussion_max_tokens: int = Field(default=96, ge=1)
+    summary_max_tokens: int = Field(default=128, ge=1)
+
+
+class DimensionConfig(_Strict):
+    """A direct-scoring dimension and its integer scale."""
+
+    name: str
+    description: str
+    low: int = 1
+    high: int = 5
+
+
+class VerdictConfig(_Strict):
+    """Verdict format settings: evidence length and (pairwise) the score scale."""
+
+    evidence_max_tokens: int = Field(default=64, ge=1, le=2048)
+    low: int = 1
+    high: int = 10
+
+
+class VllmConfig(_Strict):
+    """vLLM engine settings. ``gpu_memory_utilization`` means host memory on CPU builds."""
+
+    gpu_memory_utilization: float | None = Field(default=None, gt=0.0, le=1.0)
+    enforce_eager: bool = True
+    max_num_seqs: int = Field(default=256, ge=1)
+    cpu_kvcache_space_gib: int = Field(default=1, ge=1)
+
+
+class TransformersConfig(_Strict):
+    """transformers backend settings."""
+
+    batch_size: int = Field(default=16, ge=1)
+    device: str | None = None
+
+
+class RunConfig(_Strict):
+    """A complete evaluation run."""
+
+    name: str = "run"
+    task: Task
+    data: DataConfig
+    agents: list[AgentConfig] = Field(min_length=1)
+    strategy: str = "one_by_one"
+    rounds: int = Field(default=2, ge=1, le=20)
+    backend: BackendName = "vllm"
+    summarizer: SummarizerConfig = SummarizerConfig()
+    sampling: SamplingConfig = SamplingConfig()
+    verdict: VerdictConfig = VerdictConfig()
+    dimensions: list[DimensionConfig] = Field(default_factory=list)
+    models_dir: Path | None = None
+    vllm: VllmConfig = VllmConfig()
+    transformers: TransformersConfig = TransformersConfig()
+
+    @field_validator("strategy")
+    @classmethod
+    def _known_strategy(cls, value: str) -> str:
+        from chateval.debate.strategies import STRATEGIES
+
+        if value not in STRATEGIES:
+            raise ValueError(f"unknown strategy {value!r}; known: {', '.join(STRATEGIES.names())}")
+        return value
+
+    @model_validator(mode="after")
+    def _task_fields(self) -> "RunConfig":
+        if self.task == "direct" and not self.dimensions:
+            raise ValueError("task 'direct' needs a non-empty 'dimensions' list")
+        if self.task == "pairwise" and self.dimensions:
+            raise ValueError("'dimensions' only applies to task 'direct'")
+        return self
+
+    @property
+    def summarizer_model(self) -> str:
+        return self.summarizer.model or self.agents[0].model
+
+    def model_names(self) -> list[str]:
+        """Every model the run needs, in first-use order."""
+        names = [a.model for a in self.agents]
+        if self.strategy == "simultaneous_summarizer":
+            names.append(self.summarizer_model)
+        return list(dict.fromkeys(names))
+
+
+def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    node: Any = tree
+    keys = dotted.split(".")
+    for i, key in enumerate(keys):
+        last = i == len(keys) - 1
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                raise ConfigError(f"--set {dotted}: {key!r} is not an index of a list of {len(node)}")
+            if last:
+                node[int(key)] = value
+            else:
+                node = node[int(key)]
+        elif isinstance(node, dict):
+            if last:
+                node[key] = value
+            else:
+                node = node.setdefault(key, {})
+        else:
+            raise ConfigError(f"--set {dotted}: cannot descend into {'.'.join(keys[:i])}")
+
+
+def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key=value`` overrides (value parsed as YAML) to a raw config mapping."""
+    for override in overrides:
+        key, sep, raw = override.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {override!r}: expected key=value")
+        _set_path(tree, key.strip(), yaml.safe_load(raw))
+    return tree
+
+
+def _format_validation_error(source: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            message = "unknown key"
+        problems.append(f"{where}: {message}")
+    return f"{source}: invalid config: " + "; ".join(problems)
+
+
+def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig:
+    """Validate a raw mapping; relative paths are resolved against ``base_dir``."""
+    try:
+        config = RunConfig.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation_error(source, exc)) from None
+    data = config.data
+    if not data.path.is_absolute():
+        data = data.model_copy(update={"path": (base_dir / data.path).resolve()})
+    models_dir = config.models_dir
+    if models_dir is not None and not models_dir.is_absolute():
+        models_dir = (base_dir / models_dir).resolve()
+    return config.model_copy(update={"data": data, "models_dir": models_dir})
+
+
+def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
+    """Read a YAML run config (safe_load only), apply overrides and validate it."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    try:
+        tree = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+    if not isinstance(tree, dict):
+        raise ConfigError(f"{path}: a config must be a YAML mapping")
+    apply_overrides(tree, overrides or [])
+    return parse_config(tree, str(path), path.parent)
+
+
+def dump_config(config: RunConfig) -> str:
+    """The fully resolved config as YAML (what ``config.yaml`` in a run folder holds)."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)

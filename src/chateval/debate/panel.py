@@ -1,0 +1,98 @@
+"""A referee panel: who speaks (agents, summarizer), how turns become requests and utterances.
+
+The panel is the glue between a strategy (who sees what) and the backends (requests): it turns
+a (debate, turn) pair into a GenerationRequest and a GenerationResult back into an Utterance.
+"""
+
+from dataclasses import dataclass, field
+
+from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.data.items import Item
+from chateval.debate.strategies import Step, Strategy
+from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance
+from chateval.prompts import PromptBuilder, Role
+from chateval.verdicts import VerdictFormat
+
+
+@dataclass(frozen=True)
+class Agent:
+    """A referee of the panel."""
+
+    name: str
+    role: Role
+    model: str
+
+
+@dataclass
+class Debate:
+    """The mutable state of one debate: an item (in one answer order) and its transcript."""
+
+    key: str
+    item: Item
+    swapped: bool = False
+    transcript: Transcript = field(default_factory=Transcript)
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Decoding settings the panel puts on its requests."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = 0
+    discussion_max_tokens: int = 96
+    summary_max_tokens: int = 128
+
+
+@dataclass(frozen=True)
+class Panel:
+    """Agents, rounds and a strategy, plus everything needed to build their requests."""
+
+    agents: tuple[Agent, ...]
+    rounds: int
+    strategy: Strategy
+    prompts: PromptBuilder
+    verdict_format: VerdictFormat
+    sampling: Sampling
+    summarizer_model: str
+
+    def plan(self) -> list[Step]:
+        return self.strategy.plan(len(self.agents), self.rounds)
+
+    def is_final(self, turn: Turn) -> bool:
+        """A referee's last round carries the verdict instruction and constraint."""
+        return not turn.is_summary and turn.round == self.rounds - 1
+
+    def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
+        """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
+        visible = self.strategy.visible(debate.transcript, turn)
+        s = self.sampling
+        if turn.agent is None:
+            return GenerationRequest(
+                model=self.summarizer_model,
+                messages=self.prompts.summarizer_messages(debate.item, visible, debate.swapped),
+                max_tokens=s.summary_max_tokens,
+                temperature=s.temperature,
+                top_p=s.top_p,
+                seed=s.seed,
+            )
+        agent = self.agents[turn.agent]
+        final = self.is_final(turn)
+        return GenerationRequest(
+            model=agent.model,
+            messages=self.prompts.agent_messages(
+                debate.item, agent.role, agent.name, visible, final, debate.swapped
+            ),
+            max_tokens=self.verdict_format.max_tokens if final else s.discussion_max_tokens,
+            temperature=s.temperature,
+            top_p=s.top_p,
+            seed=s.seed,
+            regex=self.verdict_format.regex if final else None,
+        )
+
+    def utterance(self, turn: Turn, result: GenerationResult) -> Utterance:
+        """Wrap a backend result as the utterance of ``turn``."""
+        if turn.agent is None:
+            return Utterance(turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason)
+        kind = "verdict" if self.is_final(turn) else "discussion"
+        return Utterance(turn, self.agents[turn.agent].name, kind, result.text.strip(), result.finish_reason)

@@ -1,0 +1,95 @@
+"""The scheduler: runs a panel's plan over ALL debates, one backend call per model per step.
+
+For every step of the plan it asks the panel for the request of each (debate, turn), groups the
+requests by model, sends each group to that model's backend in ONE call, and appends the
+results to the transcripts. 80 items x 2 agents x 2 rounds under one_by_one is 4 steps, so 4
+backend calls for a single-model panel.
+"""
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from chateval.backends.base import Backend, GenerationRequest, GenerationResult
+from chateval.debate.panel import Debate, Panel
+from chateval.errors import BackendError
+
+
+@dataclass
+class ModelUsage:
+    """Counts for one model."""
+
+    backend_calls: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, results: Sequence[GenerationResult]) -> None:
+        self.backend_calls += 1
+        self.requests += len(results)
+        self.prompt_tokens += sum(r.prompt_tokens for r in results)
+        self.completion_tokens += sum(r.completion_tokens for r in results)
+
+
+@dataclass
+class Usage:
+    """Counts for a whole run, in total and per model."""
+
+    steps: int = 0
+    per_model: dict[str, ModelUsage] = field(default_factory=dict)
+
+    def total(self) -> ModelUsage:
+        total = ModelUsage()
+        for usage in self.per_model.values():
+            total.backend_calls += usage.backend_calls
+            total.requests += usage.requests
+            total.prompt_tokens += usage.prompt_tokens
+            total.completion_tokens += usage.completion_tokens
+        return total
+
+
+StepCallback = Callable[[int, int, int], None]
+"""Called before each step with (step number from 1, number of steps, requests in the step)."""
+
+
+class Scheduler:
+    """Drives debates step by step, batching every ready request of a step per model."""
+
+    def __init__(self, backends: Mapping[str, Backend], on_step: StepCallback | None = None) -> None:
+        self.backends = backends
+        self.on_step = on_step
+        self.usage = Usage()
+
+    def run(self, panel: Panel, debates: Sequence[Debate]) -> Usage:
+        """Run every step of ``panel``'s plan over all ``debates``; transcripts grow in place."""
+        plan = panel.plan()
+        for number, step in enumerate(plan, start=1):
+            pending = [(debate, turn) for debate in debates for turn in step]
+            if self.on_step is not None:
+                self.on_step(number, len(plan), len(pending))
+            requests = [panel.request(debate, turn) for debate, turn in pending]
+            results = self.generate(requests)
+            for (debate, turn), result in zip(pending, results, strict=True):
+                debate.transcript = debate.transcript.add(panel.utterance(turn, result))
+            self.usage.steps += 1
+        return self.usage
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """One backend call per model; results come back in request order."""
+        by_model: dict[str, list[int]] = defaultdict(list)
+        for index, request in enumerate(requests):
+            by_model[request.model].append(index)
+        results: list[GenerationResult | None] = [None] * len(requests)
+        for model, indices in by_model.items():
+            backend = self.backends.get(model)
+            if backend is None:
+                raise BackendError(f"no backend loaded for model {model!r}")
+            batch = backend.generate([requests[i] for i in indices])
+            if len(batch) != len(indices):
+                raise BackendError(
+                    f"backend for {model!r} returned {len(batch)} results for {len(indices)} requests"
+                )
+            self.usage.per_model.setdefault(model, ModelUsage()).add(batch)
+            for i, result in zip(indices, batch, strict=True):
+                results[i] = result
+        return [r for r in results if r is not None]

@@ -1,0 +1,99 @@
+"""The three communication strategies of ChatEval.
+
+A strategy decides two things and nothing else: the plan (which turns form each step; turns in
+one step run at the same time) and visibility (which earlier utterances a turn's speaker sees).
+It never calls a backend.
+"""
+
+from abc import ABC, abstractmethod
+
+from chateval.debate.transcript import Transcript, Turn, Utterance
+from chateval.registry import Registry
+
+Step = tuple[Turn, ...]
+
+
+class Strategy(ABC):
+    """A communication strategy: a plan of steps and a visibility rule."""
+
+    name: str = ""
+
+    @abstractmethod
+    def plan(self, n_agents: int, rounds: int) -> list[Step]:
+        """The steps of a debate of ``n_agents`` referees over ``rounds`` rounds, in order."""
+
+    @abstractmethod
+    def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:
+        """The utterances the speaker of ``turn`` sees, oldest first."""
+
+
+STRATEGIES: Registry[type[Strategy]] = Registry("strategy")
+
+
+@STRATEGIES.register("one_by_one")
+class OneByOne(Strategy):
+    """Agents speak in a fixed order; each sees everything said before it, this round included."""
+
+    name = "one_by_one"
+
+    def plan(self, n_agents: int, rounds: int) -> list[Step]:
+        return [(Turn(r, a),) for r in range(rounds) for a in range(n_agents)]
+
+    def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:
+        assert turn.agent is not None
+        return [
+            u
+            for u in transcript.utterances
+            if u.turn.round < turn.round
+            or (u.turn.round == turn.round and u.turn.agent is not None and u.turn.agent < turn.agent)
+        ]
+
+
+@STRATEGIES.register("simultaneous")
+class Simultaneous(Strategy):
+    """All agents of a round speak at once; each sees only earlier rounds."""
+
+    name = "simultaneous"
+
+    def plan(self, n_agents: int, rounds: int) -> list[Step]:
+        return [tuple(Turn(r, a) for a in range(n_agents)) for r in range(rounds)]
+
+    def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:
+        return [u for u in transcript.utterances if u.turn.round < turn.round]
+
+
+@STRATEGIES.register("simultaneous_summarizer")
+class SimultaneousSummarizer(Strategy):
+    """Simultaneous talk; after every round but the last a summarizer condenses the discussion.
+
+    Agents see only the latest summary, which carries the history forward. The summarizer sees
+    the previous summary and the utterances of the round it summarizes. No summary follows the
+    last round: nobody would read it.
+    """
+
+    name = "simultaneous_summarizer"
+
+    def plan(self, n_agents: int, rounds: int) -> list[Step]:
+        steps: list[Step] = []
+        for r in range(rounds):
+            steps.append(tuple(Turn(r, a) for a in range(n_agents)))
+            if r < rounds - 1:
+                steps.append((Turn(r, None),))
+        return steps
+
+    def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:
+        summaries = [u for u in transcript.utterances if u.kind == "summary"]
+        if turn.is_summary:
+            previous = [u for u in summaries if u.turn.round < turn.round][-1:]
+            this_round = [
+                u
+                for u in transcript.utterances
+                if u.turn.round == turn.round and u.kind != "summary"
+            ]
+            return previous + this_round
+        return [u for u in summaries if u.turn.round < turn.round][-1:]
+
+
+def get_strategy(name: str) -> Strategy:
+    """Instantiate the strategy registered as ``name`` (ConfigError lists the known names)."""
+    return STRATEGIES.get(name)()

@@ -1,0 +1,213 @@
+"""One evaluation run, from a validated config to a written run folder.
+
+config -> items -> panel + debates -> scheduler (backends) -> transcripts -> verdicts ->
+aggregate -> metrics -> files.
+"""
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from chateval import __version__
+from chateval.aggregate import aggregate
+from chateval.backends.base import Backend
+from chateval.config import RunConfig, dump_config
+from chateval.data import load_items
+from chateval.data.items import DirectItem, Item, PairwiseItem
+from chateval.debate.panel import Agent, Debate, Panel, Sampling
+from chateval.debate.scheduler import Scheduler, StepCallback
+from chateval.debate.strategies import get_strategy
+from chateval.errors import DataError
+from chateval.metrics import direct_metrics, pairwise_metrics
+from chateval.models import ModelRegistry
+from chateval.prompts import PromptBuilder, Role, get_role
+from chateval.store import prepare_outdir, write_json, write_jsonl, write_text
+from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
+
+BackendFactory = Callable[[RunConfig, str], Backend]
+
+
+def verdict_format(config: RunConfig) -> VerdictFormat:
+    """The verdict format the config asks for."""
+    if config.task == "pairwise":
+        return PairwiseFormat(config.verdict.low, config.verdict.high, config.verdict.evidence_max_tokens)
+    dims = [Dimension(d.name, d.description, d.low, d.high) for d in config.dimensions]
+    return DirectFormat(dims, config.verdict.evidence_max_tokens)
+
+
+def build_panel(config: RunConfig) -> Panel:
+    """Resolve roles and agent names and assemble the panel of ``config``."""
+    agents = []
+    for agent in config.agents:
+        role = get_role(agent.role) if isinstance(agent.role, str) else Role(agent.role.name, agent.role.description)
+        agents.append(Agent(name=agent.name or role.name, role=role, model=agent.model))
+    # Repeated roles (the paper's same-role ablation) need distinct speaker names.
+    names = [a.name for a in agents]
+    agents = [
+        Agent(f"{a.name} {names[:i].count(a.name) + 1}", a.role, a.model) if names.count(a.name) > 1 else a
+        for i, a in enumerate(agents)
+    ]
+    fmt = verdict_format(config)
+    dims = fmt.dimensions if isinstance(fmt, DirectFormat) else ()
+    s = config.sampling
+    return Panel(
+        agents=tuple(agents),
+        rounds=config.rounds,
+        strategy=get_strategy(config.strategy),
+        prompts=PromptBuilder(fmt.instruction, dims),
+        verdict_format=fmt,
+        sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),
+        summarizer_model=config.summarizer_model,
+    )
+
+
+def load_run_items(config: RunConfig) -> list[Item]:
+    """Load the config's items and check they fit its task."""
+    items = load_items(config.data.format, config.data.path)
+    expected = PairwiseItem if config.task == "pairwise" else DirectItem
+    if items and not isinstance(items[0], expected):
+        raise DataError(
+            f"{config.data.path}: format {config.data.format!r} gives "
+            f"{type(items[0]).__name__} records, but the task is {config.task!r}"
+        )
+    return items[: config.data.limit] if config.data.limit else items
+
+
+def build_debates(items: Sequence[Item]) -> list[Debate]:
+    """One debate per item."""
+    return [Debate(key=item.id, item=item) for item in items]
+
+
+def default_backend_factory(config: RunConfig, model: str) -> Backend:
+    """Load ``model`` (a registry name) on the config's backend, preparing it if needed."""
+    from chateval.backends import create_backend
+
+    registry = ModelRegistry(config.models_dir)
+    return create_backend(config, model, registry)
+
+
+@dataclass
+class RunResult:
+    """What a finished run wrote, for the CLI summary."""
+
+    outdir: Path
+    run_info: dict[str, Any]
+    metrics: dict[str, Any] | None
+
+
+def transcript_record(debate: Debate) -> dict[str, Any]:
+    return {
+        "key": debate.key,
+        "item_id": debate.item.id,
+        "swapped": debate.swapped,
+        "messages": [
+            {
+                "round": u.turn.round,
+                "speaker": u.speaker,
+                "kind": u.kind,
+                "text": u.text,
+                "finish_reason": u.finish_reason,
+            }
+            for u in debate.transcript.utterances
+        ],
+    }
+
+
+def compute_metrics(config: RunConfig, debates: Sequence[Debate], records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Agreement with the human labels the items carry; None when no item has any."""
+    if config.task == "pairwise":
+        pairs = [
+            (d.item.label, r["label"])
+            for d, r in zip(debates, records, strict=True)
+            if isinstance(d.item, PairwiseItem) and d.item.label is not None and r["label"] is not None
+        ]
+        if not pairs:
+            return None
+        return {"panel": pairwise_metrics([t for t, _ in pairs], [p for _, p in pairs])}
+    truth: dict[str, list[float]] = {}
+    predicted: dict[str, list[float]] = {}
+    for d, r in zip(debates, records, strict=True):
+        if not isinstance(d.item, DirectItem) or r["scores"] is None:
+            continue
+        for name, value in r["scores"].items():
+            if name in d.item.scores:
+                truth.setdefault(name, []).append(d.item.scores[name])
+                predicted.setdefault(name, []).append(value)
+    if not truth:
+        return None
+    return {"panel": direct_metrics(truth, predicted)}
+
+
+def run(
+    config: RunConfig,
+    outdir: Path,
+    *,
+    force: bool = False,
+    backends: Mapping[str, Backend] | None = None,
+    backend_factory: BackendFactory = default_backend_factory,
+    on_step: StepCallback | None = None,
+) -> RunResult:
+    """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps)."""
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    items = load_run_items(config)
+    panel = build_panel(config)
+    prepare_outdir(outdir, force)
+    write_text(outdir / "config.yaml", dump_config(config))
+
+    load_started = time.perf_counter()
+    loaded = dict(backends or {})
+    for model in config.model_names():
+        if model not in loaded:
+            loaded[model] = backend_factory(config, model)
+    load_seconds = time.perf_counter() - load_started
+
+    debates = build_debates(items)
+    debate_started = time.perf_counter()
+    usage = Scheduler(loaded, on_step).run(panel, debates)
+    debate_seconds = time.perf_counter() - debate_started
+
+    records = []
+    for debate in debates:
+        record = {"key": debate.key, "item_id": debate.item.id, "swapped": debate.swapped}
+        record.update(aggregate(debate, panel.verdict_format))
+        if isinstance(debate.item, PairwiseItem):
+            record["human_label"] = debate.item.label
+        else:
+            record["human_scores"] = dict(debate.item.scores) or None
+        records.append(record)
+    write_jsonl(outdir / "transcripts.jsonl", (transcript_record(d) for d in debates))
+    write_jsonl(outdir / "verdicts.jsonl", records)
+
+    metrics = compute_metrics(config, debates, records)
+    if metrics is not None:
+        write_json(outdir / "metrics.json", metrics)
+
+    total = usage.total()
+    run_info = {
+        "chateval_version": __version__,
+        "name": config.name,
+        "task": config.task,
+        "backend": config.backend,
+        "strategy": config.strategy,
+        "agents": len(panel.agents),
+        "rounds": config.rounds,
+        "items": len(items),
+        "debates": len(debates),
+        "steps": usage.steps,
+        "backend_calls": total.backend_calls,
+        "requests": total.requests,
+        "prompt_tokens": total.prompt_tokens,
+        "generated_tokens": total.completion_tokens,
+        "verdict_parse_failures": sum(r["parse_failures"] for r in records),
+        "per_model": {name: vars(u) for name, u in usage.per_model.items()},
+        "model_load_seconds": round(load_seconds, 3),
+        "debate_seconds": round(debate_seconds, 3),
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "started_at": started_at,
+    }
+    write_json(outdir / "run.json", run_info)
+    return RunResult(outdir, run_info, metrics)
