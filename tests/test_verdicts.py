@@ -1,0 +1,98 @@
+"""Verdict formats: the regex admits what the parser reads, and max_tokens covers the scores."""
+
+import re
+
+import pytest
+
+from chateval.aggregate import aggregate, majority_label, pairwise_winner
+from chateval.data.items import PairwiseItem
+from chateval.debate.panel import Debate
+from chateval.debate.transcript import Transcript, Turn, Utterance
+from chateval.errors import ConfigError, VerdictError
+from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, PairwiseVerdict, _int_range_regex
+
+
+def test_int_range_regex_matches_exactly_the_range() -> None:
+    pattern = re.compile(_int_range_regex(1, 10))
+    assert [v for v in range(0, 12) if pattern.fullmatch(str(v))] == list(range(1, 11))
+    assert re.fullmatch(_int_range_regex(0, 1), "0")
+
+
+def test_pairwise_regex_and_parse_agree() -> None:
+    fmt = PairwiseFormat()
+    text = "Assistant 1: 10\nAssistant 2: 4\nEvidence: first is thorough; second is vague"
+    assert re.fullmatch(fmt.regex, text)
+    verdict = fmt.parse(text)
+    assert (verdict.score_1, verdict.score_2, verdict.winner_shown) == (10, 4, "1")
+    assert not re.fullmatch(fmt.regex, "Assistant 1: 11\nAssistant 2: 4\nEvidence: x")
+    assert not re.fullmatch(fmt.regex, "Assistant 1: 5\nAssistant 2: 4\nEvidence: two\nlines")
+
+
+def test_pairwise_parse_accepts_evidence_cut_by_the_token_budget() -> None:
+    assert PairwiseFormat().parse("Assistant 1: 3\nAssistant 2: 3\nEvidence: the sec").winner_shown == "tie"
+    assert PairwiseFormat().parse("Assistant 1: 3\nAssistant 2: 8").evidence == ""
+
+
+@pytest.mark.parametrize("bad", ["", "Assistant 1: 3", "I think 1 is better", "Assistant 1: 0\nAssistant 2: 4"])
+def test_pairwise_parse_failures_raise(bad: str) -> None:
+    with pytest.raises(VerdictError):
+        PairwiseFormat().parse(bad)
+
+
+def test_max_tokens_cover_the_longest_score_block() -> None:
+    # Every constrained token adds at least one character, so characters bound tokens.
+    fmt = PairwiseFormat(evidence_max_tokens=5)
+    assert fmt.max_tokens >= len("Assistant 1: 10\nAssistant 2: 10\nEvidence: ") + 5
+    dims = [Dimension("naturalness", "", 1, 3), Dimension("groundedness", "", 0, 1)]
+    direct = DirectFormat(dims, evidence_max_tokens=5)
+    assert direct.max_tokens >= len("Naturalness: 3\nGroundedness: 1\nEvidence: ") + 5
+
+
+def test_direct_regex_and_parse() -> None:
+    fmt = DirectFormat([Dimension("naturalness", "d", 1, 3), Dimension("groundedness", "d", 0, 1)])
+    text = "Naturalness: 2\nGroundedness: 0\nEvidence: uses no fact"
+    assert re.fullmatch(fmt.regex, text)
+    assert fmt.parse(text).scores == {"naturalness": 2, "groundedness": 0}
+    with pytest.raises(VerdictError, match="groundedness"):
+        fmt.parse("Naturalness: 2\nEvidence: x")
+    with pytest.raises(VerdictError, match="outside"):
+        fmt.parse("Naturalness: 2\nGroundedness: 3\nEvidence: x")
+
+
+def test_invalid_formats_are_config_errors() -> None:
+    with pytest.raises(ConfigError):
+        PairwiseFormat(low=5, high=5)
+    with pytest.raises(ConfigError):
+        DirectFormat([])
+    with pytest.raises(ConfigError):
+        DirectFormat([Dimension("a b", "x")])
+
+
+def test_winner_maps_back_through_swapped_order() -> None:
+    v = PairwiseVerdict(8, 2, "")
+    assert pairwise_winner(v, swapped=False) == "A"
+    assert pairwise_winner(v, swapped=True) == "B"
+    assert pairwise_winner(PairwiseVerdict(5, 5, ""), swapped=True) == "tie"
+
+
+def test_majority_vote() -> None:
+    assert majority_label(["A", "A", "B"]) == "A"
+    assert majority_label(["A", "B"]) == "tie"
+    assert majority_label(["A", "tie"]) == "tie"
+    assert majority_label(["B"]) == "B"
+    assert majority_label([]) is None
+
+
+def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
+    item = PairwiseItem("x", "q", "a", "b", "A")
+    transcript = Transcript(
+        (
+            Utterance(Turn(0, 0), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"),
+            Utterance(Turn(0, 1), "Editor", "verdict", "no idea", "length"),
+        )
+    )
+    record = aggregate(Debate("x", item, transcript=transcript), PairwiseFormat())
+    assert record["parse_failures"] == 1
+    assert record["label"] == "A"  # the one parsed vote is a strict majority of the votes cast
+    assert record["referees"][1]["raw"] == "no idea"
+    assert "error" in record["referees"][1]
