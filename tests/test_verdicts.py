@@ -33,7 +33,9 @@ def test_pairwise_parse_accepts_evidence_cut_by_the_token_budget() -> None:
     assert PairwiseFormat().parse("Assistant 1: 3\nAssistant 2: 8").evidence == ""
 
 
-@pytest.mark.parametrize("bad", ["", "Assistant 1: 3", "I think 1 is better", "Assistant 1: 0\nAssistant 2: 4"])
+@pytest.mark.parametrize(
+    "bad", ["", "Assistant 1: 3", "I think 1 is better", "Assistant 1: 0\nAssistant 2: 4"]
+)
 def test_pairwise_parse_failures_raise(bad: str) -> None:
     with pytest.raises(VerdictError):
         PairwiseFormat().parse(bad)

@@ -87,17 +87,17 @@ def aggregate_pairwise(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
 def aggregate_direct(debate: Debate, fmt: DirectFormat) -> dict[str, Any]:
     """The verdict record of a direct-scoring debate."""
     referees = referee_verdicts(debate, fmt)
-    rows = []
+    rows: list[dict[str, Any]] = []
     parsed: list[DirectVerdict] = []
     for ref in referees:
         if isinstance(ref.verdict, DirectVerdict):
             parsed.append(ref.verdict)
-            rows.append({"agent": ref.agent, "scores": dict(ref.verdict.scores), "evidence": ref.verdict.evidence})
+            rows.append(
+                {"agent": ref.agent, "scores": dict(ref.verdict.scores), "evidence": ref.verdict.evidence}
+            )
         else:
             rows.append({"agent": ref.agent, "error": ref.error, "raw": ref.raw})
-    scores = (
-        {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
-    )
+    scores = {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
     return {
         "referees": rows,
         "scores": scores,

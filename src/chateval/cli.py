@@ -1,22 +1,25 @@
 """The command line: ``chateval run``, ``chateval models``, ``chateval roles``."""
 
 import logging
-import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
 from chateval.errors import ChatEvalError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models.")
+app = typer.Typer(
+    add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models."
+)
 models_app = typer.Typer(no_args_is_help=True, help="List and prepare registry models.")
 app.add_typer(models_app, name="models")
 
 ModelsDir = Annotated[
-    Optional[Path],  # noqa: UP007 (typer needs Optional here)
-    typer.Option("--models-dir", help="Folder holding registry.yaml (default: $CHATEVAL_MODELS_DIR or ./models)."),
+    Path | None,  # noqa: UP007 (typer needs Optional here)
+    typer.Option(
+        "--models-dir", help="Folder holding registry.yaml (default: $CHATEVAL_MODELS_DIR or ./models)."
+    ),
 ]
 
 
@@ -28,8 +31,12 @@ def _fail(exc: ChatEvalError) -> typer.Exit:
 @app.command()
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
-    outdir: Annotated[Optional[Path], typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME-TIME).")] = None,  # noqa: UP007
-    overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")] = [],  # noqa: B006
+    outdir: Annotated[
+        Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME-TIME).")
+    ] = None,  # noqa: UP007
+    overrides: Annotated[
+        list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
+    ] = [],  # noqa: B006
     force: Annotated[bool, typer.Option("--force", help="Overwrite a finished run folder.")] = False,
 ) -> None:
     """Run a debate evaluation and write its run folder."""
@@ -62,7 +69,9 @@ def models_list(models_dir: ModelsDir = None) -> None:
         raise _fail(exc) from None
     for name, spec in sorted(registry.specs.items()):
         folder = registry.folder(name)
-        state = "ready" if (folder / "config.json").is_file() else ("preparable" if spec.source else "missing")
+        state = (
+            "ready" if (folder / "config.json").is_file() else ("preparable" if spec.source else "missing")
+        )
         typer.echo(f"{name:20s} {state:10s} {folder}")
 
 
@@ -98,4 +107,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -212,4 +212,5 @@ def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
 
 def dump_config(config: RunConfig) -> str:
     """The fully resolved config as YAML (what ``config.yaml`` in a run folder holds)."""
-    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+    text: str = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+    return text

@@ -55,9 +55,7 @@ def pairwise_metrics(truth: Sequence[str], predicted: Sequence[str]) -> dict[str
     }
 
 
-def direct_metrics(
-    truth: dict[str, list[float]], predicted: dict[str, list[float]]
-) -> dict[str, Any]:
+def direct_metrics(truth: dict[str, list[float]], predicted: dict[str, list[float]]) -> dict[str, Any]:
     """Per-dimension correlations and their average over dimensions."""
     per_dimension = {
         name: {"n": len(truth[name]), **correlations(truth[name], predicted[name])} for name in truth

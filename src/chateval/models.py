@@ -153,14 +153,12 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = AutoModelForCausalLM.from_pretrained(
-            gguf.parent, gguf_file=gguf.name, dtype=torch.bfloat16
-        )
+        model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.bfloat16)
         # The loaded model remembers its GGUF origin; drop it so the saved folder is plain HF.
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         if hasattr(model, "hf_quantizer"):
-            model.hf_quantizer = None
+            model.hf_quantizer = None  # type: ignore[assignment]
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
         staging.chmod(0o755)  # mkdtemp makes it private; the model folder is not secret

@@ -7,7 +7,7 @@ aggregate -> metrics -> files.
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,11 @@ def build_panel(config: RunConfig) -> Panel:
     """Resolve roles and agent names and assemble the panel of ``config``."""
     agents = []
     for agent in config.agents:
-        role = get_role(agent.role) if isinstance(agent.role, str) else Role(agent.role.name, agent.role.description)
+        role = (
+            get_role(agent.role)
+            if isinstance(agent.role, str)
+            else Role(agent.role.name, agent.role.description)
+        )
         agents.append(Agent(name=agent.name or role.name, role=role, model=agent.model))
     # Repeated roles (the paper's same-role ablation) need distinct speaker names.
     names = [a.name for a in agents]
@@ -116,7 +120,9 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
     }
 
 
-def compute_metrics(config: RunConfig, debates: Sequence[Debate], records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def compute_metrics(
+    config: RunConfig, debates: Sequence[Debate], records: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
     """Agreement with the human labels the items carry; None when no item has any."""
     if config.task == "pairwise":
         pairs = [
@@ -152,7 +158,7 @@ def run(
 ) -> RunResult:
     """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps)."""
     started = time.perf_counter()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     items = load_run_items(config)
     panel = build_panel(config)
     to_load = [m for m in config.model_names() if m not in (backends or {})]
@@ -179,7 +185,7 @@ def run(
         for backend in owned:
             backend.close()
 
-    records = []
+    records: list[dict[str, Any]] = []
     for debate in debates:
         record = {"key": debate.key, "item_id": debate.item.id, "swapped": debate.swapped}
         record.update(aggregate(debate, panel.verdict_format))

@@ -14,9 +14,21 @@ def print_summary(result: RunResult) -> None:
     table.add_column("what")
     table.add_column("value", justify="right")
     for key in (
-        "task", "backend", "strategy", "agents", "rounds", "items", "steps", "backend_calls",
-        "requests", "prompt_tokens", "generated_tokens", "verdict_parse_failures",
-        "model_load_seconds", "debate_seconds", "wall_seconds",
+        "task",
+        "backend",
+        "strategy",
+        "agents",
+        "rounds",
+        "items",
+        "steps",
+        "backend_calls",
+        "requests",
+        "prompt_tokens",
+        "generated_tokens",
+        "verdict_parse_failures",
+        "model_load_seconds",
+        "debate_seconds",
+        "wall_seconds",
     ):
         table.add_row(key, str(info[key]))
     console.print(table)

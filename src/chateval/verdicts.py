@@ -136,9 +136,7 @@ class DirectFormat:
             raise ConfigError(f"duplicate dimension names in {names}")
         for d in self.dimensions:
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", d.name):
-                raise ConfigError(
-                    f"dimension name {d.name!r} must be letters, digits and underscores"
-                )
+                raise ConfigError(f"dimension name {d.name!r} must be letters, digits and underscores")
             if not 0 <= d.low < d.high:
                 raise ConfigError(f"dimension {d.name!r}: scale {d.low}..{d.high} is invalid")
         if self.evidence_max_tokens < 1:
@@ -155,9 +153,7 @@ class DirectFormat:
 
     @property
     def regex(self) -> str:
-        lines = "\n".join(
-            f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high)}" for d in self.dimensions
-        )
+        lines = "\n".join(f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high)}" for d in self.dimensions)
         return f"{lines}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
 
     @property

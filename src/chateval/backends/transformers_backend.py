@@ -33,12 +33,13 @@ class TransformersBackend:
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))
         try:
-            self.tokenizer = AutoTokenizer.from_pretrained(
+            self.tokenizer: Any = AutoTokenizer.from_pretrained(
                 folder, trust_remote_code=spec.trust_remote_code
             )
-            self.hf_model = AutoModelForCausalLM.from_pretrained(
+            loaded: Any = AutoModelForCausalLM.from_pretrained(
                 folder, dtype=getattr(torch, dtype), trust_remote_code=spec.trust_remote_code
-            ).to(self.device)
+            )
+            self.hf_model: Any = loaded.to(self.device)
         except (OSError, ValueError) as exc:
             raise BackendError(f"transformers could not load model {model!r} from {folder}: {exc}") from exc
         self.hf_model.eval()
@@ -57,7 +58,9 @@ class TransformersBackend:
         from outlines_core import Index
 
         if self._outlines_backend is None:
-            self._outlines_backend = OutlinesCoreBackend(outlines.from_transformers(self.hf_model, self.tokenizer))
+            self._outlines_backend = OutlinesCoreBackend(
+                outlines.from_transformers(self.hf_model, self.tokenizer)
+            )
         if regex not in self._indexes:
             self._indexes[regex] = Index(regex, self._outlines_backend.vocabulary)
         return OutlinesCoreLogitsProcessor(self._indexes[regex], "torch")
@@ -79,11 +82,15 @@ class TransformersBackend:
         batches: list[tuple[_GroupKey, list[int]]] = []
         for key, indices in groups.items():
             indices.sort(key=lambda i: lengths[i])
-            batches += [(key, indices[s : s + self.batch_size]) for s in range(0, len(indices), self.batch_size)]
+            batches += [
+                (key, indices[s : s + self.batch_size]) for s in range(0, len(indices), self.batch_size)
+            ]
         results: dict[int, GenerationResult] = {}
         with tqdm(total=len(requests), desc=f"{self.model}", unit="req", leave=False) as bar:
             for key, indices in batches:
-                for i, result in zip(indices, self._run_batch(key, [prompts[i] for i in indices]), strict=True):
+                for i, result in zip(
+                    indices, self._run_batch(key, [prompts[i] for i in indices]), strict=True
+                ):
                     results[i] = result
                 bar.update(len(indices))
         return [results[i] for i in range(len(requests))]
@@ -93,7 +100,9 @@ class TransformersBackend:
         from transformers import LogitsProcessorList
 
         max_tokens, temperature, top_p, seed, regex = key
-        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(self.device)
+        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(
+            self.device
+        )
         sampling: dict[str, Any] = {"do_sample": False}
         if temperature > 0:
             sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p}

@@ -68,7 +68,7 @@ class VllmBackend:
             self.llm = LLM(
                 model=str(folder),
                 tokenizer=str(folder),
-                dtype=runtime_dtype(spec.dtype, on_gpu),
+                dtype=runtime_dtype(spec.dtype, on_gpu),  # type: ignore[arg-type]
                 max_model_len=spec.max_model_len,
                 gpu_memory_utilization=fraction,
                 enforce_eager=settings.enforce_eager,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.data.items import Item
 from chateval.debate.strategies import Step, Strategy
-from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance
+from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.prompts import PromptBuilder, Role
 from chateval.verdicts import VerdictFormat
 
@@ -93,6 +93,8 @@ class Panel:
     def utterance(self, turn: Turn, result: GenerationResult) -> Utterance:
         """Wrap a backend result as the utterance of ``turn``."""
         if turn.agent is None:
-            return Utterance(turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason)
-        kind = "verdict" if self.is_final(turn) else "discussion"
+            return Utterance(
+                turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason
+            )
+        kind: UtteranceKind = "verdict" if self.is_final(turn) else "discussion"
         return Utterance(turn, self.agents[turn.agent].name, kind, result.text.strip(), result.finish_reason)

@@ -86,9 +86,7 @@ class SimultaneousSummarizer(Strategy):
         if turn.is_summary:
             previous = [u for u in summaries if u.turn.round < turn.round][-1:]
             this_round = [
-                u
-                for u in transcript.utterances
-                if u.turn.round == turn.round and u.kind != "summary"
+                u for u in transcript.utterances if u.turn.round == turn.round and u.kind != "summary"
             ]
             return previous + this_round
         return [u for u in summaries if u.turn.round < turn.round][-1:]
