@@ -55,7 +55,10 @@ def test_requests_split_per_model_and_results_in_order() -> None:
 
 
 def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
-    config = tiny_config(data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"})
+    config = tiny_config(
+        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"},
+        position_calibration=False,
+    )
     backend = ScriptedBackend("smollm2-135m", responder)
     result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
     out = tmp_path / "out"
@@ -73,7 +76,11 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
     assert all(v["label"] == "A" for v in verdicts)  # every referee scored answer 1 higher
     metrics = json.loads((out / "metrics.json").read_text())
     labels = [v["human_label"] for v in verdicts]
-    assert metrics["panel"]["accuracy"] == pytest.approx(labels.count("A") / 12)
+    assert metrics["panel"]["accuracy"]["value"] == pytest.approx(labels.count("A") / 12)
+    low, high = metrics["panel"]["accuracy"]["ci95"]
+    assert low <= metrics["panel"]["accuracy"]["value"] <= high
+    assert set(metrics["referees"]) == {"Critic", "Everyday Reader"}
+    assert metrics["position"]["first_position_win_share"] == 1.0
     assert result.run_info == info
 
 

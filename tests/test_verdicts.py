@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from chateval.aggregate import aggregate, majority_label, pairwise_winner
+from chateval.aggregate import aggregate_pairwise, majority_label, pairwise_winner
 from chateval.data.items import PairwiseItem
 from chateval.debate.panel import Debate
 from chateval.debate.transcript import Transcript, Turn, Utterance
@@ -93,8 +93,9 @@ def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
             Utterance(Turn(0, 1), "Editor", "verdict", "no idea", "length"),
         )
     )
-    record = aggregate(Debate("x", item, transcript=transcript), PairwiseFormat())
+    record = aggregate_pairwise([Debate("x", item, transcript=transcript)], PairwiseFormat())
     assert record["parse_failures"] == 1
     assert record["label"] == "A"  # the one parsed vote is a strict majority of the votes cast
-    assert record["referees"][1]["raw"] == "no idea"
-    assert "error" in record["referees"][1]
+    assert record["orders"][0]["referees"][1]["raw"] == "no idea"
+    assert "error" in record["orders"][0]["referees"][1]
+    assert record["referee_labels"] == {"Critic": "A"}

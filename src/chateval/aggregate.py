@@ -1,8 +1,11 @@
-"""Turning referees' final utterances into verdicts and a panel decision.
+"""Turning referees' final utterances into verdicts and a panel decision per item.
 
 Pairwise: each referee's winner is the higher-scored answer (equal scores: tie), mapped back
-from displayed position to A/B; the panel's label is the strict majority of referees, and a tie
-when no label has one. Direct: the panel's score per dimension is the mean over referees.
+from displayed position to A/B. Without position calibration the panel's label is the strict
+majority of referees (tie when no label has one). With it, every item is debated in both
+orders and the label comes from the summed scores (FairEval's BPC): each answer's scores summed
+over both orders and all referees; the larger sum wins, equal sums tie.
+Direct: the panel's score per dimension is the mean over referees.
 A verdict that does not parse is recorded as a failure with its raw text, never as a tie.
 """
 
@@ -58,34 +61,59 @@ def majority_label(labels: Sequence[Label]) -> Label | None:
     return label if count * 2 > len(labels) else "tie"
 
 
-def aggregate_pairwise(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
-    """The verdict record of a pairwise debate."""
-    referees = referee_verdicts(debate, fmt)
+def sum_label(score_a: float, score_b: float) -> Label:
+    """The label of summed scores: larger sum wins, equal sums tie."""
+    if score_a > score_b:
+        return "A"
+    if score_b > score_a:
+        return "B"
+    return "tie"
+
+
+def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
     votes: list[Label] = []
-    rows = []
-    for ref in referees:
+    for ref in referee_verdicts(debate, fmt):
         row: dict[str, Any] = {"agent": ref.agent}
         if isinstance(ref.verdict, PairwiseVerdict):
-            winner = pairwise_winner(ref.verdict, debate.swapped)
+            v = ref.verdict
+            winner = pairwise_winner(v, debate.swapped)
             votes.append(winner)
-            score_a, score_b = (
-                (ref.verdict.score_2, ref.verdict.score_1)
-                if debate.swapped
-                else (ref.verdict.score_1, ref.verdict.score_2)
+            score_a, score_b = (v.score_2, v.score_1) if debate.swapped else (v.score_1, v.score_2)
+            row.update(
+                score_a=score_a,
+                score_b=score_b,
+                winner=winner,
+                winner_shown=v.winner_shown,
+                evidence=v.evidence,
             )
-            row.update(score_a=score_a, score_b=score_b, winner=winner, evidence=ref.verdict.evidence)
         else:
             row.update(error=ref.error, raw=ref.raw)
         rows.append(row)
-    return {
-        "referees": rows,
-        "label": majority_label(votes),
-        "parse_failures": sum(1 for ref in referees if ref.verdict is None),
-    }
+    return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
+
+
+def aggregate_pairwise(debates: Sequence[Debate], fmt: PairwiseFormat) -> dict[str, Any]:
+    """The verdict record of one pairwise item, debated in one order or in both."""
+    orders = [_pairwise_order(d, fmt) for d in debates]
+    parsed = [r for o in orders for r in o["referees"] if "error" not in r]
+    failures = sum(1 for o in orders for r in o["referees"] if "error" in r)
+    referee_labels: dict[str, Label] = {}
+    for agent in dict.fromkeys(r["agent"] for r in parsed):
+        mine = [r for r in parsed if r["agent"] == agent]
+        referee_labels[agent] = sum_label(sum(r["score_a"] for r in mine), sum(r["score_b"] for r in mine))
+    record: dict[str, Any] = {"orders": orders, "referee_labels": referee_labels, "parse_failures": failures}
+    if len(debates) > 1:
+        score_a = sum(r["score_a"] for r in parsed)
+        score_b = sum(r["score_b"] for r in parsed)
+        record.update(score_a=score_a, score_b=score_b, label=sum_label(score_a, score_b) if parsed else None)
+    else:
+        record["label"] = orders[0]["label"]
+    return record
 
 
 def aggregate_direct(debate: Debate, fmt: DirectFormat) -> dict[str, Any]:
-    """The verdict record of a direct-scoring debate."""
+    """The verdict record of a direct-scoring item."""
     referees = referee_verdicts(debate, fmt)
     rows: list[dict[str, Any]] = []
     parsed: list[DirectVerdict] = []
@@ -98,15 +126,28 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat) -> dict[str, Any]:
         else:
             rows.append({"agent": ref.agent, "error": ref.error, "raw": ref.raw})
     scores = {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
+    return {"referees": rows, "scores": scores, "parse_failures": len(referees) - len(parsed)}
+
+
+def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Position bias of pairwise records.
+
+    ``consistency``: share of items debated in both orders whose two order-level panel labels
+    agree (in A/B terms). ``first_position_win_share``: among referee verdicts with a winner,
+    the share that went to the answer shown first (0.5 means no position preference).
+    """
+    both = [r for r in records if len(r["orders"]) == 2]
+    agree = sum(1 for r in both if r["orders"][0]["label"] == r["orders"][1]["label"])
+    shown = [
+        ref["winner_shown"]
+        for r in records
+        for o in r["orders"]
+        for ref in o["referees"]
+        if ref.get("winner_shown") in ("1", "2")
+    ]
     return {
-        "referees": rows,
-        "scores": scores,
-        "parse_failures": len(referees) - len(parsed),
+        "items_in_both_orders": len(both),
+        "consistency": agree / len(both) if both else None,
+        "decisive_verdicts": len(shown),
+        "first_position_win_share": shown.count("1") / len(shown) if shown else None,
     }
-
-
-def aggregate(debate: Debate, fmt: VerdictFormat) -> dict[str, Any]:
-    """The verdict record of ``debate`` for its task."""
-    if isinstance(fmt, PairwiseFormat):
-        return aggregate_pairwise(debate, fmt)
-    return aggregate_direct(debate, fmt)

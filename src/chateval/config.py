@@ -41,12 +41,38 @@ class SummarizerConfig(_Strict):
     model: str | None = None
 
 
+class FieldMap(_Strict):
+    """Which source field holds each item field (generic ``table_*`` formats).
+
+    Pairwise uses id, question, answer_a, answer_b, label; direct uses id, context, response,
+    knowledge. Unset optional fields (label, knowledge) are simply not read. ``id`` unset:
+    the record number is the id.
+    """
+
+    id: str | None = None
+    question: str = "question"
+    answer_a: str = "answer_a"
+    answer_b: str = "answer_b"
+    label: str | None = None
+    context: str = "context"
+    response: str = "response"
+    knowledge: str | None = None
+
+
 class DataConfig(_Strict):
-    """Where the items come from."""
+    """Where the items come from, and how to read them.
+
+    ``pair`` picks the two systems to compare in multi-system sources (FairEval);
+    ``fields``/``labels``/``scores`` map a user's own table onto chateval's items.
+    """
 
     format: str
     path: Path
     limit: int | None = Field(default=None, ge=1)
+    pair: tuple[str, str] | None = None
+    fields: FieldMap = FieldMap()
+    labels: dict[str, Literal["A", "B", "tie"]] = Field(default_factory=dict)
+    scores: dict[str, str] = Field(default_factory=dict)
 
 
 class SamplingConfig(_Strict):
@@ -101,6 +127,9 @@ class RunConfig(_Strict):
     agents: list[AgentConfig] = Field(min_length=1)
     strategy: str = "one_by_one"
     rounds: int = Field(default=2, ge=1, le=20)
+    # Pairwise only: debate every item in both answer orders, in the same batches, and
+    # combine by summed scores (FairEval's BPC).
+    position_calibration: bool = True
     backend: BackendName = "vllm"
     summarizer: SummarizerConfig = SummarizerConfig()
     sampling: SamplingConfig = SamplingConfig()

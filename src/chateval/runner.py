@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval import __version__
-from chateval.aggregate import aggregate
+from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, dump_config
 from chateval.data import load_items
@@ -70,7 +70,7 @@ def build_panel(config: RunConfig) -> Panel:
 
 def load_run_items(config: RunConfig) -> list[Item]:
     """Load the config's items and check they fit its task."""
-    items = load_items(config.data.format, config.data.path)
+    items = load_items(config.data)
     expected = PairwiseItem if config.task == "pairwise" else DirectItem
     if items and not isinstance(items[0], expected):
         raise DataError(
@@ -80,9 +80,33 @@ def load_run_items(config: RunConfig) -> list[Item]:
     return items[: config.data.limit] if config.data.limit else items
 
 
-def build_debates(items: Sequence[Item]) -> list[Debate]:
-    """One debate per item."""
-    return [Debate(key=item.id, item=item) for item in items]
+def build_debates(items: Sequence[Item], position_calibration: bool = False) -> list[Debate]:
+    """One debate per item; pairwise items also in swapped order when calibrating."""
+    debates = []
+    for item in items:
+        debates.append(Debate(key=item.id, item=item))
+        if position_calibration and isinstance(item, PairwiseItem):
+            debates.append(Debate(key=f"{item.id}#swapped", item=item, swapped=True))
+    return debates
+
+
+def item_records(debates: Sequence[Debate], fmt: VerdictFormat) -> list[dict[str, Any]]:
+    """One verdict record per item, in item order (both orders of an item together)."""
+    groups: dict[str, list[Debate]] = {}
+    for debate in debates:
+        groups.setdefault(debate.item.id, []).append(debate)
+    records: list[dict[str, Any]] = []
+    for item_id, group in groups.items():
+        item = group[0].item
+        record: dict[str, Any] = {"item_id": item_id}
+        if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
+            record.update(aggregate_pairwise(group, fmt))
+            record["human_label"] = item.label
+        elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
+            record.update(aggregate_direct(group[0], fmt))
+            record["human_scores"] = dict(item.scores) or None
+        records.append(record)
+    return records
 
 
 def default_backend_factory(config: RunConfig, model: str) -> Backend:
@@ -120,31 +144,60 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
     }
 
 
-def compute_metrics(
-    config: RunConfig, debates: Sequence[Debate], records: Sequence[dict[str, Any]]
-) -> dict[str, Any] | None:
-    """Agreement with the human labels the items carry; None when no item has any."""
-    if config.task == "pairwise":
-        pairs = [
-            (d.item.label, r["label"])
-            for d, r in zip(debates, records, strict=True)
-            if isinstance(d.item, PairwiseItem) and d.item.label is not None and r["label"] is not None
-        ]
-        if not pairs:
-            return None
-        return {"panel": pairwise_metrics([t for t, _ in pairs], [p for _, p in pairs])}
-    truth: dict[str, list[float]] = {}
-    predicted: dict[str, list[float]] = {}
-    for d, r in zip(debates, records, strict=True):
-        if not isinstance(d.item, DirectItem) or r["scores"] is None:
-            continue
-        for name, value in r["scores"].items():
-            if name in d.item.scores:
-                truth.setdefault(name, []).append(d.item.scores[name])
-                predicted.setdefault(name, []).append(value)
+def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any] | None:
+    labelled = [r for r in records if r["human_label"] is not None and r["label"] is not None]
+    if not labelled:
+        return None
+    truth = [r["human_label"] for r in labelled]
+    out: dict[str, Any] = {"panel": pairwise_metrics(truth, [r["label"] for r in labelled], seed)}
+    agents = dict.fromkeys(a for r in labelled for a in r["referee_labels"])
+    out["referees"] = {}
+    for agent in agents:
+        mine = [r for r in labelled if agent in r["referee_labels"]]
+        out["referees"][agent] = pairwise_metrics(
+            [r["human_label"] for r in mine], [r["referee_labels"][agent] for r in mine], seed
+        )
+    return out
+
+
+def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any] | None:
+    def collect(scores_of: Any) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+        truth: dict[str, list[float]] = {}
+        predicted: dict[str, list[float]] = {}
+        for r in records:
+            scores = scores_of(r)
+            if not r["human_scores"] or not scores:
+                continue
+            for name, value in scores.items():
+                if name in r["human_scores"]:
+                    truth.setdefault(name, []).append(r["human_scores"][name])
+                    predicted.setdefault(name, []).append(value)
+        return truth, predicted
+
+    truth, predicted = collect(lambda r: r["scores"])
     if not truth:
         return None
-    return {"panel": direct_metrics(truth, predicted)}
+    out: dict[str, Any] = {"panel": direct_metrics(truth, predicted, seed), "referees": {}}
+    agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if "scores" in ref)
+    for agent in agents:
+        t, p = collect(
+            lambda r, agent=agent: next(
+                (x["scores"] for x in r["referees"] if x["agent"] == agent and "scores" in x), None
+            )
+        )
+        out["referees"][agent] = direct_metrics(t, p, seed)
+    return out
+
+
+def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Agreement with the human labels the items carry (None when no item has any), plus
+    position-bias statistics for pairwise runs."""
+    seed = config.sampling.seed
+    if config.task == "pairwise":
+        metrics = _pairwise_agreement(records, seed) or {}
+        metrics["position"] = position_stats(records)
+        return metrics
+    return _direct_agreement(records, seed)
 
 
 def run(
@@ -177,7 +230,7 @@ def run(
             loaded[model] = backend_factory(config, model)
             owned.append(loaded[model])
         load_seconds = time.perf_counter() - load_started
-        debates = build_debates(items)
+        debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         debate_started = time.perf_counter()
         usage = Scheduler(loaded, on_step).run(panel, debates)
         debate_seconds = time.perf_counter() - debate_started
@@ -185,19 +238,11 @@ def run(
         for backend in owned:
             backend.close()
 
-    records: list[dict[str, Any]] = []
-    for debate in debates:
-        record = {"key": debate.key, "item_id": debate.item.id, "swapped": debate.swapped}
-        record.update(aggregate(debate, panel.verdict_format))
-        if isinstance(debate.item, PairwiseItem):
-            record["human_label"] = debate.item.label
-        else:
-            record["human_scores"] = dict(debate.item.scores) or None
-        records.append(record)
+    records = item_records(debates, panel.verdict_format)
     write_jsonl(outdir / "transcripts.jsonl", (transcript_record(d) for d in debates))
     write_jsonl(outdir / "verdicts.jsonl", records)
 
-    metrics = compute_metrics(config, debates, records)
+    metrics = compute_metrics(config, records)
     if metrics is not None:
         write_json(outdir / "metrics.json", metrics)
 
@@ -212,6 +257,7 @@ def run(
         "rounds": config.rounds,
         "items": len(items),
         "debates": len(debates),
+        "position_calibration": config.task == "pairwise" and config.position_calibration,
         "steps": usage.steps,
         "backend_calls": total.backend_calls,
         "requests": total.requests,

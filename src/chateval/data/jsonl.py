@@ -7,14 +7,18 @@ dimension name to number.
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chateval.data.items import LABELS, DirectItem, Item, PairwiseItem
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
+if TYPE_CHECKING:
+    from chateval.config import DataConfig
 
-def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
+
+def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The non-blank lines of a JSONL file as (line number, object); DataError names the line."""
     if not path.is_file():
         raise DataError(f"{path}: data file not found")
     records: list[tuple[int, dict[str, Any]]] = []
@@ -34,7 +38,8 @@ def _read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
-def _text(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+def text_field(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
+    """The string field ``key``; DataError names ``where`` and the field when it is bad."""
     value = record.get(key)
     if value is None:
         if required:
@@ -47,10 +52,11 @@ def _text(record: dict[str, Any], key: str, where: str, *, required: bool = True
     return value
 
 
-def _item_id(record: dict[str, Any], where: str, seen: set[str]) -> str:
-    raw = record.get("id")
+def item_id(record: dict[str, Any], where: str, seen: set[str], key: str = "id") -> str:
+    """The record's id as a string, unique within ``seen``."""
+    raw = record.get(key)
     if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
-        raise DataError(f"{where}: field 'id' must be a string or integer")
+        raise DataError(f"{where}: field {key!r} must be a string or integer")
     item_id = str(raw)
     if item_id in seen:
         raise DataError(f"{where}: duplicate id {item_id!r}")
@@ -59,21 +65,22 @@ def _item_id(record: dict[str, Any], where: str, seen: set[str]) -> str:
 
 
 @LOADERS.register("jsonl_pairwise")
-def load_pairwise(path: Path) -> list[Item]:
+def load_pairwise(data: "DataConfig") -> list[Item]:
     """Load pairwise items from chateval JSONL."""
+    path = data.path
     items: list[Item] = []
     seen: set[str] = set()
-    for number, record in _read_records(path):
+    for number, record in read_jsonl(path):
         where = f"{path}:{number}"
         label = record.get("label")
         if label is not None and label not in LABELS:
             raise DataError(f"{where}: field 'label' is {label!r}; allowed: A, B, tie")
         items.append(
             PairwiseItem(
-                id=_item_id(record, where, seen),
-                question=_text(record, "question", where),
-                answer_a=_text(record, "answer_a", where),
-                answer_b=_text(record, "answer_b", where),
+                id=item_id(record, where, seen),
+                question=text_field(record, "question", where),
+                answer_a=text_field(record, "answer_a", where),
+                answer_b=text_field(record, "answer_b", where),
                 label=label,
             )
         )
@@ -81,11 +88,12 @@ def load_pairwise(path: Path) -> list[Item]:
 
 
 @LOADERS.register("jsonl_direct")
-def load_direct(path: Path) -> list[Item]:
+def load_direct(data: "DataConfig") -> list[Item]:
     """Load direct-scoring items from chateval JSONL."""
+    path = data.path
     items: list[Item] = []
     seen: set[str] = set()
-    for number, record in _read_records(path):
+    for number, record in read_jsonl(path):
         where = f"{path}:{number}"
         scores = record.get("scores", {})
         if not isinstance(scores, dict) or not all(
@@ -94,10 +102,10 @@ def load_direct(path: Path) -> list[Item]:
             raise DataError(f"{where}: field 'scores' must map dimension names to numbers")
         items.append(
             DirectItem(
-                id=_item_id(record, where, seen),
-                context=_text(record, "context", where),
-                response=_text(record, "response", where),
-                knowledge=_text(record, "knowledge", where, required=False),
+                id=item_id(record, where, seen),
+                context=text_field(record, "context", where),
+                response=text_field(record, "response", where),
+                knowledge=text_field(record, "knowledge", where, required=False),
                 scores={str(k): float(v) for k, v in scores.items()},
             )
         )

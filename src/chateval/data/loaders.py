@@ -1,11 +1,14 @@
-"""The registry of data loaders: a loader turns a local file into a list of items."""
+"""The registry of data loaders: a loader turns a data config into a list of items."""
 
 from collections.abc import Callable
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chateval.data.items import Item
 from chateval.registry import Registry
 
-Loader = Callable[[Path], list[Item]]
+if TYPE_CHECKING:
+    from chateval.config import DataConfig
+
+Loader = Callable[["DataConfig"], list[Item]]
 
 LOADERS: Registry[Loader] = Registry("data format")

@@ -1,0 +1,112 @@
+"""A user's own data in JSONL, JSON (a list of objects) or CSV, mapped by the config.
+
+``format: table_pairwise`` or ``table_direct``; ``fields`` names the source field of each item
+field, ``labels`` maps label values to A/B/tie, and (direct) ``scores`` maps dimension names to
+the fields holding human scores. No code needed for a new data set.
+"""
+
+import csv
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chateval.data.items import DirectItem, Item, Label, PairwiseItem
+from chateval.data.jsonl import item_id, read_jsonl, text_field
+from chateval.data.loaders import LOADERS
+from chateval.errors import DataError
+
+if TYPE_CHECKING:
+    from chateval.config import DataConfig
+
+
+def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Records of a .jsonl, .json or .csv file, each with a location for error messages."""
+    if not path.is_file():
+        raise DataError(f"{path}: data file not found")
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return [(f"{path}:{n}", r) for n, r in read_jsonl(path)]
+    if suffix == ".json":
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+            raise DataError(f"{path}: expected a JSON list of objects")
+        return [(f"{path}: item {i}", r) for i, r in enumerate(records)]
+    if suffix == ".csv":
+        with path.open(encoding="utf-8", newline="") as handle:
+            try:
+                rows = list(csv.DictReader(handle))
+            except csv.Error as exc:
+                raise DataError(f"{path}: invalid CSV ({exc})") from None
+        # Line numbers count the header as line 1.
+        return [(f"{path}:{i + 2}", dict(r)) for i, r in enumerate(rows)]
+    raise DataError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json or .csv")
+
+
+def _records(data: "DataConfig") -> list[tuple[str, dict[str, Any]]]:
+    records = read_table(data.path)
+    if not records:
+        raise DataError(f"{data.path}: no records")
+    return records
+
+
+def _id(record: dict[str, Any], where: str, seen: set[str], key: str | None, index: int) -> str:
+    if key is None:
+        return str(index)
+    if key not in record:
+        raise DataError(f"{where}: missing field {key!r}")
+    return item_id(record, where, seen, key)
+
+
+@LOADERS.register("table_pairwise")
+def load_table_pairwise(data: "DataConfig") -> list[Item]:
+    """Pairwise items from a mapped table."""
+    f = data.fields
+    items: list[Item] = []
+    seen: set[str] = set()
+    for index, (where, record) in enumerate(_records(data)):
+        label: Label | None = None
+        if f.label is not None:
+            raw = record.get(f.label)
+            if raw is None or str(raw) not in data.labels:
+                allowed = ", ".join(sorted(data.labels)) or "(none: set data.labels)"
+                raise DataError(f"{where}: field {f.label!r} is {raw!r}; mapped values: {allowed}")
+            label = data.labels[str(raw)]
+        items.append(
+            PairwiseItem(
+                id=_id(record, where, seen, f.id, index),
+                question=text_field(record, f.question, where),
+                answer_a=text_field(record, f.answer_a, where),
+                answer_b=text_field(record, f.answer_b, where),
+                label=label,
+            )
+        )
+    return items
+
+
+@LOADERS.register("table_direct")
+def load_table_direct(data: "DataConfig") -> list[Item]:
+    """Direct-scoring items from a mapped table."""
+    f = data.fields
+    items: list[Item] = []
+    seen: set[str] = set()
+    for index, (where, record) in enumerate(_records(data)):
+        scores: dict[str, float] = {}
+        for dimension, column in data.scores.items():
+            raw = record.get(column)
+            try:
+                scores[dimension] = float(raw)  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                raise DataError(f"{where}: field {column!r} must be a number, got {raw!r}") from None
+        items.append(
+            DirectItem(
+                id=_id(record, where, seen, f.id, index),
+                context=text_field(record, f.context, where),
+                response=text_field(record, f.response, where),
+                knowledge=text_field(record, f.knowledge, where, required=False) if f.knowledge else "",
+                scores=scores,
+            )
+        )
+    return items

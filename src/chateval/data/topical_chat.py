@@ -1,0 +1,60 @@
+"""Topical-Chat with USR human scores, in UniEval's format (``format: topical_chat``).
+
+A JSON list of ``{source, context, system_id, system_output, scores}``: ``source`` is the
+dialogue history (turns split by newlines), ``context`` the knowledge fact, ``system_output``
+the response to judge and ``scores`` the mean of three annotators per dimension.
+"""
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from chateval.data.items import DirectItem, Item
+from chateval.data.jsonl import text_field
+from chateval.data.loaders import LOADERS
+from chateval.errors import DataError
+
+if TYPE_CHECKING:
+    from chateval.config import DataConfig
+
+
+def _dialogue(source: str) -> str:
+    """Label alternating turns so a referee can follow who said what."""
+    turns = [t.strip() for t in source.split("\n") if t.strip()]
+    speakers = ("A", "B")
+    # The last turn is the partner of the responder; count back so it is always "B".
+    offset = len(turns) % 2
+    return "\n".join(f"{speakers[(i + offset) % 2]}: {t}" for i, t in enumerate(turns))
+
+
+@LOADERS.register("topical_chat")
+def load_topical_chat(data: "DataConfig") -> list[Item]:
+    """Load UniEval's topical_chat.json as direct-scoring items (ids are the record index)."""
+    path = data.path
+    try:
+        records: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: data file not found") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(records, list):
+        raise DataError(f"{path}: expected a JSON list of items")
+    items: list[Item] = []
+    for index, record in enumerate(records):
+        where = f"{path}: item {index}"
+        if not isinstance(record, dict):
+            raise DataError(f"{where}: expected a JSON object")
+        scores = record.get("scores", {})
+        if not isinstance(scores, dict) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values()
+        ):
+            raise DataError(f"{where}: field 'scores' must map dimension names to numbers")
+        items.append(
+            DirectItem(
+                id=str(index),
+                context=_dialogue(text_field(record, "source", where)),
+                response=text_field(record, "system_output", where),
+                knowledge=text_field(record, "context", where, required=False),
+                scores={str(k): float(v) for k, v in scores.items()},
+            )
+        )
+    return items
