@@ -16,7 +16,7 @@ models_app = typer.Typer(no_args_is_help=True, help="List and prepare registry m
 app.add_typer(models_app, name="models")
 
 ModelsDir = Annotated[
-    Path | None,  # noqa: UP007 (typer needs Optional here)
+    Path | None,
     typer.Option(
         "--models-dir", help="Folder holding registry.yaml (default: $CHATEVAL_MODELS_DIR or ./models)."
     ),
@@ -33,7 +33,7 @@ def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     outdir: Annotated[
         Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME-TIME).")
-    ] = None,  # noqa: UP007
+    ] = None,
     overrides: Annotated[
         list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
     ] = [],  # noqa: B006
@@ -56,6 +56,53 @@ def run(
     except ChatEvalError as exc:
         raise _fail(exc) from None
     print_summary(result)
+
+
+@app.command()
+def sweep(
+    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
+    outdir: Annotated[
+        Path, typer.Option("-o", "--outdir", help="Root folder; each run goes to OUTDIR/NAME.")
+    ],
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
+    force: Annotated[bool, typer.Option("--force", help="Overwrite finished run folders.")] = False,
+) -> None:
+    """Run several configs in one process, loading each model once."""
+    from chateval.summary import print_summary
+    from chateval.sweep import run_sweep
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        results = run_sweep(
+            config_paths,
+            outdir,
+            overrides,
+            force=force,
+            on_step=lambda n, total, k: typer.echo(f"  step {n}/{total}: {k} requests", err=True),
+            on_run=lambda c: typer.echo(f"run {c.name}", err=True),
+        )
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    for result in results:
+        print_summary(result)
+
+
+@app.command()
+def report(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    outdir: Annotated[
+        Path | None,
+        typer.Option("-o", "--outdir", help="Where report.md and plots go (default: report/)."),
+    ] = None,
+) -> None:
+    """Write report.md (tables shaped like the paper's) and PNG plots for finished runs."""
+    from chateval.report import write_report
+
+    try:
+        path = write_report(run_dirs, outdir or Path("report"))
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    typer.echo(f"report: {path}")
 
 
 @models_app.command("list")

@@ -225,16 +225,48 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
     return config.model_copy(update={"data": data, "models_dir": models_dir})
 
 
-def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
-    """Read a YAML run config (safe_load only), apply overrides and validate it."""
+def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge mappings; the child's values win, lists are replaced whole."""
+    merged = dict(base)
+    for key, value in child.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A config file as a mapping, with ``extends: other.yaml`` resolved (relative paths in
+    the base stay relative to the base file's folder)."""
     if not path.is_file():
         raise ConfigError(f"{path}: config file not found")
+    if path.resolve() in chain:
+        raise ConfigError(f"{path}: 'extends' cycle through {' -> '.join(str(p) for p in chain)}")
     try:
         tree = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: invalid YAML: {exc}") from None
     if not isinstance(tree, dict):
         raise ConfigError(f"{path}: a config must be a YAML mapping")
+    base_name = tree.pop("extends", None)
+    if base_name is None:
+        return tree
+    if not isinstance(base_name, str):
+        raise ConfigError(f"{path}: 'extends' must be a file name")
+    base_path = path.parent / base_name
+    base = _read_tree(base_path, chain + (path.resolve(),))
+    # Paths in the base are relative to the base's folder: make them absolute before merging.
+    for section, key in (("data", "path"), (None, "models_dir")):
+        holder = base.get(section) if section else base
+        if isinstance(holder, dict) and isinstance(holder.get(key), str):
+            holder[key] = str((base_path.parent / holder[key]).resolve())
+    return _merge(base, tree)
+
+
+def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
+    """Read a YAML run config (safe_load only), resolve ``extends``, apply overrides, validate."""
+    tree = _read_tree(path)
     apply_overrides(tree, overrides or [])
     return parse_config(tree, str(path), path.parent)
 

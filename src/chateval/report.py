@@ -1,0 +1,258 @@
+"""Reports over finished run folders: report.md with paper-shaped tables, and PNG plots.
+
+Tables: pairwise runs (accuracy and kappa with 95% CIs, position consistency, first-position
+share, parse failures), direct runs (Spearman / Kendall per dimension and average), and a
+strategy comparison. Plots (matplotlib, Agg): accuracy and kappa vs number of referees and vs
+rounds, with CI error bars, and per-dimension correlations.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chateval.errors import DataError
+from chateval.store import write_text
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a report needs from one run folder."""
+
+    folder: Path
+    config: dict[str, Any]
+    info: dict[str, Any]
+    metrics: dict[str, Any] | None
+
+    @property
+    def name(self) -> str:
+        return str(self.info.get("name", self.folder.name))
+
+
+def load_run(folder: Path) -> RunSummary:
+    """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    run_file = folder / "run.json"
+    if not run_file.is_file():
+        raise DataError(f"{folder}: not a finished run folder (no run.json)")
+    try:
+        info = json.loads(run_file.read_text(encoding="utf-8"))
+        config = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
+        metrics_file = folder / "metrics.json"
+        metrics = json.loads(metrics_file.read_text(encoding="utf-8")) if metrics_file.is_file() else None
+    except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{folder}: unreadable run files ({exc})") from None
+    return RunSummary(folder, config, info, metrics)
+
+
+def _ci(metric: dict[str, Any] | None) -> str:
+    if not metric:
+        return "-"
+    low, high = metric["ci95"]
+    return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _panel_desc(run: RunSummary) -> str:
+    agents = run.config.get("agents", [])
+    models = sorted({a.get("model", "") for a in agents})
+    return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
+
+
+def pairwise_table(runs: Sequence[RunSummary]) -> str:
+    lines = [
+        "| run | strategy | panel | items | accuracy [95% CI] | kappa [95% CI] | position consistency "
+        "| first-position wins | parse failures |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        m = run.metrics or {}
+        panel = m.get("panel", {})
+        position = m.get("position", {})
+        lines.append(
+            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
+            f"| {_ci(panel.get('accuracy'))} | {_ci(panel.get('kappa'))} "
+            f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
+            f"| {run.info['verdict_parse_failures']} |"
+        )
+    return "\n".join(lines)
+
+
+def referee_table(runs: Sequence[RunSummary]) -> str:
+    lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
+    for run in runs:
+        for name, m in (run.metrics or {}).get("referees", {}).items():
+            if "accuracy" in m:
+                lines.append(f"| {run.name} | {name} | {_ci(m['accuracy'])} | {_ci(m['kappa'])} |")
+            elif "average" in m:
+                lines.append(
+                    f"| {run.name} | {name} | rho {_ci(m['average']['spearman'])} "
+                    f"| tau {_ci(m['average']['kendall'])} |"
+                )
+    return "\n".join(lines)
+
+
+def direct_table(runs: Sequence[RunSummary]) -> str:
+    dims: list[str] = []
+    for run in runs:
+        for d in (run.metrics or {}).get("panel", {}).get("dimensions", {}):
+            if d not in dims:
+                dims.append(d)
+    header = (
+        "| run | strategy | panel | "
+        + " | ".join(f"{d} rho / tau" for d in dims)
+        + " | average rho | average tau | parse failures |"
+    )
+    lines = [header, "|" + " --- |" * (len(dims) + 6)]
+    for run in runs:
+        panel = (run.metrics or {}).get("panel", {})
+        cells = []
+        for d in dims:
+            m = panel.get("dimensions", {}).get(d)
+            cells.append(f"{m['spearman']['value']:.3f} / {m['kendall']['value']:.3f}" if m else "-")
+        average = panel.get("average", {})
+        lines.append(
+            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
+            + " | ".join(cells)
+            + f" | {_ci(average.get('spearman'))} | {_ci(average.get('kendall'))}"
+            + f" | {run.info['verdict_parse_failures']} |"
+        )
+    return "\n".join(lines)
+
+
+def cost_table(runs: Sequence[RunSummary]) -> str:
+    lines = [
+        "| run | backend | debates | backend calls | requests | prompt tokens | generated tokens "
+        "| debate s | wall s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        i = run.info
+        lines.append(
+            f"| {run.name} | {i['backend']} | {i['debates']} | {i['backend_calls']} | {i['requests']} "
+            f"| {i['prompt_tokens']} | {i['generated_tokens']} | {i['debate_seconds']:.0f} "
+            f"| {i['wall_seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def _plot_vs(runs: Sequence[RunSummary], key: str, xlabel: str, path: Path) -> bool:
+    """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = sorted(
+        (r.info[key], r.metrics["panel"])
+        for r in runs
+        if r.metrics and "accuracy" in r.metrics.get("panel", {})
+    )
+    if len({x for x, _ in points}) < 2:
+        return False
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
+    for ax, metric in zip(axes, ("accuracy", "kappa"), strict=True):
+        xs = [x for x, _ in points]
+        ys = [p[metric]["value"] for _, p in points]
+        errs = [
+            [y - p[metric]["ci95"][0] for (_, p), y in zip(points, ys, strict=True)],
+            [p[metric]["ci95"][1] - y for (_, p), y in zip(points, ys, strict=True)],
+        ]
+        ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=4)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(metric)
+        ax.set_xticks(xs)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def _plot_dimensions(runs: Sequence[RunSummary], path: Path) -> bool:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    direct = [r for r in runs if r.metrics and "dimensions" in r.metrics.get("panel", {})]
+    if not direct:
+        return False
+    dims = list(direct[0].metrics["panel"]["dimensions"])  # type: ignore[index]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    width = 0.8 / len(direct)
+    for ax, key in zip(axes, ("spearman", "kendall"), strict=True):
+        for k, run in enumerate(direct):
+            panel = run.metrics["panel"]["dimensions"]  # type: ignore[index]
+            ys = [panel[d][key]["value"] if d in panel else 0.0 for d in dims]
+            lows = [
+                y - panel[d][key]["ci95"][0] if d in panel else 0.0 for d, y in zip(dims, ys, strict=True)
+            ]
+            highs = [
+                panel[d][key]["ci95"][1] - y if d in panel else 0.0 for d, y in zip(dims, ys, strict=True)
+            ]
+            ax.bar(
+                [i + k * width for i in range(len(dims))],
+                ys,
+                width,
+                yerr=[lows, highs],
+                capsize=3,
+                label=run.name,
+            )
+        ax.set_xticks([i + width * (len(direct) - 1) / 2 for i in range(len(dims))], dims, rotation=15)
+        ax.set_ylabel(key)
+        ax.axhline(0, color="black", linewidth=0.8)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
+
+
+def write_report(folders: Sequence[Path], outdir: Path) -> Path:
+    """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
+    runs = [load_run(f) for f in folders]
+    outdir.mkdir(parents=True, exist_ok=True)
+    pairwise = [r for r in runs if r.info["task"] == "pairwise"]
+    direct = [r for r in runs if r.info["task"] == "direct"]
+    parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
+    if pairwise:
+        parts += [
+            "## Pairwise comparison (accuracy and Cohen's kappa vs human labels)",
+            "",
+            pairwise_table(pairwise),
+            "",
+        ]
+        by_strategy = [r for r in pairwise if r.info["agents"] > 1]
+        if len({r.info["strategy"] for r in by_strategy}) > 1:
+            parts += [
+                "### Communication strategies",
+                "",
+                pairwise_table(sorted(by_strategy, key=lambda r: r.info["strategy"])),
+                "",
+            ]
+        for key, label in (("agents", "number of referees"), ("rounds", "rounds")):
+            name = f"pairwise_vs_{key}.png"
+            if _plot_vs(pairwise, key, label, outdir / name):
+                parts += [f"![accuracy and kappa vs {label}]({name})", ""]
+    if direct:
+        parts += [
+            "## Direct scoring (turn-level Spearman rho / Kendall tau vs human scores)",
+            "",
+            direct_table(direct),
+            "",
+        ]
+        if _plot_dimensions(direct, outdir / "direct_dimensions.png"):
+            parts += ["![per-dimension correlations](direct_dimensions.png)", ""]
+    referees = referee_table(runs)
+    if referees.count("\n") > 1:
+        parts += ["## Per-referee agreement", "", referees, ""]
+    parts += ["## Cost", "", cost_table(runs), ""]
+    report = outdir / "report.md"
+    write_text(report, "\n".join(parts))
+    return report
