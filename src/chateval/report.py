@@ -148,11 +148,16 @@ def _plot_vs(runs: Sequence[RunSummary], key: str, xlabel: str, path: Path) -> b
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    points = sorted(
-        (r.info[key], r.metrics["panel"])
-        for r in runs
-        if r.metrics and "accuracy" in r.metrics.get("panel", {})
-    )
+    scored = [r for r in runs if r.metrics and "accuracy" in r.metrics.get("panel", {})]
+    # Hold the other factors (strategy, and agents or rounds) at their most common value, so
+    # the curve shows one factor at a time.
+    other = "rounds" if key == "agents" else "agents"
+    for factor in ("strategy", other):
+        values = [r.info[factor] for r in scored]
+        if values:
+            common = max(set(values), key=values.count)
+            scored = [r for r in scored if r.info[factor] == common]
+    points = sorted(((r.info[key], r.metrics["panel"]) for r in scored), key=lambda p: p[0])  # type: ignore[index]
     if len({x for x, _ in points}) < 2:
         return False
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))

@@ -11,7 +11,7 @@ from pathlib import Path
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, load_config
 from chateval.debate.scheduler import StepCallback
-from chateval.runner import RunResult, default_backend_factory, run
+from chateval.runner import BackendFactory, RunResult, default_backend_factory, run
 
 EngineKey = tuple[str, str, str]
 
@@ -24,6 +24,7 @@ def run_sweep(
     force: bool = False,
     on_step: StepCallback | None = None,
     on_run: Callable[[RunConfig], None] | None = None,
+    backend_factory: BackendFactory = default_backend_factory,
 ) -> list[RunResult]:
     """Run every config into ``root/<config name>``; returns the results in order."""
     configs: list[RunConfig] = [load_config(p, list(overrides)) for p in config_paths]
@@ -35,7 +36,7 @@ def run_sweep(
             for model in config.model_names():
                 key = (config.backend, model, str(config.models_dir))
                 if key not in engines:
-                    engines[key] = default_backend_factory(config, model)
+                    engines[key] = backend_factory(config, model)
                 backends[model] = engines[key]
             if on_run is not None:
                 on_run(config)

@@ -1,0 +1,72 @@
+"""Sweeps load each model once; reports render tables and plots from run folders."""
+
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import GenerationRequest
+from chateval.backends.scripted import ScriptedBackend
+from chateval.config import RunConfig
+from chateval.errors import ConfigError
+from chateval.report import write_report
+from chateval.sweep import run_sweep
+from tests.conftest import CONFIGS_DIR
+
+
+def responder(request: GenerationRequest) -> str:
+    if not request.regex:
+        return "a remark"
+    if "Naturalness" in request.regex:
+        return "Naturalness: 2\nCoherence: 3\nEngagingness: 1\nGroundedness: 1\nEvidence: ok"
+    return "Assistant 1: 6\nAssistant 2: 5\nEvidence: ok"
+
+
+def write_config(folder: Path, name: str, body: str) -> Path:
+    path = folder / f"{name}.yaml"
+    path.write_text(f"extends: {CONFIGS_DIR / 'quickstart.yaml'}\nname: {name}\n{body}")
+    return path
+
+
+def test_sweep_loads_each_model_once_and_report_renders(tmp_path: Path) -> None:
+    loads: list[str] = []
+
+    def factory(config: RunConfig, model: str) -> ScriptedBackend:
+        loads.append(model)
+        return ScriptedBackend(model, responder)
+
+    configs = [
+        write_config(tmp_path, "r1", "rounds: 1\n"),
+        write_config(tmp_path, "r2", "rounds: 2\n"),
+        write_config(tmp_path, "sim", "strategy: simultaneous\n"),
+        write_config(tmp_path, "three", "agents: [{role: critic}, {role: editor}, {role: scientist}]\n"),
+    ]
+    results = run_sweep(configs, tmp_path / "runs", backend_factory=factory)
+    assert loads == ["smollm2-135m"]
+    assert [r.run_info["name"] for r in results] == ["r1", "r2", "sim", "three"]
+    direct = CONFIGS_DIR / "quickstart_direct.yaml"
+    results += run_sweep([direct], tmp_path / "runs", backend_factory=factory)
+
+    report = write_report([r.outdir for r in results], tmp_path / "report")
+    text = report.read_text()
+    assert "| r2 | one_by_one | 2 x 2r, smollm2-135m | 12 |" in text
+    assert "## Direct scoring" in text and "naturalness rho / tau" in text
+    assert "### Communication strategies" in text
+    assert (tmp_path / "report/pairwise_vs_rounds.png").stat().st_size > 1000
+    assert (tmp_path / "report/pairwise_vs_agents.png").is_file()
+    assert (tmp_path / "report/direct_dimensions.png").is_file()
+
+
+def test_sweep_validates_every_config_before_running(tmp_path: Path) -> None:
+    loads: list[str] = []
+    good = write_config(tmp_path, "good", "")
+    bad = write_config(tmp_path, "bad", "stratgy: x\n")
+    with pytest.raises(ConfigError, match="stratgy"):
+        run_sweep([good, bad], tmp_path / "runs", backend_factory=lambda c, m: loads.append(m))  # type: ignore[arg-type, func-returns-value]
+    assert loads == [] and not (tmp_path / "runs").exists()
+
+
+def test_report_rejects_unfinished_folder(tmp_path: Path) -> None:
+    from chateval.errors import DataError
+
+    with pytest.raises(DataError, match="no run.json"):
+        write_report([tmp_path], tmp_path / "report")
