@@ -88,3 +88,36 @@ def test_calibration_off_runs_one_order(tmp_path: Path) -> None:
     assert info["debates"] == 12 and not info["position_calibration"]
     assert all(v["label"] == "A" for v in verdicts)
     assert metrics["position"]["consistency"] is None
+
+
+def test_run_over_user_jsonl_with_field_mapping(tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    data.write_text(
+        '{"uid": "x1", "prompt": "Best pet?", "resp_1": "GOOD: a cat", "resp_2": "a rock", "pref": "first"}\n'
+        '{"uid": "x2", "prompt": "Best tea?", "resp_1": "mud", "resp_2": "GOOD: green", "pref": "second"}\n'
+        '{"uid": "x3", "prompt": "Best day?", "resp_1": "GOOD: sun", "resp_2": "rain", "pref": "second"}\n'
+    )
+    config = tiny_config(
+        data={
+            "format": "table_pairwise",
+            "path": str(data),
+            "fields": {
+                "id": "uid",
+                "question": "prompt",
+                "answer_a": "resp_1",
+                "answer_b": "resp_2",
+                "label": "pref",
+            },
+            "labels": {"first": "A", "second": "B", "same": "tie"},
+        }
+    )
+    backend = ScriptedBackend("smollm2-135m", prefers_content("GOOD"))
+    result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
+    verdicts = [json.loads(x) for x in (tmp_path / "out/verdicts.jsonl").read_text().splitlines()]
+    assert [(v["item_id"], v["label"], v["human_label"]) for v in verdicts] == [
+        ("x1", "A", "A"),
+        ("x2", "B", "B"),
+        ("x3", "A", "B"),
+    ]
+    assert result.metrics is not None
+    assert result.metrics["panel"]["accuracy"]["value"] == pytest.approx(2 / 3)
