@@ -64,6 +64,7 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert {p.name for p in out.iterdir()} == {
         "config.yaml",
+        "journal.jsonl",
         "transcripts.jsonl",
         "verdicts.jsonl",
         "metrics.json",

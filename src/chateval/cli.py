@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from chateval.errors import ChatEvalError
+from chateval.errors import BackendError, ChatEvalError
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models."
@@ -32,14 +32,16 @@ def _fail(exc: ChatEvalError) -> typer.Exit:
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     outdir: Annotated[
-        Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME-TIME).")
+        Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME).")
     ] = None,
     overrides: Annotated[
         list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
     ] = [],  # noqa: B006
-    force: Annotated[bool, typer.Option("--force", help="Overwrite a finished run folder.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="Start over, replacing the run folder's results.")
+    ] = False,
 ) -> None:
-    """Run a debate evaluation and write its run folder."""
+    """Run a debate evaluation into its run folder; an unfinished run there is resumed."""
     from chateval.config import load_config
     from chateval.runner import run as run_evaluation
     from chateval.summary import print_summary
@@ -47,12 +49,19 @@ def run(
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         config = load_config(config_path, overrides)
-        target = outdir or Path("runs") / f"{config.name}-{datetime.now():%Y%m%d-%H%M%S}"
+        target = outdir or Path("runs") / config.name
 
         def on_step(number: int, total: int, requests: int) -> None:
             typer.echo(f"step {number}/{total}: {requests} requests", err=True)
 
         result = run_evaluation(config, target, force=force, on_step=on_step)
+    except BackendError as exc:
+        typer.secho(
+            f"error: {exc}\nfinished steps are saved in the run folder; run the same command again to resume",
+            fg=typer.colors.RED,
+            err=True,
+        )
+        raise typer.Exit(code=1) from None
     except ChatEvalError as exc:
         raise _fail(exc) from None
     print_summary(result)

@@ -11,20 +11,22 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from chateval import __version__
+from chateval import __version__, journal
 from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, dump_config
 from chateval.data import load_items
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Agent, Debate, Panel, Sampling
-from chateval.debate.scheduler import Scheduler, StepCallback
+from chateval.debate.scheduler import ModelUsage, Scheduler, StepCallback, Usage
 from chateval.debate.strategies import get_strategy
+from chateval.debate.transcript import Utterance
 from chateval.errors import DataError
+from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.models import ModelRegistry
 from chateval.prompts import PromptBuilder, Role, get_role
-from chateval.store import prepare_outdir, write_json, write_jsonl, write_text
+from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
 
 BackendFactory = Callable[[RunConfig, str], Backend]
@@ -200,6 +202,19 @@ def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dic
     return _direct_agreement(records, seed)
 
 
+def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) -> None:
+    """Put the journal's complete steps back into the debates' transcripts."""
+    by_key = {d.key: d for d in debates}
+    unknown = sorted(set(state.utterances) - set(by_key))
+    if unknown:
+        raise DataError(
+            f"{path}: debates {unknown[:3]} are not in this run's data; pass --force to start over"
+        )
+    for key, utterances in state.utterances.items():
+        for utterance in utterances:
+            by_key[key].transcript = by_key[key].transcript.add(utterance)
+
+
 def run(
     config: RunConfig,
     outdir: Path,
@@ -219,8 +234,7 @@ def run(
         registry = ModelRegistry(config.models_dir)
         for model in to_load:
             registry.spec(model)  # unknown names fail here, before any file is written
-    prepare_outdir(outdir, force)
-    write_text(outdir / "config.yaml", dump_config(config))
+    resuming = prepare_outdir(outdir, force, dump_config(config))
 
     load_started = time.perf_counter()
     loaded = dict(backends or {})
@@ -231,8 +245,21 @@ def run(
             owned.append(loaded[model])
         load_seconds = time.perf_counter() - load_started
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
+        scheduler = Scheduler(loaded, on_step)
+        journal_path = outdir / JOURNAL
+        state = journal.load(journal_path) if resuming else journal.JournalState()
+        if resuming:
+            _replay(state, debates, journal_path)
+            journal.truncate_to_complete(journal_path, state)
+            scheduler.usage = Usage(steps=state.steps_done, per_model=state.usage)
+
+        def record_step(
+            index: int, added: list[tuple[Debate, Utterance]], usage: dict[str, ModelUsage]
+        ) -> None:
+            journal.append_step(journal_path, index, [(d.key, u) for d, u in added], usage)
+
         debate_started = time.perf_counter()
-        usage = Scheduler(loaded, on_step).run(panel, debates)
+        usage = scheduler.run(panel, debates, start_step=state.steps_done, on_step_done=record_step)
         debate_seconds = time.perf_counter() - debate_started
     finally:
         for backend in owned:
@@ -269,6 +296,7 @@ def run(
         "debate_seconds": round(debate_seconds, 3),
         "wall_seconds": round(time.perf_counter() - started, 3),
         "started_at": started_at,
+        "resumed": resuming,
     }
     write_json(outdir / "run.json", run_info)
     return RunResult(outdir, run_info, metrics)

@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from chateval.errors import ConfigError
 
 FINISHED_MARKER = "run.json"
@@ -39,11 +41,55 @@ def write_text(path: Path, text: str) -> None:
     _atomic_write(path, text)
 
 
-def prepare_outdir(outdir: Path, force: bool) -> Path:
-    """Create ``outdir``; refuse to overwrite a finished run unless ``force``."""
+RUN_FILES = (
+    "config.yaml",
+    "journal.jsonl",
+    "transcripts.jsonl",
+    "verdicts.jsonl",
+    "metrics.json",
+    FINISHED_MARKER,
+)
+
+
+def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(tree, dict):
+        out: dict[str, Any] = {}
+        for key, value in tree.items():
+            out.update(_flatten(value, f"{prefix}{key}."))
+        return out
+    return {prefix.rstrip("."): tree}
+
+
+def changed_keys(old: Any, new: Any) -> list[str]:
+    """Dotted keys whose values differ between two config mappings."""
+    a, b = _flatten(old), _flatten(new)
+    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+
+
+def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
+    """Create or reopen ``outdir``; return True when an unfinished run there is resumed.
+
+    A finished run is never overwritten without ``force``; an unfinished one is resumed only
+    with the same resolved config (the error names the keys that changed). ``force`` removes
+    the run files chateval writes, and nothing else.
+    """
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError(f"{outdir}: output path exists and is not a folder")
-    if (outdir / FINISHED_MARKER).exists() and not force:
+    if force:
+        for name in RUN_FILES:
+            (outdir / name).unlink(missing_ok=True)
+    elif (outdir / FINISHED_MARKER).exists():
         raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
+    stored = outdir / "config.yaml"
+    if stored.is_file():
+        old, new = yaml.safe_load(stored.read_text(encoding="utf-8")), yaml.safe_load(config_text)
+        changed = changed_keys(old, new)
+        if changed:
+            raise ConfigError(
+                f"{outdir} holds an unfinished run with a different config (changed: {', '.join(changed)}); "
+                "rerun with the same config to resume, or pass --force to start over"
+            )
+        return True
     outdir.mkdir(parents=True, exist_ok=True)
-    return outdir
+    write_text(stored, config_text)
+    return False

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult
 from chateval.debate.panel import Debate, Panel
+from chateval.debate.transcript import Utterance
 from chateval.errors import BackendError
 
 
@@ -51,6 +52,9 @@ class Usage:
 StepCallback = Callable[[int, int, int], None]
 """Called before each step with (step number from 1, number of steps, requests in the step)."""
 
+StepDone = Callable[[int, list[tuple[Debate, Utterance]], dict[str, ModelUsage]], None]
+"""Called after each step with (step index from 0, its new utterances, its usage per model)."""
+
 
 class Scheduler:
     """Drives debates step by step, batching every ready request of a step per model."""
@@ -60,18 +64,33 @@ class Scheduler:
         self.on_step = on_step
         self.usage = Usage()
 
-    def run(self, panel: Panel, debates: Sequence[Debate]) -> Usage:
-        """Run every step of ``panel``'s plan over all ``debates``; transcripts grow in place."""
+    def run(
+        self,
+        panel: Panel,
+        debates: Sequence[Debate],
+        *,
+        start_step: int = 0,
+        on_step_done: StepDone | None = None,
+    ) -> Usage:
+        """Run the steps of ``panel``'s plan from ``start_step`` over all ``debates``.
+
+        Transcripts grow in place; steps before ``start_step`` must already be in them (resume).
+        """
         plan = panel.plan()
-        for number, step in enumerate(plan, start=1):
-            pending = [(debate, turn) for debate in debates for turn in step]
+        for index in range(start_step, len(plan)):
+            pending = [(debate, turn) for debate in debates for turn in plan[index]]
             if self.on_step is not None:
-                self.on_step(number, len(plan), len(pending))
-            requests = [panel.request(debate, turn) for debate, turn in pending]
-            results = self.generate(requests)
+                self.on_step(index + 1, len(plan), len(pending))
+            before = {m: ModelUsage(**vars(u)) for m, u in self.usage.per_model.items()}
+            results = self.generate([panel.request(debate, turn) for debate, turn in pending])
+            added = []
             for (debate, turn), result in zip(pending, results, strict=True):
-                debate.transcript = debate.transcript.add(panel.utterance(turn, result))
+                utterance = panel.utterance(turn, result)
+                debate.transcript = debate.transcript.add(utterance)
+                added.append((debate, utterance))
             self.usage.steps += 1
+            if on_step_done is not None:
+                on_step_done(index, added, _difference(self.usage.per_model, before))
         return self.usage
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
@@ -93,3 +112,16 @@ class Scheduler:
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
+
+
+def _difference(now: dict[str, ModelUsage], before: dict[str, ModelUsage]) -> dict[str, ModelUsage]:
+    out = {}
+    for model, usage in now.items():
+        old = before.get(model, ModelUsage())
+        out[model] = ModelUsage(
+            usage.backend_calls - old.backend_calls,
+            usage.requests - old.requests,
+            usage.prompt_tokens - old.prompt_tokens,
+            usage.completion_tokens - old.completion_tokens,
+        )
+    return out

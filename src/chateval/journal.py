@@ -1,0 +1,101 @@
+"""The step journal: what makes a run durable and resumable.
+
+After every debate step the scheduler's new utterances are appended to ``journal.jsonl`` as one
+write followed by a ``step_done`` marker, then flushed and fsynced. A run killed at any moment
+leaves complete steps (marker present) and at most one incomplete tail, which ``load`` ignores
+and ``truncate_to_complete`` cuts off before new steps are appended.
+"""
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chateval.debate.scheduler import ModelUsage
+from chateval.debate.transcript import Turn, Utterance
+from chateval.errors import DataError
+
+JOURNAL = "journal.jsonl"
+
+
+@dataclass
+class JournalState:
+    """The complete steps found in a journal."""
+
+    steps_done: int = 0
+    utterances: dict[str, list[Utterance]] = field(default_factory=dict)
+    usage: dict[str, ModelUsage] = field(default_factory=dict)
+    valid_bytes: int = 0
+
+
+def append_step(
+    path: Path, index: int, added: list[tuple[str, Utterance]], usage: dict[str, ModelUsage]
+) -> None:
+    """Append one finished step durably: its utterances, then its marker, then fsync."""
+    lines = [
+        json.dumps(
+            {
+                "step": index,
+                "debate": key,
+                "round": u.turn.round,
+                "agent": u.turn.agent,
+                "speaker": u.speaker,
+                "kind": u.kind,
+                "text": u.text,
+                "finish_reason": u.finish_reason,
+            },
+            ensure_ascii=False,
+        )
+        for key, u in added
+    ]
+    lines.append(json.dumps({"step_done": index, "usage": {m: vars(u) for m, u in usage.items()}}))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def load(path: Path) -> JournalState:
+    """Read the complete steps of a journal (steps must be contiguous from 0)."""
+    state = JournalState()
+    if not path.is_file():
+        return state
+    pending: list[dict[str, Any]] = []
+    offset = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            offset += len(raw)
+            if not raw.endswith(b"\n"):
+                break  # a half-written last line: the step it belongs to never finished
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError:
+                break
+            if "step_done" not in record:
+                pending.append(record)
+                continue
+            if record["step_done"] != state.steps_done:
+                raise DataError(f"{path}: step {record['step_done']} follows step {state.steps_done - 1}")
+            for r in pending:
+                utterance = Utterance(
+                    Turn(r["round"], r["agent"]), r["speaker"], r["kind"], r["text"], r["finish_reason"]
+                )
+                state.utterances.setdefault(r["debate"], []).append(utterance)
+            for model, counts in record["usage"].items():
+                total = state.usage.setdefault(model, ModelUsage())
+                for key, value in counts.items():
+                    setattr(total, key, getattr(total, key) + value)
+            pending = []
+            state.steps_done += 1
+            state.valid_bytes = offset
+    return state
+
+
+def truncate_to_complete(path: Path, state: JournalState) -> None:
+    """Cut an incomplete tail so appended steps follow the last complete one."""
+    if path.is_file() and path.stat().st_size != state.valid_bytes:
+        with path.open("r+b") as handle:
+            handle.truncate(state.valid_bytes)
+            handle.flush()
+            os.fsync(handle.fileno())
