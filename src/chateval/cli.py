@@ -1,7 +1,6 @@
 """The command line: ``chateval run``, ``chateval models``, ``chateval roles``."""
 
 import logging
-from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
