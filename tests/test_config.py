@@ -95,3 +95,9 @@ def test_inline_role() -> None:
 def test_not_a_mapping(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="mapping"):
         load_config(write(tmp_path, "- a\n- b\n"))
+
+
+@pytest.mark.parametrize("name", ["../../etc", "a/b", ".hidden", ""])
+def test_run_name_cannot_escape_the_runs_folder(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ConfigError, match="name"):
+        load_config(write(tmp_path, BASE + f"name: '{name}'\n"))

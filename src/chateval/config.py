@@ -121,7 +121,8 @@ class TransformersConfig(_Strict):
 class RunConfig(_Strict):
     """A complete evaluation run."""
 
-    name: str = "run"
+    # Used as the default run folder name: no path separators, so it cannot escape runs/.
+    name: str = Field(default="run", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
     task: Task
     data: DataConfig
     agents: list[AgentConfig] = Field(min_length=1)
