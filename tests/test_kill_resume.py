@@ -1,0 +1,72 @@
+"""A real run killed with SIGKILL partway, then resumed, equals an uninterrupted run byte for byte."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from chateval.backends.base import Backend
+from chateval.models import DEFAULT_MODEL
+from chateval.runner import run
+from tests.conftest import CONFIGS_DIR, MODELS_DIR, tiny_config
+
+pytestmark = pytest.mark.slow
+
+OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
+
+
+def config_tree() -> dict[str, object]:
+    return {
+        "name": "killed",
+        "task": "pairwise",
+        "data": {
+            "format": "jsonl_pairwise",
+            "path": str(CONFIGS_DIR / "samples/quickstart_pairwise.jsonl"),
+            "limit": 2,
+        },
+        "backend": "transformers",
+        "strategy": "one_by_one",
+        "rounds": 2,
+        "agents": [{"role": "critic"}, {"role": "everyday_reader"}],
+        "models_dir": str(MODELS_DIR),
+        "sampling": {"discussion_max_tokens": 12, "summary_max_tokens": 12},
+        "verdict": {"evidence_max_tokens": 6},
+    }
+
+
+def chateval(*args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "chateval.cli", *args],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def test_sigkill_then_resume_is_byte_identical(transformers_backend: Backend, tmp_path: Path) -> None:
+    config_path = tmp_path / "killed.yaml"
+    config_path.write_text(yaml.safe_dump(config_tree()))
+    reference = tmp_path / "reference"
+    run(tiny_config(**config_tree()), reference, backends={DEFAULT_MODEL: transformers_backend})
+
+    out = tmp_path / "out"
+    journal = out / "journal.jsonl"
+    process = chateval("run", str(config_path), "-o", str(out))
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        if journal.exists() and journal.read_text().count('"step_done"') >= 2:
+            break
+        time.sleep(0.2)
+    assert process.poll() is None, "the run ended before it could be killed"
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert not (out / "run.json").exists()
+
+    resumed = chateval("run", str(config_path), "-o", str(out))
+    assert resumed.wait(timeout=300) == 0
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
