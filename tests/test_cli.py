@@ -62,3 +62,15 @@ def test_unknown_model_in_config_exits_2_before_writing(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "unknown model 'llama-99b'" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_debug_flag_shows_the_traceback(tmp_path: Path) -> None:
+    config = tmp_path / "c.yaml"
+    config.write_text("task: pairwise\n")
+    plain = runner.invoke(app, ["run", str(config)])
+    assert plain.exit_code == 2 and "Traceback" not in plain.output
+    debug = runner.invoke(app, ["--debug", "run", str(config)])
+    assert debug.exit_code != 0
+    from chateval.errors import ConfigError
+
+    assert isinstance(debug.exception, ConfigError)

@@ -22,7 +22,21 @@ ModelsDir = Annotated[
 ]
 
 
+_debug = False
+
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    global _debug
+    _debug = debug
+
+
 def _fail(exc: ChatEvalError) -> typer.Exit:
+    """Report a refusal in one line (exit code 2); with --debug, re-raise it for the traceback."""
+    if _debug:
+        raise exc
     typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
     return typer.Exit(code=2)
 
