@@ -70,3 +70,20 @@ def test_report_rejects_unfinished_folder(tmp_path: Path) -> None:
 
     with pytest.raises(DataError, match="no run.json"):
         write_report([tmp_path], tmp_path / "report")
+
+
+def test_summary_prints_pairwise_and_direct_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chateval.summary import print_summary
+
+    results = run_sweep(
+        [CONFIGS_DIR / "quickstart.yaml", CONFIGS_DIR / "quickstart_direct.yaml"],
+        tmp_path,
+        backend_factory=lambda c, m: ScriptedBackend(m, responder),
+    )
+    for result in results:
+        print_summary(result)
+    out = capsys.readouterr().out
+    assert "accuracy" in out and "kappa" in out and "position consistency" in out
+    assert "spearman" in out and "average" in out

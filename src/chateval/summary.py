@@ -1,9 +1,16 @@
 """The human-readable summary the CLI prints after a run."""
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
 from chateval.runner import RunResult
+
+
+def _ci(metric: dict[str, Any]) -> str:
+    low, high = metric["ci95"]
+    return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def print_summary(result: RunResult) -> None:
@@ -32,20 +39,27 @@ def print_summary(result: RunResult) -> None:
     ):
         table.add_row(key, str(info[key]))
     console.print(table)
-    if result.metrics:
-        panel = result.metrics["panel"]
-        metrics = Table(title="agreement with human labels")
-        if "accuracy" in panel:
-            metrics.add_column("n")
-            metrics.add_column("accuracy")
-            metrics.add_column("kappa")
-            metrics.add_row(str(panel["n"]), f"{panel['accuracy']:.3f}", f"{panel['kappa']:.3f}")
-        else:
-            metrics.add_column("dimension")
-            metrics.add_column("n")
-            metrics.add_column("spearman")
-            metrics.add_column("kendall")
-            for name, d in panel["dimensions"].items():
-                metrics.add_row(name, str(d["n"]), f"{d['spearman']:.3f}", f"{d['kendall']:.3f}")
-        console.print(metrics)
+    metrics = result.metrics or {}
+    panel = metrics.get("panel")
+    if panel and "accuracy" in panel:
+        table = Table(title="agreement with human labels (95% CI)")
+        for column in ("n", "accuracy", "kappa"):
+            table.add_column(column)
+        table.add_row(str(panel["n"]), _ci(panel["accuracy"]), _ci(panel["kappa"]))
+        console.print(table)
+    elif panel:
+        table = Table(title="correlation with human scores (95% CI)")
+        for column in ("dimension", "n", "spearman", "kendall"):
+            table.add_column(column)
+        for name, d in panel["dimensions"].items():
+            table.add_row(name, str(d["n"]), _ci(d["spearman"]), _ci(d["kendall"]))
+        if "average" in panel:
+            table.add_row("average", "", _ci(panel["average"]["spearman"]), _ci(panel["average"]["kendall"]))
+        console.print(table)
+    position = metrics.get("position")
+    if position and position.get("consistency") is not None:
+        console.print(
+            f"position consistency {100 * position['consistency']:.1f}%, "
+            f"first-position wins {100 * (position['first_position_win_share'] or 0):.1f}%"
+        )
     console.print(f"results in {result.outdir}")
