@@ -99,3 +99,15 @@ def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:
         backends={"smollm2-135m": ScriptedBackend("smollm2-135m", responder)},
     )
     assert json.loads((tmp_path / "run.json").read_text())["rounds"] == 3
+
+
+def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from chateval.runner import rescore
+
+    copy = tmp_path / "copy"
+    shutil.copytree(reference, copy)
+    (copy / "metrics.json").unlink()
+    rescore(copy)
+    assert (copy / "metrics.json").read_bytes() == (reference / "metrics.json").read_bytes()

@@ -110,6 +110,21 @@ def sweep(
 
 
 @app.command()
+def rescore(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+) -> None:
+    """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
+    from chateval.runner import rescore as rescore_run
+
+    try:
+        for folder in run_dirs:
+            rescore_run(folder)
+            typer.echo(f"rescored {folder / 'metrics.json'}")
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+
+
+@app.command()
 def report(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
     outdir: Annotated[

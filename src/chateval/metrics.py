@@ -107,6 +107,10 @@ def pairwise_metrics(truth: Sequence[str], predicted: Sequence[str], seed: int =
     (acc, kappa), reps = _bootstrap(len(t), statistic, seed)
     return {
         "n": len(t),
+        "label_counts": {
+            "human": {label: list(truth).count(label) for label in LABELS},
+            "predicted": {label: list(predicted).count(label) for label in LABELS},
+        },
         "accuracy": _summary(acc, _pair_replicates(reps, 0)),
         "kappa": _summary(kappa, _pair_replicates(reps, 1)),
     }

@@ -54,6 +54,11 @@ def _ci(metric: dict[str, Any] | None) -> str:
     return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def _counts(panel: dict[str, Any]) -> str:
+    counts = panel.get("label_counts", {}).get("predicted")
+    return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
@@ -66,9 +71,9 @@ def _panel_desc(run: RunSummary) -> str:
 
 def pairwise_table(runs: Sequence[RunSummary]) -> str:
     lines = [
-        "| run | strategy | panel | items | accuracy [95% CI] | kappa [95% CI] | position consistency "
-        "| first-position wins | parse failures |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| run | strategy | panel | items | accuracy [95% CI] | kappa [95% CI] | predicted A/B/tie "
+        "| position consistency | first-position wins | parse failures |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         m = run.metrics or {}
@@ -76,7 +81,7 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
         position = m.get("position", {})
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
-            f"| {_ci(panel.get('accuracy'))} | {_ci(panel.get('kappa'))} "
+            f"| {_ci(panel.get('accuracy'))} | {_ci(panel.get('kappa'))} | {_counts(panel)} "
             f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
             f"| {run.info['verdict_parse_failures']} |"
         )

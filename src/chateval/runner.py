@@ -202,6 +202,28 @@ def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dic
     return _direct_agreement(records, seed)
 
 
+def rescore(outdir: Path) -> dict[str, Any] | None:
+    """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
+    import json
+
+    import yaml
+
+    from chateval.config import parse_config
+
+    for name in ("config.yaml", "verdicts.jsonl"):
+        if not (outdir / name).is_file():
+            raise DataError(f"{outdir}: no {name}; rescore needs a finished run folder")
+    tree = yaml.safe_load((outdir / "config.yaml").read_text(encoding="utf-8"))
+    config = parse_config(tree, str(outdir / "config.yaml"), outdir)
+    records = [
+        json.loads(line) for line in (outdir / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    metrics = compute_metrics(config, records)
+    if metrics is not None:
+        write_json(outdir / "metrics.json", metrics)
+    return metrics
+
+
 def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) -> None:
     """Put the journal's complete steps back into the debates' transcripts."""
     by_key = {d.key: d for d in debates}
