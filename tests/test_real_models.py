@@ -31,8 +31,10 @@ def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]: 
     verdicts = [json.loads(line) for line in (outdir / "verdicts.jsonl").read_text().splitlines()]
     assert len(verdicts) == items
     for record in verdicts:
-        assert len(record["referees"]) == agents
-        assert all("error" not in referee for referee in record["referees"])
+        orders = record.get("orders", [record])  # pairwise: one entry per answer order
+        for order in orders:
+            assert len(order["referees"]) == agents
+            assert all("error" not in referee for referee in order["referees"])
     return verdicts
 
 
@@ -46,6 +48,7 @@ def test_pairwise_debate_parses_every_verdict(
     run(config, tmp_path, backends={DEFAULT_MODEL: backend})
     verdicts = check_run(tmp_path, STEPS[strategy], items=2, agents=2)
     assert all(v["label"] in ("A", "B", "tie") for v in verdicts)
+    assert all(len(v["orders"]) == 2 for v in verdicts)  # position calibration: both orders
     transcripts = [json.loads(line) for line in (tmp_path / "transcripts.jsonl").read_text().splitlines()]
     kinds = [m["kind"] for m in transcripts[0]["messages"]]
     assert kinds.count("verdict") == 2
