@@ -8,12 +8,11 @@ ChatEval's file (``format: chateval_faireval``; ``path`` is ``test.json``): a li
 ``{question_id, question, response: {model: text}, human_results}``.
 """
 
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chateval.data.items import Item, Label, PairwiseItem
-from chateval.data.jsonl import read_jsonl, text_field
+from chateval.data.jsonl import read_json_list, read_jsonl, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -99,14 +98,7 @@ def load_chateval_faireval(data: "DataConfig") -> list[Item]:
     """Load ChatEval's preprocessed FairEval ``test.json`` (default pair gpt35 vs vicuna)."""
     path = data.path
     a, b = data.pair or ("gpt35", "vicuna")
-    try:
-        records: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: data file not found") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(records, list):
-        raise DataError(f"{path}: expected a JSON list of items")
+    records = read_json_list(path)
     label_map: dict[str, Label] = {a: "A", b: "B", "tie": "tie"}
     items: list[Item] = []
     for index, record in enumerate(records):

@@ -38,6 +38,29 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return records
 
 
+def read_json_list(path: Path) -> list[Any]:
+    """A JSON file holding a list; DataError names the file and the problem."""
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: data file not found") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    if not isinstance(records, list):
+        raise DataError(f"{path}: expected a JSON list of items")
+    return records
+
+
+def numeric_scores(record: dict[str, Any], where: str) -> dict[str, float]:
+    """The optional ``scores`` mapping of dimension name to number."""
+    scores = record.get("scores", {})
+    if not isinstance(scores, dict) or not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values()
+    ):
+        raise DataError(f"{where}: field 'scores' must map dimension names to numbers")
+    return {str(k): float(v) for k, v in scores.items()}
+
+
 def text_field(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
     """The string field ``key``; DataError names ``where`` and the field when it is bad."""
     value = record.get(key)
@@ -95,18 +118,13 @@ def load_direct(data: "DataConfig") -> list[Item]:
     seen: set[str] = set()
     for number, record in read_jsonl(path):
         where = f"{path}:{number}"
-        scores = record.get("scores", {})
-        if not isinstance(scores, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values()
-        ):
-            raise DataError(f"{where}: field 'scores' must map dimension names to numbers")
         items.append(
             DirectItem(
                 id=item_id(record, where, seen),
                 context=text_field(record, "context", where),
                 response=text_field(record, "response", where),
                 knowledge=text_field(record, "knowledge", where, required=False),
-                scores={str(k): float(v) for k, v in scores.items()},
+                scores=numeric_scores(record, where),
             )
         )
     return items

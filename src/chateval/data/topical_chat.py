@@ -5,11 +5,10 @@ dialogue history (turns split by newlines), ``context`` the knowledge fact, ``sy
 the response to judge and ``scores`` the mean of three annotators per dimension.
 """
 
-import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from chateval.data.items import DirectItem, Item
-from chateval.data.jsonl import text_field
+from chateval.data.jsonl import numeric_scores, read_json_list, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -30,31 +29,19 @@ def _dialogue(source: str) -> str:
 def load_topical_chat(data: "DataConfig") -> list[Item]:
     """Load UniEval's topical_chat.json as direct-scoring items (ids are the record index)."""
     path = data.path
-    try:
-        records: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError(f"{path}: data file not found") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-    if not isinstance(records, list):
-        raise DataError(f"{path}: expected a JSON list of items")
+    records = read_json_list(path)
     items: list[Item] = []
     for index, record in enumerate(records):
         where = f"{path}: item {index}"
         if not isinstance(record, dict):
             raise DataError(f"{where}: expected a JSON object")
-        scores = record.get("scores", {})
-        if not isinstance(scores, dict) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in scores.values()
-        ):
-            raise DataError(f"{where}: field 'scores' must map dimension names to numbers")
         items.append(
             DirectItem(
                 id=str(index),
                 context=_dialogue(text_field(record, "source", where)),
                 response=text_field(record, "system_output", where),
                 knowledge=text_field(record, "context", where, required=False),
-                scores={str(k): float(v) for k, v in scores.items()},
+                scores=numeric_scores(record, where),
             )
         )
     return items
