@@ -90,3 +90,20 @@ def test_backends_return_results_in_request_order(
         assert len(results) == 3
         assert all(r.text in ("apple", "two", "Q") for r in results)
         assert all(r.prompt_tokens > 0 and r.completion_tokens >= 1 for r in results)
+
+
+def test_over_long_answer_is_cut_to_the_real_tokenizer(
+    vllm_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = 700
+    monkeypatch.setattr(vllm_backend, "context_window", window)
+    long_answer = "The answer repeats itself at length. " * 300
+    record = {"id": "long", "question": "Say hi.", "answer_a": long_answer, "answer_b": "Hi there!"}
+    (tmp_path / "items.jsonl").write_text(json.dumps(record) + "\n")
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": str(tmp_path / "items.jsonl")})
+    result = run(config, tmp_path / "out", backends={DEFAULT_MODEL: vllm_backend})
+    [verdict] = check_run(tmp_path / "out", STEPS["one_by_one"], items=1, agents=2)
+    before, after = verdict["truncated"][DEFAULT_MODEL]["answer_a"]
+    assert before > 1500 and after < window
+    # Per-request prompt tokens as vLLM counted them stay inside the window.
+    assert result.run_info["prompt_tokens"] / result.run_info["requests"] < window

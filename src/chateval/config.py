@@ -132,6 +132,9 @@ class RunConfig(_Strict):
     # combine by summed scores (FairEval's BPC).
     position_calibration: bool = True
     backend: BackendName = "vllm"
+    # Items whose debate would not fit a model's context: cut their answers (logged, recorded
+    # in verdicts.jsonl) or refuse the run before it starts.
+    context_policy: Literal["truncate", "fail"] = "truncate"
     summarizer: SummarizerConfig = SummarizerConfig()
     sampling: SamplingConfig = SamplingConfig()
     verdict: VerdictConfig = VerdictConfig()

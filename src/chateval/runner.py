@@ -15,6 +15,7 @@ from chateval import __version__, journal
 from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, dump_config
+from chateval.context import fit_items
 from chateval.data import load_items
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Agent, Debate, Panel, Sampling
@@ -266,6 +267,8 @@ def run(
             loaded[model] = backend_factory(config, model)
             owned.append(loaded[model])
         load_seconds = time.perf_counter() - load_started
+        used = {m: loaded[m] for m in config.model_names()}
+        items, truncations = fit_items(panel, items, used, config.context_policy, config.data.path)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(loaded, on_step)
         journal_path = outdir / JOURNAL
@@ -288,6 +291,9 @@ def run(
             backend.close()
 
     records = item_records(debates, panel.verdict_format)
+    for record in records:
+        cuts = truncations.get(record["item_id"])
+        record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
     write_jsonl(outdir / "transcripts.jsonl", (transcript_record(d) for d in debates))
     write_jsonl(outdir / "verdicts.jsonl", records)
 
@@ -313,6 +319,7 @@ def run(
         "prompt_tokens": total.prompt_tokens,
         "generated_tokens": total.completion_tokens,
         "verdict_parse_failures": sum(r["parse_failures"] for r in records),
+        "truncated_items": len(truncations),
         "per_model": {name: vars(u) for name, u in usage.per_model.items()},
         "model_load_seconds": round(load_seconds, 3),
         "debate_seconds": round(debate_seconds, 3),

@@ -6,7 +6,7 @@ exactly one model; the scheduler groups the requests of a step by model.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 Role = Literal["system", "user", "assistant"]
 
@@ -37,6 +37,7 @@ class GenerationRequest:
 
 
 FinishReason = Literal["stop", "length"]
+Keep = Literal["start", "end"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,26 @@ class GenerationResult:
 
 @runtime_checkable
 class Backend(Protocol):
-    """A loaded model that turns a batch of requests into results, in order."""
+    """A loaded model that turns a batch of requests into results, in order.
+
+    It also counts tokens the way its model does, so a run can check before it starts that
+    every prompt fits ``context_window`` (prompt plus completion, in tokens).
+    """
 
     model: str
+    context_window: int
+
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        """Tokens of ``messages`` rendered with the model's chat template."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of plain ``text``."""
+        ...
+
+    def truncate_tokens(self, text: str, max_tokens: int, keep: "Keep" = "start") -> str:
+        """``text`` cut to at most ``max_tokens`` tokens, keeping its start or its end."""
+        ...
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Run every request (all for ``self.model``) and return results in request order."""
@@ -62,3 +80,28 @@ class Backend(Protocol):
     def close(self) -> None:
         """Release the model's memory."""
         ...
+
+
+class HFTokenCounting:
+    """Token counting for backends that hold a Hugging Face tokenizer."""
+
+    tokenizer: Any
+    chat_template: str | None
+
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        conversation = [{"role": m.role, "content": m.content} for m in messages]
+        ids = self.tokenizer.apply_chat_template(
+            conversation, tokenize=True, add_generation_prompt=True, chat_template=self.chat_template
+        )
+        # transformers 5 returns a BatchEncoding here, 4.x a plain list of ids.
+        return len(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False))
+
+    def truncate_tokens(self, text: str, max_tokens: int, keep: Keep = "start") -> str:
+        ids = self.tokenizer.encode(text, add_special_tokens=False)
+        if len(ids) <= max_tokens:
+            return text
+        kept = ids[:max_tokens] if keep == "start" else ids[len(ids) - max_tokens :]
+        return str(self.tokenizer.decode(kept, skip_special_tokens=True))

@@ -6,7 +6,7 @@ saw which message and how many calls a run made without loading a model.
 
 from collections.abc import Callable, Sequence
 
-from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.base import ChatMessage, GenerationRequest, GenerationResult, Keep
 
 Responder = Callable[[GenerationRequest], str]
 
@@ -14,17 +14,31 @@ Responder = Callable[[GenerationRequest], str]
 class ScriptedBackend:
     """Answers each request with ``responder(request)``; keeps a log of calls."""
 
-    def __init__(self, model: str, responder: Responder) -> None:
+    def __init__(self, model: str, responder: Responder, context_window: int = 1_000_000) -> None:
         self.model = model
         self.responder = responder
+        self.context_window = context_window
         self.calls: list[list[GenerationRequest]] = []
+
+    # Tokens are whitespace-separated words: simple to reason about in tests.
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return sum(self.count_tokens(m.content) for m in messages)
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    def truncate_tokens(self, text: str, max_tokens: int, keep: Keep = "start") -> str:
+        words = text.split()
+        if len(words) <= max_tokens:
+            return text
+        return " ".join(words[:max_tokens] if keep == "start" else words[len(words) - max_tokens :])
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         self.calls.append(list(requests))
         results = []
         for request in requests:
             text = self.responder(request)
-            prompt_tokens = sum(len(m.content.split()) for m in request.messages)
+            prompt_tokens = self.count_prompt_tokens(request.messages)
             results.append(GenerationResult(text, prompt_tokens, len(text.split()), "stop"))
         return results
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.config import TransformersConfig
 from chateval.errors import BackendError
 from chateval.models import ModelSpec, runtime_dtype
@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 _GroupKey = tuple[int, float, float, int | None, str | None]
 
 
-class TransformersBackend:
+class TransformersBackend(HFTokenCounting):
     """Serves one registry model with Hugging Face transformers."""
 
     def __init__(self, model: str, folder: Path, spec: ModelSpec, settings: TransformersConfig) -> None:
@@ -29,6 +29,8 @@ class TransformersBackend:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self.model = model
+        self.context_window = spec.max_model_len
+        self.chat_template = spec.chat_template
         self.batch_size = settings.batch_size
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.config import VllmConfig
 from chateval.errors import BackendError
 from chateval.models import ModelSpec, runtime_dtype
@@ -43,7 +43,7 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 
 
-class VllmBackend:
+class VllmBackend(HFTokenCounting):
     """Serves one registry model with an offline vLLM engine."""
 
     def __init__(
@@ -51,6 +51,8 @@ class VllmBackend:
     ) -> None:
         self.model = model
         self.spec = spec
+        self.context_window = spec.max_model_len
+        self.chat_template = spec.chat_template
         on_gpu = _on_gpu()
         if not on_gpu:
             _cpu_engine_environment(settings)
@@ -80,6 +82,7 @@ class VllmBackend:
             )
         except Exception as exc:  # vLLM raises many types; the user needs one clear message
             raise BackendError(f"vLLM could not load model {model!r} from {folder}: {exc}") from exc
+        self.tokenizer = self.llm.get_tokenizer()
 
     def _sampling_params(self, request: GenerationRequest) -> Any:
         from vllm import SamplingParams
