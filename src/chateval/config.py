@@ -118,6 +118,25 @@ class TransformersConfig(_Strict):
     device: str | None = None
 
 
+class PlacementConfig(_Strict):
+    """How the panel's models share the machine (see chateval.placement).
+
+    ``memory_fractions`` sets a vLLM engine's memory share per model (GPU memory, or host memory
+    on CPU builds); co-resident models on a GPU otherwise split 0.85 by their estimated needs.
+    """
+
+    mode: Literal["auto", "co_resident", "phased"] = "auto"
+    memory_fractions: dict[str, float] = Field(default_factory=dict)
+
+    @field_validator("memory_fractions")
+    @classmethod
+    def _fractions(cls, value: dict[str, float]) -> dict[str, float]:
+        for model, fraction in value.items():
+            if not 0.0 < fraction <= 1.0:
+                raise ValueError(f"memory fraction of {model!r} must be in (0, 1], got {fraction}")
+        return value
+
+
 class RunConfig(_Strict):
     """A complete evaluation run."""
 
@@ -142,6 +161,7 @@ class RunConfig(_Strict):
     models_dir: Path | None = None
     vllm: VllmConfig = VllmConfig()
     transformers: TransformersConfig = TransformersConfig()
+    placement: PlacementConfig = PlacementConfig()
 
     @field_validator("strategy")
     @classmethod

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from chateval.backends.base import Backend, Keep
+from chateval.backends.base import Keep, TokenCounter
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.transcript import SUMMARIZER, Transcript, Utterance, UtteranceKind
@@ -41,7 +41,7 @@ class Truncation:
     fields: dict[str, tuple[int, int]]
 
 
-def worst_turn_tokens(panel: Panel, item: Item, backend: Backend) -> int:
+def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
     """Upper bound on prompt + completion tokens of any turn of ``item``'s debate.
 
     The debate is simulated with empty utterances; each visible utterance then adds at most
@@ -84,7 +84,7 @@ def _water_level(lengths: Sequence[int], excess: int) -> int:
     return low
 
 
-def _cut(item: Item, backend: Backend, excess: int) -> tuple[Item, dict[str, tuple[int, int]]]:
+def _cut(item: Item, backend: TokenCounter, excess: int) -> tuple[Item, dict[str, tuple[int, int]]]:
     fields = _CUTTABLE[type(item)]
     lengths = [backend.count_tokens(getattr(item, name)) for name, _ in fields]
     cap = _water_level(lengths, excess + len(fields) * backend.count_tokens(TRUNCATION_MARK))
@@ -100,7 +100,7 @@ def _cut(item: Item, backend: Backend, excess: int) -> tuple[Item, dict[str, tup
 
 
 def fit_item(
-    panel: Panel, item: Item, backend: Backend, policy: ContextPolicy, source: Path
+    panel: Panel, item: Item, backend: TokenCounter, policy: ContextPolicy, source: Path
 ) -> tuple[Item, Truncation | None]:
     """``item`` as it fits ``backend``'s context (cut if the policy allows), and what was cut."""
     window = backend.context_window
@@ -146,7 +146,7 @@ def fit_item(
 def fit_items(
     panel: Panel,
     items: Sequence[Item],
-    backends: Mapping[str, Backend],
+    backends: Mapping[str, TokenCounter],
     policy: ContextPolicy,
     source: Path,
 ) -> tuple[list[Item], dict[str, list[Truncation]]]:

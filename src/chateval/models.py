@@ -43,6 +43,8 @@ class ModelSpec(BaseModel):
     max_model_len: int = Field(default=4096, ge=256)
     chat_template: str | None = None
     trust_remote_code: bool = False
+    # The backend that serves this model; None: the run config's ``backend``.
+    backend: Literal["vllm", "transformers"] | None = None
 
 
 def runtime_dtype(dtype: str, on_gpu: bool) -> str:

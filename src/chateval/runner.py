@@ -13,6 +13,7 @@ from typing import Any
 
 from chateval import __version__, journal
 from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
+from chateval.backends import TokenizerOnly
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, dump_config
 from chateval.context import fit_items
@@ -26,6 +27,15 @@ from chateval.errors import DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.models import ModelRegistry
+from chateval.placement import (
+    Loader,
+    ModelPool,
+    Placement,
+    choose_placement,
+    free_memory_gib,
+    memory_shares,
+    weights_gib,
+)
 from chateval.prompts import PromptBuilder, Role, get_role
 from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
@@ -112,12 +122,57 @@ def item_records(debates: Sequence[Debate], fmt: VerdictFormat) -> list[dict[str
     return records
 
 
-def default_backend_factory(config: RunConfig, model: str) -> Backend:
-    """Load ``model`` (a registry name) on the config's backend, preparing it if needed."""
+def default_backend_factory(config: RunConfig, model: str, memory_fraction: float | None = None) -> Backend:
+    """Load ``model`` (a registry name) on its backend, preparing it if needed."""
     from chateval.backends import create_backend
 
     registry = ModelRegistry(config.models_dir)
-    return create_backend(config, model, registry)
+    fraction = config.placement.memory_fractions.get(model, memory_fraction)
+    return create_backend(config, model, registry, fraction)
+
+
+def _on_gpu() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def _need_gib(config: RunConfig, model: str, registry: ModelRegistry, on_gpu: bool) -> float:
+    """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
+    from chateval.backends import backend_name
+    from chateval.models import runtime_dtype
+
+    spec = registry.spec(model)
+    weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, on_gpu))
+    if backend_name(config, model, registry) == "vllm":
+        cache = 1.0 if on_gpu else float(config.vllm.cpu_kvcache_space_gib)
+        return weights * 1.2 + cache
+    return weights * 1.3 + 0.25  # activations of a batch
+
+
+def plan_placement(
+    config: RunConfig, registry: ModelRegistry | None, preloaded: Mapping[str, Backend]
+) -> Placement:
+    """The run's placement: the configured mode, or ``auto`` resolved from memory needs."""
+    to_load = [m for m in config.model_names() if m not in preloaded]
+    if registry is None or not to_load:
+        mode = "co_resident" if config.placement.mode == "auto" else config.placement.mode
+        return Placement(mode, "models supplied by the caller" if preloaded else "set in config")
+    on_gpu = _on_gpu()
+    needs = {m: _need_gib(config, m, registry, on_gpu) for m in to_load}
+    return choose_placement(config.placement.mode, needs, free_memory_gib(on_gpu))
+
+
+def _loader(
+    config: RunConfig, factory: BackendFactory, registry: ModelRegistry | None, placement: Placement
+) -> Loader:
+    """How the pool loads a model; co-resident vLLM engines on a GPU split the memory."""
+    if factory is not default_backend_factory or registry is None:
+        return lambda model: factory(config, model)
+    shares: dict[str, float] = {}
+    if placement.mode == "co_resident" and len(placement.need_gib) > 1 and _on_gpu():
+        shares = memory_shares(placement.need_gib, 0.85)
+    return lambda model: default_backend_factory(config, model, shares.get(model))
 
 
 @dataclass
@@ -252,25 +307,25 @@ def run(
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     items = load_run_items(config)
     panel = build_panel(config)
-    to_load = [m for m in config.model_names() if m not in (backends or {})]
-    if to_load and backend_factory is default_backend_factory:
+    models = config.model_names()
+    registry = None
+    if backend_factory is default_backend_factory and any(m not in (backends or {}) for m in models):
         registry = ModelRegistry(config.models_dir)
-        for model in to_load:
+        for model in models:
             registry.spec(model)  # unknown names fail here, before any file is written
     resuming = prepare_outdir(outdir, force, dump_config(config))
 
-    load_started = time.perf_counter()
-    loaded = dict(backends or {})
-    owned: list[Backend] = []
+    placement = plan_placement(config, registry, backends or {})
+    pool = ModelPool(models, _loader(config, backend_factory, registry, placement), placement.mode, backends)
     try:
-        for model in to_load:
-            loaded[model] = backend_factory(config, model)
-            owned.append(loaded[model])
-        load_seconds = time.perf_counter() - load_started
-        used = {m: loaded[m] for m in config.model_names()}
-        items, truncations = fit_items(panel, items, used, config.context_policy, config.data.path)
+        pool.start()
+        counters = {
+            m: pool.get(m) if m in pool.resident() or registry is None else TokenizerOnly(m, registry)
+            for m in models
+        }
+        items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
-        scheduler = Scheduler(loaded, on_step)
+        scheduler = Scheduler(pool, on_step)
         journal_path = outdir / JOURNAL
         state = journal.load(journal_path) if resuming else journal.JournalState()
         if resuming:
@@ -287,8 +342,7 @@ def run(
         usage = scheduler.run(panel, debates, start_step=state.steps_done, on_step_done=record_step)
         debate_seconds = time.perf_counter() - debate_started
     finally:
-        for backend in owned:
-            backend.close()
+        pool.close()
 
     records = item_records(debates, panel.verdict_format)
     for record in records:
@@ -321,7 +375,13 @@ def run(
         "verdict_parse_failures": sum(r["parse_failures"] for r in records),
         "truncated_items": len(truncations),
         "per_model": {name: vars(u) for name, u in usage.per_model.items()},
-        "model_load_seconds": round(load_seconds, 3),
+        "placement": {
+            **pool.info(),
+            "reason": placement.reason,
+            "need_gib": placement.need_gib,
+            "free_gib": placement.free_gib,
+        },
+        "model_load_seconds": round(pool.load_seconds, 3),
         "debate_seconds": round(debate_seconds, 3),
         "wall_seconds": round(time.perf_counter() - started, 3),
         "started_at": started_at,

@@ -7,6 +7,7 @@ from chateval.backends.base import (
     ChatMessage,
     GenerationRequest,
     GenerationResult,
+    HFTokenCounting,
 )
 
 if TYPE_CHECKING:
@@ -14,17 +15,42 @@ if TYPE_CHECKING:
     from chateval.models import ModelRegistry
 
 
-def create_backend(config: "RunConfig", model: str, registry: "ModelRegistry") -> Backend:
-    """Load registry model ``model`` on the backend the config names."""
+def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> str:
+    """The backend serving ``model``: its registry entry's, else the run config's."""
+    return registry.spec(model).backend or config.backend
+
+
+def create_backend(
+    config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None = None
+) -> Backend:
+    """Load registry model ``model`` on its backend; ``memory_fraction`` caps a vLLM engine."""
     spec = registry.spec(model)
     folder = registry.resolve(model)
-    if config.backend == "vllm":
+    if backend_name(config, model, registry) == "vllm":
         from chateval.backends.vllm_backend import VllmBackend
 
-        return VllmBackend(model, folder, spec, config.vllm, seed=config.sampling.seed)
+        settings = config.vllm
+        if memory_fraction is not None:
+            settings = settings.model_copy(update={"gpu_memory_utilization": memory_fraction})
+        return VllmBackend(model, folder, spec, settings, seed=config.sampling.seed)
     from chateval.backends.transformers_backend import TransformersBackend
 
     return TransformersBackend(model, folder, spec, config.transformers)
+
+
+class TokenizerOnly(HFTokenCounting):
+    """A model's tokenizer and context window, for counting before the model is loaded."""
+
+    def __init__(self, model: str, registry: "ModelRegistry") -> None:
+        from transformers import AutoTokenizer
+
+        spec = registry.spec(model)
+        self.model = model
+        self.context_window = spec.max_model_len
+        self.chat_template = spec.chat_template
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            registry.resolve(model), trust_remote_code=spec.trust_remote_code
+        )
 
 
 __all__ = ["Backend", "ChatMessage", "GenerationRequest", "GenerationResult", "create_backend"]

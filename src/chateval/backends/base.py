@@ -50,13 +50,9 @@ class GenerationResult:
     finish_reason: FinishReason
 
 
-@runtime_checkable
-class Backend(Protocol):
-    """A loaded model that turns a batch of requests into results, in order.
-
-    It also counts tokens the way its model does, so a run can check before it starts that
-    every prompt fits ``context_window`` (prompt plus completion, in tokens).
-    """
+class TokenCounter(Protocol):
+    """Counts tokens the way one model does, so a run can check before it starts that every
+    prompt fits ``context_window`` (prompt plus completion, in tokens)."""
 
     model: str
     context_window: int
@@ -69,9 +65,14 @@ class Backend(Protocol):
         """Tokens of plain ``text``."""
         ...
 
-    def truncate_tokens(self, text: str, max_tokens: int, keep: "Keep" = "start") -> str:
+    def truncate_tokens(self, text: str, max_tokens: int, keep: Keep = "start") -> str:
         """``text`` cut to at most ``max_tokens`` tokens, keeping its start or its end."""
         ...
+
+
+@runtime_checkable
+class Backend(TokenCounter, Protocol):
+    """A loaded model that turns a batch of requests into results, in order."""
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Run every request (all for ``self.model``) and return results in request order."""

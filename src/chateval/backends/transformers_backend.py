@@ -142,8 +142,13 @@ class TransformersBackend(HFTokenCounting):
 
     def close(self) -> None:
         """Drop the model and free accelerator memory."""
+        import gc
+
         import torch
 
         del self.hf_model
+        self._outlines_backend = None
+        self._indexes.clear()
+        gc.collect()
         if torch.cuda.is_available():
             torch.cuda.empty_cache()

@@ -126,9 +126,16 @@ class VllmBackend(HFTokenCounting):
         return results
 
     def close(self) -> None:
-        """Shut the engine down and free its memory."""
-        engine = getattr(self.llm, "llm_engine", None)
-        shutdown = getattr(engine, "shutdown", None)
+        """Shut the engine down and free its memory (so another model can take its place)."""
+        import gc
+
+        core = getattr(getattr(self.llm, "llm_engine", None), "engine_core", None)
+        shutdown = getattr(core, "shutdown", None)
         if callable(shutdown):
             shutdown()
         del self.llm
+        gc.collect()
+        if _on_gpu():
+            import torch
+
+            torch.cuda.empty_cache()

@@ -14,6 +14,7 @@ from chateval.backends.base import Backend, GenerationRequest, GenerationResult
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.transcript import Utterance
 from chateval.errors import BackendError
+from chateval.placement import ModelPool
 
 
 @dataclass
@@ -59,8 +60,10 @@ StepDone = Callable[[int, list[tuple[Debate, Utterance]], dict[str, ModelUsage]]
 class Scheduler:
     """Drives debates step by step, batching every ready request of a step per model."""
 
-    def __init__(self, backends: Mapping[str, Backend], on_step: StepCallback | None = None) -> None:
-        self.backends = backends
+    def __init__(
+        self, backends: Mapping[str, Backend] | ModelPool, on_step: StepCallback | None = None
+    ) -> None:
+        self.pool = backends if isinstance(backends, ModelPool) else ModelPool.fixed(backends)
         self.on_step = on_step
         self.usage = Usage()
 
@@ -94,15 +97,14 @@ class Scheduler:
         return self.usage
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """One backend call per model; results come back in request order."""
+        """One backend call per model, resident models first; results in request order."""
         by_model: dict[str, list[int]] = defaultdict(list)
         for index, request in enumerate(requests):
             by_model[request.model].append(index)
         results: list[GenerationResult | None] = [None] * len(requests)
-        for model, indices in by_model.items():
-            backend = self.backends.get(model)
-            if backend is None:
-                raise BackendError(f"no backend loaded for model {model!r}")
+        for model in self.pool.order(by_model):
+            indices = by_model[model]
+            backend = self.pool.get(model)
             batch = backend.generate([requests[i] for i in indices])
             if len(batch) != len(indices):
                 raise BackendError(

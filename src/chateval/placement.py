@@ -1,0 +1,171 @@
+"""Where a panel's models live on one machine: all at once, or one at a time.
+
+- ``co_resident``: every model is loaded before the debate and stays loaded; on a GPU each
+  vLLM engine gets its own share of memory, proportional to its estimated need.
+- ``phased``: one model is resident at a time. The scheduler asks the pool for a model's
+  backend when a step has requests for it; the pool releases the resident model first. Within a
+  step the resident model goes first, so a step costs at most one swap.
+- ``auto`` picks co-resident when the estimated needs of all models fit in 80% of the device's
+  free memory, phased otherwise.
+"""
+
+import json
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from chateval.backends.base import Backend
+
+log = logging.getLogger(__name__)
+
+PlacementMode = Literal["auto", "co_resident", "phased"]
+_FIT_SHARE = 0.8  # of free device memory that co-resident models may plan to use
+_BYTES_PER_PARAM = {"float32": 4, "bfloat16": 2, "float16": 2}
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class Placement:
+    """The placement a run uses and why (recorded in run.json)."""
+
+    mode: Literal["co_resident", "phased"]
+    reason: str
+    need_gib: dict[str, float] = field(default_factory=dict)
+    free_gib: float | None = None
+
+
+def weights_gib(folder: Path, runtime_dtype: str) -> float:
+    """Memory of a model folder's weights once loaded in ``runtime_dtype``.
+
+    The safetensors size is scaled from the dtype the folder stores to the one it runs in
+    (the default model is stored in bfloat16 and runs in float32 on CPUs).
+    """
+    stored_bytes = sum(p.stat().st_size for p in folder.glob("*.safetensors"))
+    stored_dtype = "bfloat16"
+    config_file = folder / "config.json"
+    if config_file.is_file():
+        config = json.loads(config_file.read_text(encoding="utf-8"))
+        stored_dtype = str(config.get("dtype") or config.get("torch_dtype") or stored_dtype)
+    scale = _BYTES_PER_PARAM.get(runtime_dtype, 4) / _BYTES_PER_PARAM.get(stored_dtype, 2)
+    return stored_bytes * scale / GIB
+
+
+def free_memory_gib(on_gpu: bool) -> float:
+    """Free memory of the device models load on: the GPU's, or the host's available RAM."""
+    if on_gpu:
+        import torch
+
+        free, _total = torch.cuda.mem_get_info()
+        return free / GIB
+    with open("/proc/meminfo", encoding="ascii") as meminfo:
+        for line in meminfo:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024 / GIB
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / GIB
+
+
+def choose_placement(mode: PlacementMode, need_gib: Mapping[str, float], free_gib: float) -> Placement:
+    """Resolve ``auto`` from the models' needs and the free memory; explicit modes pass through."""
+    needs = {m: round(n, 2) for m, n in need_gib.items()}
+    total = sum(need_gib.values())
+    if mode != "auto":
+        return Placement(mode, "set in config", needs, round(free_gib, 2))
+    if len(need_gib) <= 1 or total <= _FIT_SHARE * free_gib:
+        reason = f"auto: {total:.1f} GiB needed, {free_gib:.1f} GiB free"
+        return Placement("co_resident", reason, needs, round(free_gib, 2))
+    reason = f"auto: {total:.1f} GiB needed > {_FIT_SHARE:.0%} of {free_gib:.1f} GiB free"
+    return Placement("phased", reason, needs, round(free_gib, 2))
+
+
+def memory_shares(need_gib: Mapping[str, float], budget: float) -> dict[str, float]:
+    """Split a memory fraction ``budget`` over co-resident models in proportion to their needs."""
+    total = sum(need_gib.values()) or 1.0
+    return {m: round(budget * n / total, 3) for m, n in need_gib.items()}
+
+
+Loader = Callable[[str], Backend]
+
+
+class ModelPool:
+    """The backends of a run's models, loaded up front (co-resident) or on demand (phased).
+
+    Backends handed in as ``preloaded`` (tests, sweeps) belong to the caller: they are always
+    available and never closed or released by the pool.
+    """
+
+    def __init__(
+        self,
+        models: Sequence[str],
+        loader: Loader | None = None,
+        mode: Literal["co_resident", "phased"] = "co_resident",
+        preloaded: Mapping[str, Backend] | None = None,
+    ) -> None:
+        self.models = list(models)
+        self.loader = loader
+        self.mode = mode
+        self.preloaded = dict(preloaded or {})
+        self.loaded: dict[str, Backend] = {}
+        self.loads: dict[str, int] = {}
+        self.load_seconds = 0.0
+
+    @classmethod
+    def fixed(cls, backends: Mapping[str, Backend]) -> "ModelPool":
+        """A pool of already-loaded backends."""
+        return cls(list(backends), preloaded=backends)
+
+    def start(self) -> None:
+        """Load every model now (co-resident) or the first one (phased)."""
+        to_load = [m for m in self.models if m not in self.preloaded]
+        for model in to_load if self.mode == "co_resident" else to_load[:1]:
+            self.get(model)
+
+    def resident(self) -> list[str]:
+        return list(self.preloaded) + list(self.loaded)
+
+    def order(self, models: Iterable[str]) -> list[str]:
+        """``models`` with the resident ones first, so a phased step swaps at most once."""
+        wanted = list(dict.fromkeys(models))
+        here = set(self.resident())
+        return [m for m in wanted if m in here] + [m for m in wanted if m not in here]
+
+    def get(self, model: str) -> Backend:
+        """The backend of ``model``, loading it (and in phased mode releasing others) if needed."""
+        if model in self.preloaded:
+            return self.preloaded[model]
+        if model in self.loaded:
+            return self.loaded[model]
+        if self.loader is None:
+            from chateval.errors import BackendError
+
+            raise BackendError(f"no backend loaded for model {model!r}")
+        if self.mode == "phased":
+            self.release_all()
+        started = time.perf_counter()
+        log.info("loading model %s", model)
+        self.loaded[model] = self.loader(model)
+        self.load_seconds += time.perf_counter() - started
+        self.loads[model] = self.loads.get(model, 0) + 1
+        return self.loaded[model]
+
+    def release_all(self) -> None:
+        """Close every backend this pool loaded."""
+        while self.loaded:
+            model, backend = self.loaded.popitem()
+            log.info("releasing model %s", model)
+            backend.close()
+
+    def close(self) -> None:
+        self.release_all()
+
+    def info(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "loads": dict(self.loads),
+            "swaps": max(0, sum(self.loads.values()) - len(self.loads)),
+            "load_seconds": round(self.load_seconds, 3),
+        }
