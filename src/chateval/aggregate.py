@@ -31,11 +31,11 @@ class RefereeVerdict:
     error: str | None = None
 
 
-def referee_verdicts(debate: Debate, fmt: VerdictFormat) -> list[RefereeVerdict]:
-    """Parse the final utterance of each referee of ``debate``."""
+def referee_verdicts(debate: Debate, fmt: VerdictFormat, kind: str = "verdict") -> list[RefereeVerdict]:
+    """Parse the final utterance of each referee of ``debate`` (or, ``kind="probe"``, its probes)."""
     out = []
     for utterance in debate.transcript.utterances:
-        if utterance.kind != "verdict":
+        if utterance.kind != kind:
             continue
         try:
             out.append(RefereeVerdict(utterance.speaker, utterance.text, fmt.parse(utterance.text)))
@@ -70,7 +70,16 @@ def sum_label(score_a: float, score_b: float) -> Label:
     return "tie"
 
 
+def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdict | DirectVerdict | None]]:
+    """Each referee's probe verdicts in round order (None where one failed to parse)."""
+    out: dict[str, list[PairwiseVerdict | DirectVerdict | None]] = {}
+    for ref in referee_verdicts(debate, fmt, kind="probe"):
+        out.setdefault(ref.agent, []).append(ref.verdict)
+    return out
+
+
 def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
+    probes = _probes(debate, fmt)
     rows: list[dict[str, Any]] = []
     votes: list[Label] = []
     for ref in referee_verdicts(debate, fmt):
@@ -89,6 +98,11 @@ def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
             )
         else:
             row.update(error=ref.error, raw=ref.raw)
+        if ref.agent in probes:
+            row["opinions"] = [
+                pairwise_winner(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
+                for p in probes[ref.agent]
+            ]
         rows.append(row)
     return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
 
@@ -115,16 +129,24 @@ def aggregate_pairwise(debates: Sequence[Debate], fmt: PairwiseFormat) -> dict[s
 def aggregate_direct(debate: Debate, fmt: DirectFormat) -> dict[str, Any]:
     """The verdict record of a direct-scoring item."""
     referees = referee_verdicts(debate, fmt)
+    probes = _probes(debate, fmt)
     rows: list[dict[str, Any]] = []
     parsed: list[DirectVerdict] = []
     for ref in referees:
         if isinstance(ref.verdict, DirectVerdict):
             parsed.append(ref.verdict)
-            rows.append(
-                {"agent": ref.agent, "scores": dict(ref.verdict.scores), "evidence": ref.verdict.evidence}
-            )
+            row: dict[str, Any] = {
+                "agent": ref.agent,
+                "scores": dict(ref.verdict.scores),
+                "evidence": ref.verdict.evidence,
+            }
         else:
-            rows.append({"agent": ref.agent, "error": ref.error, "raw": ref.raw})
+            row = {"agent": ref.agent, "error": ref.error, "raw": ref.raw}
+        if ref.agent in probes:
+            row["opinions"] = [
+                dict(p.scores) if isinstance(p, DirectVerdict) else None for p in probes[ref.agent]
+            ]
+        rows.append(row)
     scores = {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
     return {"referees": rows, "scores": scores, "parse_failures": len(referees) - len(parsed)}
 

@@ -150,6 +150,9 @@ class RunConfig(_Strict):
     # Pairwise only: debate every item in both answer orders, in the same batches, and
     # combine by summed scores (FairEval's BPC).
     position_calibration: bool = True
+    # Ask each referee for a hidden verdict before the discussion and after every non-final
+    # round (one extra batched step): per-model diagnostics then report opinion changes.
+    opinion_probes: bool = False
     backend: BackendName = "vllm"
     # Items whose debate would not fit a model's context: cut their answers (logged, recorded
     # in verdicts.jsonl) or refuse the run before it starts.

@@ -55,7 +55,7 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
             request = panel.request(debate, turn)
             if request.model != backend.model:
                 continue
-            visible = panel.strategy.visible(debate.transcript, turn)
+            visible = panel.visible(debate, turn)
             grown = sum(_max_tokens(panel, u) for u in visible)
             worst = max(worst, backend.count_prompt_tokens(request.messages) + grown + request.max_tokens)
         for turn in step:

@@ -79,7 +79,11 @@ def load(path: Path) -> JournalState:
                 raise DataError(f"{path}: step {record['step_done']} follows step {state.steps_done - 1}")
             for r in pending:
                 utterance = Utterance(
-                    Turn(r["round"], r["agent"]), r["speaker"], r["kind"], r["text"], r["finish_reason"]
+                    Turn(r["round"], r["agent"], probe=r["kind"] == "probe"),
+                    r["speaker"],
+                    r["kind"],
+                    r["text"],
+                    r["finish_reason"],
                 )
                 state.utterances.setdefault(r["debate"], []).append(utterance)
             for model, counts in record["usage"].items():

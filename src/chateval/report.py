@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.errors import DataError
 from chateval.store import write_text
 
@@ -85,6 +86,18 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
             f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
             f"| {run.info['verdict_parse_failures']} |"
         )
+    return "\n".join(lines)
+
+
+def model_table(runs: Sequence[RunSummary]) -> str:
+    """Per-model diagnostics of every run (see chateval.diagnostics)."""
+    lines = [
+        "| run | " + " | ".join(PER_MODEL_COLUMNS) + " |",
+        "| --- " * (len(PER_MODEL_COLUMNS) + 1) + "|",
+    ]
+    for run in runs:
+        for row in per_model_rows(run.metrics or {}, run.info):
+            lines.append(f"| {run.name} | " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
@@ -262,6 +275,9 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]
+    models = model_table(runs)
+    if models.count("\n") > 1:
+        parts += ["## Per-model diagnostics", "", models, ""]
     parts += ["## Cost", "", cost_table(runs), ""]
     report = outdir / "report.md"
     write_text(report, "\n".join(parts))

@@ -23,6 +23,7 @@ from chateval.debate.panel import Agent, Debate, Panel, Sampling
 from chateval.debate.scheduler import ModelUsage, Scheduler, StepCallback, Usage
 from chateval.debate.strategies import get_strategy
 from chateval.debate.transcript import Utterance
+from chateval.diagnostics import per_model
 from chateval.errors import DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
@@ -78,6 +79,7 @@ def build_panel(config: RunConfig) -> Panel:
         verdict_format=fmt,
         sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),
         summarizer_model=config.summarizer_model,
+        opinion_probes=config.opinion_probes,
     )
 
 
@@ -247,15 +249,18 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str,
     return out
 
 
-def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Agreement with the human labels the items carry (None when no item has any), plus
-    position-bias statistics for pairwise runs."""
+def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Agreement with the human labels the items carry (when any), position-bias statistics
+    for pairwise runs, and per-model diagnostics."""
     seed = config.sampling.seed
     if config.task == "pairwise":
         metrics = _pairwise_agreement(records, seed) or {}
         metrics["position"] = position_stats(records)
-        return metrics
-    return _direct_agreement(records, seed)
+    else:
+        metrics = _direct_agreement(records, seed) or {}
+    agent_models = {agent.name: agent.model for agent in build_panel(config).agents}
+    metrics["per_model"] = per_model(config.task, records, agent_models, seed)
+    return metrics
 
 
 def rescore(outdir: Path) -> dict[str, Any] | None:
@@ -275,8 +280,7 @@ def rescore(outdir: Path) -> dict[str, Any] | None:
         json.loads(line) for line in (outdir / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
     ]
     metrics = compute_metrics(config, records)
-    if metrics is not None:
-        write_json(outdir / "metrics.json", metrics)
+    write_json(outdir / "metrics.json", metrics)
     return metrics
 
 
@@ -352,8 +356,7 @@ def run(
     write_jsonl(outdir / "verdicts.jsonl", records)
 
     metrics = compute_metrics(config, records)
-    if metrics is not None:
-        write_json(outdir / "metrics.json", metrics)
+    write_json(outdir / "metrics.json", metrics)
 
     total = usage.total()
     run_info = {

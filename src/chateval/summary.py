@@ -5,6 +5,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.runner import RunResult
 
 
@@ -33,11 +34,15 @@ def print_summary(result: RunResult) -> None:
         "prompt_tokens",
         "generated_tokens",
         "verdict_parse_failures",
+        "truncated_items",
         "model_load_seconds",
         "debate_seconds",
         "wall_seconds",
     ):
-        table.add_row(key, str(info[key]))
+        table.add_row(key, str(info.get(key, "-")))
+    placement = info.get("placement")
+    if placement:
+        table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
     metrics = result.metrics or {}
     panel = metrics.get("panel")
@@ -62,4 +67,12 @@ def print_summary(result: RunResult) -> None:
             f"position consistency {100 * position['consistency']:.1f}%, "
             f"first-position wins {100 * (position['first_position_win_share'] or 0):.1f}%"
         )
+    rows = per_model_rows(metrics, info)
+    if len(rows) > 1 or any(not row[-1].startswith("-") for row in rows):
+        table = Table(title="per model")
+        for column in PER_MODEL_COLUMNS:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*row)
+        console.print(table)
     console.print(f"results in {result.outdir}")

@@ -55,17 +55,32 @@ class Panel:
     verdict_format: VerdictFormat
     sampling: Sampling
     summarizer_model: str
+    # Ask every referee for a hidden verdict before the discussion and after each non-final
+    # round (one extra step at the end, batched over all items): how often minds change.
+    opinion_probes: bool = False
 
     def plan(self) -> list[Step]:
-        return self.strategy.plan(len(self.agents), self.rounds)
+        steps = self.strategy.plan(len(self.agents), self.rounds)
+        if self.opinion_probes:
+            steps.append(
+                tuple(Turn(r, a, probe=True) for r in range(self.rounds) for a in range(len(self.agents)))
+            )
+        return steps
 
     def is_final(self, turn: Turn) -> bool:
-        """A referee's last round carries the verdict instruction and constraint."""
-        return not turn.is_summary and turn.round == self.rounds - 1
+        """A referee's last round (and every probe) carries the verdict instruction and constraint."""
+        return turn.probe or (not turn.is_summary and turn.round == self.rounds - 1)
+
+    def visible(self, debate: Debate, turn: Turn) -> list[Utterance]:
+        """What the speaker of ``turn`` sees; a probe sees what its speaker saw entering its round."""
+        if not turn.probe:
+            return self.strategy.visible(debate.transcript, turn)
+        earlier = Transcript(tuple(u for u in debate.transcript.utterances if u.turn.round < turn.round))
+        return self.strategy.visible(earlier, Turn(turn.round, turn.agent))
 
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
-        visible = self.strategy.visible(debate.transcript, turn)
+        visible = self.visible(debate, turn)
         s = self.sampling
         if turn.agent is None:
             return GenerationRequest(
@@ -96,5 +111,5 @@ class Panel:
             return Utterance(
                 turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason
             )
-        kind: UtteranceKind = "verdict" if self.is_final(turn) else "discussion"
+        kind: UtteranceKind = "probe" if turn.probe else "verdict" if self.is_final(turn) else "discussion"
         return Utterance(turn, self.agents[turn.agent].name, kind, result.text.strip(), result.finish_reason)

@@ -5,18 +5,21 @@ from typing import Literal
 
 SUMMARIZER = "summarizer"
 
-UtteranceKind = Literal["discussion", "verdict", "summary"]
+UtteranceKind = Literal["discussion", "verdict", "summary", "probe"]
 
 
 @dataclass(frozen=True)
 class Turn:
     """One slot of a debate plan: who speaks in which round.
 
-    ``agent`` is the index of a panel member, or None for the summarizer.
+    ``agent`` is the index of a panel member, or None for the summarizer. A ``probe`` turn
+    asks a referee for its verdict as of the start of ``round`` (round 0: before any
+    discussion); nobody sees its answer.
     """
 
     round: int
     agent: int | None
+    probe: bool = False
 
     @property
     def is_summary(self) -> bool:
