@@ -72,10 +72,12 @@ def sum_label(score_a: float, score_b: float) -> Label:
 
 def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdict | DirectVerdict | None]]:
     """Each referee's probe verdicts in round order (None where one failed to parse)."""
-    out: dict[str, list[PairwiseVerdict | DirectVerdict | None]] = {}
-    for ref in referee_verdicts(debate, fmt, kind="probe"):
-        out.setdefault(ref.agent, []).append(ref.verdict)
-    return out
+    rounds = [u.turn.round for u in debate.transcript.utterances if u.kind == "probe"]
+    out: dict[str, list[tuple[int, PairwiseVerdict | DirectVerdict | None]]] = {}
+    for round_, ref in zip(rounds, referee_verdicts(debate, fmt, kind="probe"), strict=True):
+        out.setdefault(ref.agent, []).append((round_, ref.verdict))
+    # Early-stop checks come mid-debate and the before-discussion probe at the end: by round.
+    return {agent: [v for _, v in sorted(pairs, key=lambda p: p[0])] for agent, pairs in out.items()}
 
 
 def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:

@@ -153,6 +153,13 @@ class RunConfig(_Strict):
     # Ask each referee for a hidden verdict before the discussion and after every non-final
     # round (one extra batched step): per-model diagnostics then report opinion changes.
     opinion_probes: bool = False
+    # Stop an item's debate after a round whose referees all give the same verdict (asked in a
+    # check step after every non-final round). Off by default: the paper runs all rounds.
+    early_stop: bool = False
+    # barrier: one batched engine call per step; streaming: each debate's next request enters
+    # the running engine as soon as it is ready (co-resident vLLM only); auto: streaming
+    # when possible. Greedy results are the same either way.
+    scheduling: Literal["auto", "barrier", "streaming"] = "auto"
     backend: BackendName = "vllm"
     # Items whose debate would not fit a model's context: cut their answers (logged, recorded
     # in verdicts.jsonl) or refuse the run before it starts.

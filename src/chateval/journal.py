@@ -21,18 +21,33 @@ JOURNAL = "journal.jsonl"
 
 @dataclass
 class JournalState:
-    """The complete steps found in a journal."""
+    """The complete steps found in a journal.
+
+    Barrier runs mark whole steps (``steps_done``); streaming runs mark each debate's steps
+    (``progress``). A debate's progress is the larger of the two.
+    """
 
     steps_done: int = 0
+    progress: dict[str, int] = field(default_factory=dict)
     utterances: dict[str, list[Utterance]] = field(default_factory=dict)
     usage: dict[str, ModelUsage] = field(default_factory=dict)
     valid_bytes: int = 0
 
+    def debate_progress(self, key: str) -> int:
+        return max(self.steps_done, self.progress.get(key, 0))
+
 
 def append_step(
-    path: Path, index: int, added: list[tuple[str, Utterance]], usage: dict[str, ModelUsage]
+    path: Path,
+    index: int,
+    added: list[tuple[str, Utterance]],
+    usage: dict[str, ModelUsage],
+    debate: str | None = None,
 ) -> None:
-    """Append one finished step durably: its utterances, then its marker, then fsync."""
+    """Append one finished step durably: its utterances, then its marker, then fsync.
+
+    ``debate`` set: the step of that one debate (streaming); otherwise the step of all debates.
+    """
     lines = [
         json.dumps(
             {
@@ -40,6 +55,7 @@ def append_step(
                 "debate": key,
                 "round": u.turn.round,
                 "agent": u.turn.agent,
+                "probe": u.turn.probe,
                 "speaker": u.speaker,
                 "kind": u.kind,
                 "text": u.text,
@@ -49,7 +65,10 @@ def append_step(
         )
         for key, u in added
     ]
-    lines.append(json.dumps({"step_done": index, "usage": {m: vars(u) for m, u in usage.items()}}))
+    marker: dict[str, Any] = {"step_done": index, "usage": {m: vars(u) for m, u in usage.items()}}
+    if debate is not None:
+        marker["debate"] = debate
+    lines.append(json.dumps(marker))
     with path.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
         handle.flush()
@@ -57,7 +76,7 @@ def append_step(
 
 
 def load(path: Path) -> JournalState:
-    """Read the complete steps of a journal (steps must be contiguous from 0)."""
+    """Read the complete steps of a journal (each debate's steps contiguous from 0)."""
     state = JournalState()
     if not path.is_file():
         return state
@@ -75,23 +94,25 @@ def load(path: Path) -> JournalState:
             if "step_done" not in record:
                 pending.append(record)
                 continue
-            if record["step_done"] != state.steps_done:
-                raise DataError(f"{path}: step {record['step_done']} follows step {state.steps_done - 1}")
-            for r in pending:
-                utterance = Utterance(
-                    Turn(r["round"], r["agent"], probe=r["kind"] == "probe"),
-                    r["speaker"],
-                    r["kind"],
-                    r["text"],
-                    r["finish_reason"],
-                )
+            step, key = record["step_done"], record.get("debate")
+            if key is None:
+                if step < state.steps_done:
+                    raise DataError(f"{path}: step {step} is marked done twice")
+                state.steps_done = step + 1
+                committed = pending
+            else:
+                # Later steps may follow directly: steps with nothing to do leave no marker.
+                if step < state.debate_progress(key):
+                    raise DataError(f"{path}: debate {key!r} step {step} is marked done twice")
+                state.progress[key] = step + 1
+                committed = [r for r in pending if r["debate"] == key]
+            for r in committed:
+                turn = Turn(r["round"], r["agent"], probe=r.get("probe", r["kind"] == "probe"))
+                utterance = Utterance(turn, r["speaker"], r["kind"], r["text"], r["finish_reason"])
                 state.utterances.setdefault(r["debate"], []).append(utterance)
             for model, counts in record["usage"].items():
-                total = state.usage.setdefault(model, ModelUsage())
-                for key, value in counts.items():
-                    setattr(total, key, getattr(total, key) + value)
+                state.usage.setdefault(model, ModelUsage()).merge(ModelUsage(**counts))
             pending = []
-            state.steps_done += 1
             state.valid_bytes = offset
     return state
 

@@ -4,6 +4,7 @@ config -> items -> panel + debates -> scheduler (backends) -> transcripts -> ver
 aggregate -> metrics -> files.
 """
 
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,8 @@ from chateval.placement import (
 from chateval.prompts import PromptBuilder, Role, get_role
 from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
+
+log = logging.getLogger(__name__)
 
 BackendFactory = Callable[[RunConfig, str], Backend]
 
@@ -80,6 +83,7 @@ def build_panel(config: RunConfig) -> Panel:
         sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),
         summarizer_model=config.summarizer_model,
         opinion_probes=config.opinion_probes,
+        early_stop=config.early_stop,
     )
 
 
@@ -184,6 +188,10 @@ class RunResult:
     outdir: Path
     run_info: dict[str, Any]
     metrics: dict[str, Any] | None
+
+
+def _stopped_early(panel: Panel, debate: Debate) -> bool:
+    return any(u.kind == "verdict" and u.turn.probe for u in debate.transcript.utterances)
 
 
 def transcript_record(debate: Debate) -> dict[str, Any]:
@@ -342,8 +350,22 @@ def run(
         ) -> None:
             journal.append_step(journal_path, index, [(d.key, u) for d, u in added], usage)
 
+        def record_debate_step(
+            index: int, debate: Debate, added: list[Utterance], usage: dict[str, ModelUsage]
+        ) -> None:
+            journal.append_step(journal_path, index, [(debate.key, u) for u in added], usage, debate.key)
+
+        progress = {d.key: state.debate_progress(d.key) for d in debates}
+        streaming = config.scheduling != "barrier" and scheduler.can_stream(models)
+        if config.scheduling == "streaming" and not streaming:
+            log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")
         debate_started = time.perf_counter()
-        usage = scheduler.run(panel, debates, start_step=state.steps_done, on_step_done=record_step)
+        if streaming:
+            usage = scheduler.run_streaming(
+                panel, debates, progress=progress, on_debate_step=record_debate_step
+            )
+        else:
+            usage = scheduler.run(panel, debates, progress=progress, on_step_done=record_step)
         debate_seconds = time.perf_counter() - debate_started
     finally:
         pool.close()
@@ -370,10 +392,13 @@ def run(
         "items": len(items),
         "debates": len(debates),
         "position_calibration": config.task == "pairwise" and config.position_calibration,
+        "scheduling": "streaming" if streaming else "barrier",
+        "early_stopped_debates": sum(1 for d in debates if _stopped_early(panel, d)),
         "steps": usage.steps,
         "backend_calls": total.backend_calls,
         "requests": total.requests,
         "prompt_tokens": total.prompt_tokens,
+        "cached_prompt_tokens": total.cached_tokens,
         "generated_tokens": total.completion_tokens,
         "verdict_parse_failures": sum(r["parse_failures"] for r in records),
         "truncated_items": len(truncations),

@@ -48,6 +48,7 @@ class GenerationResult:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: FinishReason
+    cached_tokens: int = 0  # prompt tokens served from the engine's prefix cache
 
 
 class TokenCounter(Protocol):
@@ -80,6 +81,19 @@ class Backend(TokenCounter, Protocol):
 
     def close(self) -> None:
         """Release the model's memory."""
+        ...
+
+
+@runtime_checkable
+class StreamingBackend(Backend, Protocol):
+    """A backend that accepts requests one by one into a running engine (no step barrier)."""
+
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        """Queue ``request``; its result is returned by a later ``poll`` under ``key``."""
+        ...
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        """Advance the engine one step; return the requests that finished."""
         ...
 
 

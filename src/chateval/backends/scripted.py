@@ -44,3 +44,26 @@ class ScriptedBackend:
 
     def close(self) -> None:
         pass
+
+
+class StreamingScriptedBackend(ScriptedBackend):
+    """A scripted backend with the streaming interface: each ``poll`` finishes some queued
+    requests in a scrambled order, like an engine whose requests finish at different times."""
+
+    def __init__(self, model: str, responder: Responder, per_poll: int = 3) -> None:
+        super().__init__(model, responder)
+        self.per_poll = per_poll
+        self.queue: list[tuple[str, GenerationRequest]] = []
+        self.polls = 0
+
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        self.queue.append((key, request))
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        self.polls += 1
+        # Finish the newest requests first: the opposite of a barrier's order.
+        chosen, self.queue = self.queue[-self.per_poll :], self.queue[: -self.per_poll]
+        if not chosen:
+            return []
+        results = self.generate([request for _, request in chosen])
+        return [(key, result) for (key, _), result in zip(chosen, results, strict=True)]

@@ -96,34 +96,56 @@ class VllmBackend(HFTokenCounting):
             structured_outputs=StructuredOutputsParams(regex=request.regex) if request.regex else None,
         )
 
+    def prompt_ids(self, request: GenerationRequest) -> list[int]:
+        """The request's chat rendered with the model's template, as token ids.
+
+        Both the batch path and the streaming path submit these ids, so they see identical
+        prompts (and the counts checked before a run are the counts the engine sees).
+        """
+        conversation = [{"role": m.role, "content": m.content} for m in request.messages]
+        ids = self.tokenizer.apply_chat_template(
+            conversation, tokenize=True, add_generation_prompt=True, chat_template=self.chat_template
+        )
+        return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """Run all ``requests`` in one ``LLM.chat`` call; results in request order."""
+        """Run all ``requests`` in one engine call; results in request order."""
         if not requests:
             return []
-        conversations = [
-            [{"role": m.role, "content": m.content} for m in request.messages] for request in requests
-        ]
+        prompts = [{"prompt_token_ids": self.prompt_ids(r)} for r in requests]
         try:
-            outputs = self.llm.chat(
-                conversations,  # type: ignore[arg-type]
+            outputs = self.llm.generate(
+                prompts,  # type: ignore[arg-type]
                 [self._sampling_params(r) for r in requests],
                 use_tqdm=True,
-                chat_template=self.spec.chat_template,
             )
         except Exception as exc:
             raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
-        results = []
-        for output in outputs:
-            completion = output.outputs[0]
-            results.append(
-                GenerationResult(
-                    text=completion.text,
-                    prompt_tokens=len(output.prompt_token_ids or ()),
-                    completion_tokens=len(completion.token_ids),
-                    finish_reason="length" if completion.finish_reason == "length" else "stop",
-                )
+        return [_result(output) for output in outputs]
+
+    # Streaming: requests enter the running engine as soon as they are ready (no step barrier).
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        """Add one request to the engine; its result comes back from ``poll`` under ``key``."""
+        try:
+            self.llm.llm_engine.add_request(
+                key,
+                {"prompt_token_ids": self.prompt_ids(request)},
+                self._sampling_params(request),
             )
-        return results
+        except Exception as exc:
+            raise BackendError(f"vLLM could not queue a request for {self.model!r}: {exc}") from exc
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        """Run one engine step; return the requests that finished in it."""
+        try:
+            outputs = self.llm.llm_engine.step()
+        except Exception as exc:
+            raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
+        return [(o.request_id, _result(o)) for o in outputs if o.finished]
+
+    def reset_cache(self) -> None:
+        """Forget cached prefixes (benchmarks compare modes from a cold cache)."""
+        self.llm.reset_prefix_cache()
 
     def close(self) -> None:
         """Shut the engine down and free its memory (so another model can take its place)."""
@@ -139,3 +161,14 @@ class VllmBackend(HFTokenCounting):
             import torch
 
             torch.cuda.empty_cache()
+
+
+def _result(output: Any) -> GenerationResult:
+    completion = output.outputs[0]
+    return GenerationResult(
+        text=completion.text,
+        prompt_tokens=len(output.prompt_token_ids or ()),
+        completion_tokens=len(completion.token_ids),
+        finish_reason="length" if completion.finish_reason == "length" else "stop",
+        cached_tokens=int(output.num_cached_tokens or 0),
+    )

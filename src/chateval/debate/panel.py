@@ -58,14 +58,75 @@ class Panel:
     # Ask every referee for a hidden verdict before the discussion and after each non-final
     # round (one extra step at the end, batched over all items): how often minds change.
     opinion_probes: bool = False
+    # After each non-final round, ask every referee for its verdict (a check step); a debate
+    # whose referees all agree stops there, the check answers becoming its verdicts.
+    early_stop: bool = False
 
     def plan(self) -> list[Step]:
-        steps = self.strategy.plan(len(self.agents), self.rounds)
+        """The strategy's steps, plus early-stop check steps and the final probe step."""
+        n = len(self.agents)
+        steps = self.strategy.plan(n, self.rounds)
+        if self.early_stop:
+            with_checks: list[Step] = []
+            for index, step in enumerate(steps):
+                with_checks.append(step)
+                r = step[0].round
+                round_ends = index + 1 == len(steps) or steps[index + 1][0].round != r
+                if round_ends and r < self.rounds - 1:
+                    with_checks.append(tuple(Turn(r + 1, a, probe=True) for a in range(n)))
+            steps = with_checks
         if self.opinion_probes:
-            steps.append(
-                tuple(Turn(r, a, probe=True) for r in range(self.rounds) for a in range(len(self.agents)))
-            )
+            steps.append(tuple(Turn(r, a, probe=True) for r in range(self.rounds) for a in range(n)))
         return steps
+
+    def finished(self, debate: Debate) -> bool:
+        """Every referee has given its verdict (at the end, or at an early-stop check)."""
+        return sum(1 for u in debate.transcript.utterances if u.kind == "verdict") >= len(self.agents)
+
+    def needs(self, debate: Debate, turn: Turn) -> bool:
+        """Whether ``turn`` still has to run for ``debate``.
+
+        A finished debate only takes probes for rounds it actually reached; a probe that an
+        early-stop check already asked is not asked again.
+        """
+        said = debate.transcript.utterances
+        if turn.probe:
+            reached = max((u.turn.round for u in said if not u.turn.probe), default=-1) + 1
+            return turn.round <= reached and not any(u.turn == turn for u in said)
+        return not self.finished(debate)
+
+    def is_check(self, step: Step) -> bool:
+        """An early-stop check step: every referee's probe for one round, mid-debate."""
+        return (
+            self.early_stop
+            and len(step) == len(self.agents)
+            and all(t.probe and t.round == step[0].round for t in step)
+            and 0 < step[0].round < self.rounds
+        )
+
+    def settle(self, step: Step, utterances: list[Utterance]) -> list[Utterance]:
+        """One debate's utterances of ``step``; a unanimous early-stop check becomes its verdicts."""
+        if not self.is_check(step) or len(utterances) != len(self.agents):
+            return utterances
+        if not self._unanimous([u.text for u in utterances]):
+            return utterances
+        return [Utterance(u.turn, u.speaker, "verdict", u.text, u.finish_reason) for u in utterances]
+
+    def _unanimous(self, texts: list[str]) -> bool:
+        from chateval.errors import VerdictError
+        from chateval.verdicts import DirectVerdict, PairwiseVerdict
+
+        opinions: list[object] = []
+        for text in texts:
+            try:
+                verdict = self.verdict_format.parse(text)
+            except VerdictError:
+                return False
+            if isinstance(verdict, PairwiseVerdict):
+                opinions.append(verdict.winner_shown)
+            elif isinstance(verdict, DirectVerdict):
+                opinions.append(tuple(sorted(verdict.scores.items())))
+        return len(set(opinions)) == 1
 
     def is_final(self, turn: Turn) -> bool:
         """A referee's last round (and every probe) carries the verdict instruction and constraint."""

@@ -10,7 +10,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from chateval.backends.base import Backend, GenerationRequest, GenerationResult
+from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.transcript import Utterance
 from chateval.errors import BackendError
@@ -26,11 +26,18 @@ class ModelUsage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
-    def add(self, results: Sequence[GenerationResult]) -> None:
-        self.backend_calls += 1
+    cached_tokens: int = 0
+
+    def add(self, results: Sequence[GenerationResult], calls: int = 1) -> None:
+        self.backend_calls += calls
         self.requests += len(results)
         self.prompt_tokens += sum(r.prompt_tokens for r in results)
         self.completion_tokens += sum(r.completion_tokens for r in results)
+        self.cached_tokens += sum(r.cached_tokens for r in results)
+
+    def merge(self, other: "ModelUsage") -> None:
+        for key, value in vars(other).items():
+            setattr(self, key, getattr(self, key) + value)
 
 
 @dataclass
@@ -43,10 +50,7 @@ class Usage:
     def total(self) -> ModelUsage:
         total = ModelUsage()
         for usage in self.per_model.values():
-            total.backend_calls += usage.backend_calls
-            total.requests += usage.requests
-            total.prompt_tokens += usage.prompt_tokens
-            total.completion_tokens += usage.completion_tokens
+            total.merge(usage)
         return total
 
 
@@ -56,9 +60,20 @@ StepCallback = Callable[[int, int, int], None]
 StepDone = Callable[[int, list[tuple[Debate, Utterance]], dict[str, ModelUsage]], None]
 """Called after each step with (step index from 0, its new utterances, its usage per model)."""
 
+DebateStepDone = Callable[[int, Debate, list[Utterance], dict[str, ModelUsage]], None]
+"""Streaming: called when one debate finishes a step (step index, debate, utterances, usage)."""
+
 
 class Scheduler:
-    """Drives debates step by step, batching every ready request of a step per model."""
+    """Drives debates through the panel's plan, batching every ready request per model.
+
+    Two ways to run the plan, with identical results under greedy decoding:
+
+    - barrier (``run``): step by step; each step is ONE backend call per model over all debates.
+    - streaming (``run_streaming``): each debate's next step is submitted the moment its
+      previous one finishes, into engines that keep running (no idle engine while the slowest
+      debate of a step finishes). Needs backends that implement StreamingBackend.
+    """
 
     def __init__(
         self, backends: Mapping[str, Backend] | ModelPool, on_step: StepCallback | None = None
@@ -67,33 +82,127 @@ class Scheduler:
         self.on_step = on_step
         self.usage = Usage()
 
+    def can_stream(self, models: Sequence[str]) -> bool:
+        """Every one of ``models`` is resident and accepts streamed requests."""
+        resident = set(self.pool.resident())
+        return all(m in resident and isinstance(self.pool.get(m), StreamingBackend) for m in models)
+
     def run(
         self,
         panel: Panel,
         debates: Sequence[Debate],
         *,
-        start_step: int = 0,
+        progress: Mapping[str, int] | None = None,
         on_step_done: StepDone | None = None,
     ) -> Usage:
-        """Run the steps of ``panel``'s plan from ``start_step`` over all ``debates``.
+        """Run the plan step by step over all ``debates`` (barrier mode).
 
-        Transcripts grow in place; steps before ``start_step`` must already be in them (resume).
+        ``progress`` maps debate keys to the steps already in their transcripts (resume).
         """
         plan = panel.plan()
-        for index in range(start_step, len(plan)):
-            pending = [(debate, turn) for debate in debates for turn in plan[index]]
+        done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
+        for index in range(min(done.values(), default=len(plan)), len(plan)):
+            pending = [
+                (debate, turn)
+                for debate in debates
+                if done[debate.key] <= index
+                for turn in plan[index]
+                if panel.needs(debate, turn)
+            ]
             if self.on_step is not None:
                 self.on_step(index + 1, len(plan), len(pending))
             before = {m: ModelUsage(**vars(u)) for m, u in self.usage.per_model.items()}
             results = self.generate([panel.request(debate, turn) for debate, turn in pending])
-            added = []
+            by_debate: dict[str, list[Utterance]] = {}
             for (debate, turn), result in zip(pending, results, strict=True):
-                utterance = panel.utterance(turn, result)
-                debate.transcript = debate.transcript.add(utterance)
-                added.append((debate, utterance))
+                by_debate.setdefault(debate.key, []).append(panel.utterance(turn, result))
+            added = []
+            for debate in debates:
+                for utterance in panel.settle(plan[index], by_debate.get(debate.key, [])):
+                    debate.transcript = debate.transcript.add(utterance)
+                    added.append((debate, utterance))
             self.usage.steps += 1
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
+        return self.usage
+
+    def run_streaming(
+        self,
+        panel: Panel,
+        debates: Sequence[Debate],
+        *,
+        progress: Mapping[str, int] | None = None,
+        on_debate_step: DebateStepDone | None = None,
+    ) -> Usage:
+        """Run the plan with no step barrier: each debate advances as soon as it can."""
+        from tqdm.auto import tqdm
+
+        plan = panel.plan()
+        done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
+        by_key = {d.key: d for d in debates}
+        waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
+        in_flight: dict[str, int] = defaultdict(int)  # model -> requests queued
+        counter = 0
+
+        def submit_next(debate: Debate) -> None:
+            nonlocal counter
+            while done[debate.key] < len(plan):
+                turns = [t for t in plan[done[debate.key]] if panel.needs(debate, t)]
+                if turns:
+                    waiting[debate.key] = dict.fromkeys(range(len(turns)))
+                    for slot, turn in enumerate(turns):
+                        request = panel.request(debate, turn)
+                        backend = self.pool.get(request.model)
+                        assert isinstance(backend, StreamingBackend)
+                        backend.submit(f"{debate.key}\x1f{slot}\x1f{counter}", request)
+                        in_flight[request.model] += 1
+                        counter += 1
+                    return
+                done[debate.key] += 1  # nothing to do in this step for this debate
+
+        def finish(debate: Debate) -> None:
+            index = done[debate.key]
+            turns = [t for t in plan[index] if panel.needs(debate, t)]
+            results = waiting.pop(debate.key)
+            step_usage: dict[str, ModelUsage] = {}
+            made = []
+            for slot, turn in enumerate(turns):
+                result = results[slot]
+                assert result is not None
+                model = panel.request(debate, turn).model
+                step_usage.setdefault(model, ModelUsage()).add([result], calls=0)
+                made.append(panel.utterance(turn, result))
+            settled = panel.settle(plan[index], made)
+            for utterance in settled:
+                debate.transcript = debate.transcript.add(utterance)
+            for model, usage in step_usage.items():
+                self.usage.per_model.setdefault(model, ModelUsage()).merge(usage)
+            if on_debate_step is not None:
+                on_debate_step(index, debate, settled, step_usage)
+            bar.update(1)
+            done[debate.key] += 1
+            submit_next(debate)
+
+        bar = tqdm(
+            total=sum(len(plan) - done[d.key] for d in debates), desc="debate steps", unit="step", leave=False
+        )
+        for debate in debates:
+            submit_next(debate)
+        while waiting:
+            for model in [m for m, n in in_flight.items() if n > 0]:
+                backend = self.pool.get(model)
+                assert isinstance(backend, StreamingBackend)
+                finished = backend.poll()
+                self.usage.per_model.setdefault(model, ModelUsage()).backend_calls += 1
+                for key, result in finished:
+                    debate_key, slot, _ = key.split("\x1f")
+                    waiting[debate_key][int(slot)] = result
+                    in_flight[model] -= 1
+                for debate_key in dict.fromkeys(k.split("\x1f")[0] for k, _ in finished):
+                    if all(r is not None for r in waiting[debate_key].values()):
+                        finish(by_key[debate_key])
+        bar.close()
+        self.usage.steps = len(plan)
         return self.usage
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
@@ -120,10 +229,5 @@ def _difference(now: dict[str, ModelUsage], before: dict[str, ModelUsage]) -> di
     out = {}
     for model, usage in now.items():
         old = before.get(model, ModelUsage())
-        out[model] = ModelUsage(
-            usage.backend_calls - old.backend_calls,
-            usage.requests - old.requests,
-            usage.prompt_tokens - old.prompt_tokens,
-            usage.completion_tokens - old.completion_tokens,
-        )
+        out[model] = ModelUsage(**{k: v - getattr(old, k) for k, v in vars(usage).items()})
     return out

@@ -1,0 +1,134 @@
+"""Streaming (no step barrier) and early stopping give the results they promise."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
+from chateval.config import RunConfig
+from chateval.errors import BackendError
+from chateval.runner import run
+from tests.conftest import tiny_config
+
+MODEL = "smollm2-135m"
+OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
+
+
+def responder(request: GenerationRequest) -> str:
+    """Answers that depend on everything the speaker saw, so any mix-up changes the output."""
+    prompt = request.messages[-1].content
+    n = sum(map(ord, prompt))
+    if request.regex:
+        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
+    return f"I count {n}."
+
+
+def agreeing(request: GenerationRequest) -> str:
+    """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
+    prompt = request.messages[-1].content
+    if not request.regex:
+        return "Some thoughts."
+    if "boiling point" in prompt or "Critic" in prompt.split("[Your role]")[-1]:
+        return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
+    return "Assistant 1: 2\nAssistant 2: 7\nEvidence: differ"
+
+
+def config(**overrides: object) -> RunConfig:
+    tree: dict[str, object] = {
+        "data": {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 6},
+        "agents": [{"role": "critic"}, {"role": "everyday_reader"}, {"role": "editor"}],
+        "rounds": 3,
+    }
+    tree.update(overrides)
+    return tiny_config(**tree)
+
+
+def outputs(folder: Path) -> dict[str, str]:
+    return {name: (folder / name).read_text() for name in OUTPUTS}
+
+
+SETTINGS = [
+    {"strategy": "one_by_one"},
+    {"strategy": "simultaneous"},
+    {"strategy": "simultaneous_summarizer"},
+    {"strategy": "one_by_one", "opinion_probes": True, "early_stop": True},
+    {"strategy": "simultaneous_summarizer", "early_stop": True},
+]
+
+
+@pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(f"{k}={v}" for k, v in s.items()))
+def test_streaming_matches_barrier(settings: dict[str, object], tmp_path: Path) -> None:
+    barrier = run(
+        config(scheduling="barrier", **settings),
+        tmp_path / "barrier",
+        backends={MODEL: StreamingScriptedBackend(MODEL, responder)},
+    )
+    streamed_backend = StreamingScriptedBackend(MODEL, responder)
+    streamed = run(
+        config(scheduling="streaming", **settings), tmp_path / "streamed", backends={MODEL: streamed_backend}
+    )
+    assert barrier.run_info["scheduling"] == "barrier" and streamed.run_info["scheduling"] == "streaming"
+    assert outputs(tmp_path / "barrier") == outputs(tmp_path / "streamed")
+    assert streamed.run_info["requests"] == barrier.run_info["requests"]
+    assert streamed_backend.polls > 0 and streamed_backend.calls  # it really streamed
+
+
+def test_streaming_falls_back_to_barrier_without_streaming_backends(tmp_path: Path) -> None:
+    result = run(config(scheduling="auto"), tmp_path, backends={MODEL: ScriptedBackend(MODEL, responder)})
+    assert result.run_info["scheduling"] == "barrier"
+
+
+def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
+    settings = {"position_calibration": False}
+    full = run(config(**settings), tmp_path / "full", backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    early = run(
+        config(early_stop=True, **settings),
+        tmp_path / "early",
+        backends={MODEL: ScriptedBackend(MODEL, agreeing)},
+    )
+    records = [json.loads(line) for line in (tmp_path / "early/verdicts.jsonl").read_text().splitlines()]
+    water = [r for r in records if r["label"] == "A"]
+    assert [r["item_id"] for r in water] == ["q02"] and early.run_info["early_stopped_debates"] == 1
+    # q02 skips rounds 1-2 (6 requests) and pays one check (3); the 5 others pay 2 checks each.
+    assert early.run_info["requests"] == full.run_info["requests"] - 6 + 3 + 5 * 6
+    transcripts = [
+        json.loads(line) for line in (tmp_path / "early/transcripts.jsonl").read_text().splitlines()
+    ]
+    stopped = [t for t in transcripts if t["item_id"] == water[0]["item_id"]][0]
+    kinds = [m["kind"] for m in stopped["messages"]]
+    # 3 referees talk in round 0, agree in the check, and stop: their check answers are the verdicts.
+    assert kinds == ["discussion"] * 3 + ["verdict"] * 3
+
+
+class DiesAfterPolls(StreamingScriptedBackend):
+    def __init__(self, polls: int) -> None:
+        super().__init__(MODEL, responder)
+        self.die_at = polls
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        if self.polls + 1 == self.die_at:
+            raise BackendError("engine died (simulated)")
+        return super().poll()
+
+
+@pytest.mark.parametrize("resume_with", ["streaming", "barrier"])
+@pytest.mark.parametrize("die_at", [2, 9, 25])
+def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: int, tmp_path: Path) -> None:
+    settings = {"opinion_probes": True, "early_stop": True}
+    run(
+        config(scheduling="streaming", **settings),
+        tmp_path / "reference",
+        backends={MODEL: StreamingScriptedBackend(MODEL, responder)},
+    )
+    crashed = tmp_path / "crashed"
+    with pytest.raises(BackendError):
+        run(config(scheduling="streaming", **settings), crashed, backends={MODEL: DiesAfterPolls(die_at)})
+    # The scheduling mode is not part of the results: resuming with the other one is allowed.
+    resumed_config = config(scheduling="streaming", **settings)
+    backend = StreamingScriptedBackend(MODEL, responder)
+    if resume_with == "barrier":
+        backend = ScriptedBackend(MODEL, responder)  # type: ignore[assignment]
+    run(resumed_config, crashed, backends={MODEL: backend})
+    assert outputs(crashed) == outputs(tmp_path / "reference")
