@@ -107,3 +107,15 @@ def test_over_long_answer_is_cut_to_the_real_tokenizer(
     assert before > 1500 and after < window
     # Per-request prompt tokens as vLLM counted them stay inside the window.
     assert result.run_info["prompt_tokens"] / result.run_info["requests"] < window
+
+
+@pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous_summarizer"])
+def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, tmp_path: Path) -> None:
+    texts = {}
+    for mode in ("barrier", "streaming"):
+        config = tiny_config(strategy=strategy, scheduling=mode, early_stop=True, opinion_probes=True)
+        result = run(config, tmp_path / mode, backends={DEFAULT_MODEL: vllm_backend})
+        assert result.run_info["scheduling"] == mode
+        assert result.run_info["verdict_parse_failures"] == 0
+        texts[mode] = [(tmp_path / mode / f).read_text() for f in ("transcripts.jsonl", "verdicts.jsonl")]
+    assert texts["barrier"] == texts["streaming"]

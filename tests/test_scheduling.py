@@ -132,3 +132,28 @@ def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: in
         backend = ScriptedBackend(MODEL, responder)  # type: ignore[assignment]
     run(resumed_config, crashed, backends={MODEL: backend})
     assert outputs(crashed) == outputs(tmp_path / "reference")
+
+
+def word_set_responder(request: GenerationRequest) -> str:
+    """Depends on which words the prompt holds, not on their order."""
+    words = " ".join(sorted(" ".join(m.content for m in request.messages).split()))
+    n = sum(map(ord, words))
+    if request.regex:
+        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
+    return f"I count {n}."
+
+
+def test_prompt_layout_reorders_the_same_text(tmp_path: Path) -> None:
+    layouts = {}
+    for layout in ("shared_first", "role_first"):
+        backend = ScriptedBackend(MODEL, word_set_responder)
+        run(config(prompt_layout=layout), tmp_path / layout, backends={MODEL: backend})
+        layouts[layout] = backend.calls
+        assert (tmp_path / layout / "verdicts.jsonl").read_text() == (
+            tmp_path / "shared_first" / "verdicts.jsonl"
+        ).read_text()
+    first = layouts["shared_first"][0][0].messages[-1].content
+    second = layouts["role_first"][0][0].messages[-1].content
+    assert first.startswith("[Task]") or not first.startswith("[Your role]")
+    assert second.startswith("[Your role]")
+    assert sorted(first.split()) == sorted(second.split())

@@ -160,6 +160,9 @@ class RunConfig(_Strict):
     # the running engine as soon as it is ready (co-resident vLLM only); auto: streaming
     # when possible. Greedy results are the same either way.
     scheduling: Literal["auto", "barrier", "streaming"] = "auto"
+    # shared_first: what all referees of an item share comes first, so engines reuse its cached
+    # prefix across agents and rounds; role_first: the agent's part first (for comparison).
+    prompt_layout: Literal["shared_first", "role_first"] = "shared_first"
     backend: BackendName = "vllm"
     # Items whose debate would not fit a model's context: cut their answers (logged, recorded
     # in verdicts.jsonl) or refuse the run before it starts.

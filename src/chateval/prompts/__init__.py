@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Literal
 
 import jinja2
 import yaml
@@ -60,12 +60,26 @@ def _render(name: str, **context: Any) -> str:
     return _environment().get_template(name).render(**context)
 
 
-class PromptBuilder:
-    """Builds the chat messages of agent turns and summarizer turns for one task."""
+PromptLayout = Literal["shared_first", "role_first"]
 
-    def __init__(self, verdict_instruction: str, dimensions: Sequence[Dimension] = ()) -> None:
+
+class PromptBuilder:
+    """Builds the chat messages of agent turns and summarizer turns for one task.
+
+    ``layout="role_first"`` puts the agent-specific part (role, turn instruction) before the
+    shared task instead of after it: the same text in the order naive implementations use,
+    kept to measure what the shared-first layout buys in prefix-cache hits.
+    """
+
+    def __init__(
+        self,
+        verdict_instruction: str,
+        dimensions: Sequence[Dimension] = (),
+        layout: PromptLayout = "shared_first",
+    ) -> None:
         self.verdict_instruction = verdict_instruction
         self.dimensions = list(dimensions)
+        self.layout = layout
         self.system = _render("system.j2").strip()
 
     def task_block(self, item: Item, swapped: bool = False) -> str:
@@ -86,18 +100,15 @@ class PromptBuilder:
         swapped: bool = False,
     ) -> tuple[ChatMessage, ...]:
         """Messages for a referee's turn: shared task, discussion, then role and instruction."""
-        body = (
-            self.task_block(item, swapped)
-            + "\n"
-            + _render("discussion.j2", discussion=visible)
-            + _render(
-                "turn.j2",
-                agent_name=agent_name,
-                role_description=role.description,
-                final=final,
-                verdict_instruction=self.verdict_instruction,
-            )
+        shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=visible)
+        own = _render(
+            "turn.j2",
+            agent_name=agent_name,
+            role_description=role.description,
+            final=final,
+            verdict_instruction=self.verdict_instruction,
         )
+        body = own.strip() + "\n\n" + shared if self.layout == "role_first" else shared + own
         return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
 
     def summarizer_messages(
