@@ -110,6 +110,47 @@ def sweep(
 
 
 @app.command()
+def bench(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="JSON report (default: runs/bench/NAME.json).")
+    ] = None,
+    sequential_items: Annotated[
+        int | None,
+        typer.Option("--sequential-items", min=1, help="Run `sequential` on the first N items and scale."),
+    ] = None,
+    extra: Annotated[
+        list[str], typer.Option("--extra", help="Also run: barrier, role_first, early_stop (repeatable).")
+    ] = [],  # noqa: B006
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006
+) -> None:
+    """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines."""
+
+    from chateval.bench import run_bench
+    from chateval.config import load_config
+    from chateval.store import write_json
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = load_config(config_path, overrides)
+        report = run_bench(
+            config,
+            sequential_items=sequential_items,
+            extra_modes=extra,
+            on_mode=lambda mode: typer.echo(f"mode {mode}", err=True),
+        )
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    target = output or Path("runs") / "bench" / f"{config.name}.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_json(target, report)
+    from chateval.summary import print_bench
+
+    print_bench(report)
+    typer.echo(f"saved {target}")
+
+
+@app.command()
 def rescore(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
 ) -> None:

@@ -190,7 +190,8 @@ class RunResult:
     metrics: dict[str, Any] | None
 
 
-def _stopped_early(panel: Panel, debate: Debate) -> bool:
+def stopped_early(debate: Debate) -> bool:
+    """The debate ended at an early-stop check (its verdicts are check answers)."""
     return any(u.kind == "verdict" and u.turn.probe for u in debate.transcript.utterances)
 
 
@@ -393,7 +394,7 @@ def run(
         "debates": len(debates),
         "position_calibration": config.task == "pairwise" and config.position_calibration,
         "scheduling": "streaming" if streaming else "barrier",
-        "early_stopped_debates": sum(1 for d in debates if _stopped_early(panel, d)),
+        "early_stopped_debates": sum(1 for d in debates if stopped_early(d)),
         "steps": usage.steps,
         "backend_calls": total.backend_calls,
         "requests": total.requests,

@@ -76,3 +76,40 @@ def print_summary(result: RunResult) -> None:
             table.add_row(*row)
         console.print(table)
     console.print(f"results in {result.outdir}")
+
+
+def print_bench(report: dict[str, Any]) -> None:
+    """Print a ``chateval bench`` report as a table plus its two ratios."""
+    console = Console()
+    table = Table(title=f"chateval bench: {report['config']} ({report['debates']} debates)")
+    columns = (
+        "mode",
+        "seconds",
+        "requests",
+        "prompt tok",
+        "gen tok",
+        "gen tok/s",
+        "cache hits",
+        "peak GiB",
+        "note",
+    )
+    for column in columns:
+        table.add_column(column)
+    for m in report["modes"]:
+        hit = m["prefix_cache_hit_rate"]
+        table.add_row(
+            m["mode"],
+            f"{m['seconds']:.1f}",
+            str(m["requests"]),
+            str(m["prompt_tokens"]),
+            str(m["generated_tokens"]),
+            str(m["generated_tokens_per_second"]),
+            "-" if hit is None else f"{100 * hit:.1f}%",
+            str(m["peak_memory_gib"]),
+            m["note"],
+        )
+    console.print(table)
+    console.print(
+        f"scheduled vs sequential: {report['speedup_scheduled_vs_sequential']}x faster; "
+        f"scheduled vs limit: {report['efficiency_scheduled_vs_limit']} of the engine's limit"
+    )

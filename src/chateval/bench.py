@@ -1,0 +1,326 @@
+"""``chateval bench``: one debate workload run several ways on the same loaded engines.
+
+- ``sequential``: one request at a time, item by item, agent by agent (ChatEval's original
+  loop); may run on the first N items and be scaled to the full workload (it says so).
+- ``scheduled``: the project's scheduler, as a normal run does it (streaming when possible).
+- ``limit``: the exact requests ``scheduled`` made, all in one call with no dependencies: the
+  best this engine can do on this token load.
+- optional comparisons: ``barrier`` (scheduler with step barriers), ``role_first`` (scheduled
+  with the agent-specific prompt part first), ``early_stop`` (scheduled with early stopping:
+  compute saved and the change in metrics).
+
+The prefix cache is reset before every mode, so no mode profits from another's prompts.
+"""
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.config import RunConfig
+from chateval.debate.panel import Debate, Panel
+from chateval.debate.scheduler import Scheduler
+from chateval.placement import ModelPool
+
+EXTRA_MODES = ("barrier", "role_first", "early_stop")
+
+
+class RecordingBackend:
+    """Forwards to a backend and keeps every request and result it sees."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.requests: list[GenerationRequest] = []
+        self.results: list[GenerationResult] = []
+        self._keys: dict[str, GenerationRequest] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        results = self.inner.generate(requests)
+        self.requests += requests
+        self.results += results
+        return results
+
+
+class StreamingRecorder(RecordingBackend):
+    """A recorder for a streaming backend: it streams too."""
+
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        self._keys[key] = request
+        self.inner.submit(key, request)  # type: ignore[attr-defined]
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        finished: list[tuple[str, GenerationResult]] = self.inner.poll()  # type: ignore[attr-defined]
+        for key, result in finished:
+            self.requests.append(self._keys.pop(key))
+            self.results.append(result)
+        return finished
+
+
+def _recorder(backend: Backend) -> RecordingBackend:
+    if isinstance(backend, StreamingBackend):
+        return StreamingRecorder(backend)
+    return RecordingBackend(backend)
+
+
+@dataclass
+class ModeResult:
+    """What one mode did and how long it took."""
+
+    mode: str
+    seconds: float
+    requests: int
+    prompt_tokens: int
+    generated_tokens: int
+    cached_tokens: int
+    peak_memory_gib: float | None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "seconds": round(self.seconds, 3),
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "generated_tokens": self.generated_tokens,
+            "generated_tokens_per_second": round(self.generated_tokens / self.seconds, 2)
+            if self.seconds
+            else None,
+            "prefix_cache_hit_rate": round(self.cached_tokens / self.prompt_tokens, 4)
+            if self.prompt_tokens
+            else None,
+            "peak_memory_gib": self.peak_memory_gib,
+            "note": self.note,
+            **self.extra,
+        }
+
+
+def _reset_peak_memory() -> None:
+    """Start a fresh high-water mark: CUDA's allocator stats, or the process's peak RSS."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
+        return
+    try:  # Linux: writing 5 to clear_refs resets VmHWM
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def _peak_memory_gib() -> float | None:
+    import torch
+
+    if torch.cuda.is_available():
+        return round(torch.cuda.max_memory_allocated() / 2**30, 3)
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 2**20, 3)
+    except OSError:
+        pass
+    return None
+
+
+def _reset_caches(backends: Sequence[Backend]) -> None:
+    for backend in backends:
+        reset = getattr(backend, "reset_cache", None)
+        if callable(reset):
+            reset()
+
+
+def _measure(
+    mode: str, backends: Sequence[RecordingBackend], work: Callable[[], None], note: str = ""
+) -> ModeResult:
+    _reset_caches([b.inner for b in backends])
+    for backend in backends:
+        backend.requests, backend.results = [], []
+    _reset_peak_memory()
+    started = time.perf_counter()
+    work()
+    seconds = time.perf_counter() - started
+    results = [r for b in backends for r in b.results]
+    return ModeResult(
+        mode,
+        seconds,
+        len(results),
+        sum(r.prompt_tokens for r in results),
+        sum(r.completion_tokens for r in results),
+        sum(r.cached_tokens for r in results),
+        _peak_memory_gib(),
+        note,
+    )
+
+
+def _sequential(panel: Panel, debates: Sequence[Debate], pool: ModelPool) -> None:
+    """ChatEval's loop: every request alone, debate after debate, turn after turn."""
+    for debate in debates:
+        for step in panel.plan():
+            made = []
+            for turn in step:
+                if not panel.needs(debate, turn):
+                    continue
+                request = panel.request(debate, turn)
+                [result] = pool.get(request.model).generate([request])
+                made.append(panel.utterance(turn, result))
+            for utterance in panel.settle(step, made):
+                debate.transcript = debate.transcript.add(utterance)
+
+
+def _scheduled(panel: Panel, debates: Sequence[Debate], pool: ModelPool, streaming: bool) -> None:
+    scheduler = Scheduler(pool)
+    if streaming:
+        scheduler.run_streaming(panel, debates)
+    else:
+        scheduler.run(panel, debates)
+
+
+def _limit(backends: Sequence[RecordingBackend], requests: dict[str, list[GenerationRequest]]) -> None:
+    for backend in backends:
+        backend.generate(requests[backend.model])
+
+
+def run_bench(
+    config: RunConfig,
+    *,
+    sequential_items: int | None = None,
+    extra_modes: Sequence[str] = (),
+    on_mode: Callable[[str], None] | None = None,
+    backends: Mapping[str, Backend] | None = None,
+) -> dict[str, Any]:
+    """Run the workload of ``config`` in every mode on the same engines; return the report.
+
+    ``backends`` (tests) are used as given and stay open; otherwise the config's models are
+    loaded co-resident and closed at the end.
+    """
+    from chateval.context import fit_items
+    from chateval.runner import (
+        build_debates,
+        build_panel,
+        compute_metrics,
+        item_records,
+        load_run_items,
+        stopped_early,
+    )
+
+    unknown = set(extra_modes) - set(EXTRA_MODES)
+    if unknown:
+        from chateval.errors import ConfigError
+
+        raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
+    from chateval.runner import default_backend_factory
+
+    models = config.model_names()
+    given = dict(backends or {})
+    recorders = [_recorder(given.get(m) or default_backend_factory(config, m)) for m in models]
+    pool = ModelPool.fixed({r.model: r for r in recorders})
+    try:
+        panel = build_panel(config)
+        items, _ = fit_items(
+            panel, load_run_items(config), pool.preloaded, config.context_policy, config.data.path
+        )
+        calibrate = config.task == "pairwise" and config.position_calibration
+        streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
+        modes: list[ModeResult] = []
+
+        def announce(mode: str) -> None:
+            if on_mode is not None:
+                on_mode(mode)
+
+        announce("scheduled")
+        debates = build_debates(items, calibrate)
+        scheduled = _measure(
+            "scheduled",
+            recorders,
+            lambda: _scheduled(panel, debates, pool, streaming),
+            "streaming" if streaming else "step barriers",
+        )
+        modes.append(scheduled)
+        metrics = compute_metrics(config, item_records(debates, panel.verdict_format))
+        recorded = {r.model: list(r.requests) for r in recorders}
+
+        announce("limit")
+        modes.append(
+            _measure("limit", recorders, lambda: _limit(recorders, recorded), "one call, no dependencies")
+        )
+
+        subset = items[:sequential_items] if sequential_items else items
+        announce("sequential")
+        sequential_debates = build_debates(subset, calibrate)
+        sequential = _measure("sequential", recorders, lambda: _sequential(panel, sequential_debates, pool))
+        if len(subset) < len(items):
+            share = sequential.requests / max(scheduled.requests, 1)
+            sequential.extra = {
+                "measured_seconds": round(sequential.seconds, 3),
+                "scale": round(1 / share, 4),
+            }
+            sequential.note = f"measured on {len(subset)} of {len(items)} items, scaled by requests"
+            sequential.seconds /= share
+            sequential.generated_tokens = round(sequential.generated_tokens / share)
+            sequential.prompt_tokens = round(sequential.prompt_tokens / share)
+            sequential.cached_tokens = round(sequential.cached_tokens / share)
+            sequential.requests = scheduled.requests
+        modes.append(sequential)
+
+        for extra in extra_modes:
+            announce(extra)
+            variant = config
+            if extra == "role_first":
+                variant = config.model_copy(update={"prompt_layout": "role_first"})
+            elif extra == "early_stop":
+                variant = config.model_copy(update={"early_stop": True})
+            variant_panel = build_panel(variant)
+            variant_debates = build_debates(items, calibrate)
+            stream = streaming and extra != "barrier"
+
+            def work(p: Panel = variant_panel, d: list[Debate] = variant_debates, s: bool = stream) -> None:
+                _scheduled(p, d, pool, s)
+
+            result = _measure(extra, recorders, work)
+            if extra == "early_stop":
+                records = item_records(variant_debates, variant_panel.verdict_format)
+                result.extra = {
+                    "requests_saved": scheduled.requests - result.requests,
+                    "stopped_debates": sum(1 for d in variant_debates if stopped_early(d)),
+                    "metrics": _headline(compute_metrics(variant, records)),
+                }
+            modes.append(result)
+    finally:
+        for recorder in recorders:
+            if recorder.model not in given:
+                recorder.inner.close()
+
+    by_mode = {m.mode: m for m in modes}
+    return {
+        "config": config.name,
+        "backend": config.backend,
+        "models": models,
+        "items": len(items),
+        "debates": len(debates),
+        "agents": len(panel.agents),
+        "rounds": config.rounds,
+        "strategy": config.strategy,
+        "modes": [m.as_dict() for m in modes],
+        "speedup_scheduled_vs_sequential": round(by_mode["sequential"].seconds / scheduled.seconds, 2),
+        "efficiency_scheduled_vs_limit": round(by_mode["limit"].seconds / scheduled.seconds, 3),
+        "metrics": _headline(metrics),
+    }
+
+
+def _headline(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The panel's headline agreement numbers (point values) for a compact comparison."""
+    panel = metrics.get("panel") or {}
+    if "accuracy" in panel:
+        return {"accuracy": panel["accuracy"]["value"], "kappa": panel["kappa"]["value"]}
+    if "average" in panel:
+        return {
+            "spearman": panel["average"]["spearman"]["value"],
+            "kendall": panel["average"]["kendall"]["value"],
+        }
+    return {}
