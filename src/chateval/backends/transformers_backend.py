@@ -50,6 +50,10 @@ class TransformersBackend(HFTokenCounting):
             self.tokenizer.pad_token = self.tokenizer.eos_token
         if spec.chat_template:
             self.tokenizer.chat_template = spec.chat_template
+        # Stop on every end token the model declares (Gemma: <eos> and <end_of_turn>).
+        declared = self.hf_model.generation_config.eos_token_id
+        declared = [declared] if isinstance(declared, int) else list(declared or [])
+        self.eos_ids: list[int] = declared or [self.tokenizer.eos_token_id]
         self._outlines_backend: Any = None
         self._indexes: dict[str, Any] = {}
 
@@ -118,18 +122,19 @@ class TransformersBackend(HFTokenCounting):
                     max_new_tokens=max_tokens,
                     logits_processor=processors,
                     pad_token_id=self.tokenizer.pad_token_id,
-                    eos_token_id=self.tokenizer.eos_token_id,
+                    eos_token_id=self.eos_ids,
                     **sampling,
                 )
         except RuntimeError as exc:
             raise BackendError(f"transformers generation failed for model {self.model!r}: {exc}") from exc
         new_tokens = output[:, encoded["input_ids"].shape[1] :].tolist()
         prompt_lengths = encoded["attention_mask"].sum(dim=1).tolist()
-        eos = self.tokenizer.eos_token_id
+        eos = set(self.eos_ids)
         results = []
         for tokens, prompt_length in zip(new_tokens, prompt_lengths, strict=True):
-            finished = eos in tokens
-            generated = tokens[: tokens.index(eos)] if finished else tokens
+            end = next((i for i, token in enumerate(tokens) if token in eos), None)
+            finished = end is not None
+            generated = tokens[:end] if end is not None else tokens
             results.append(
                 GenerationResult(
                     text=self.tokenizer.decode(generated, skip_special_tokens=True),

@@ -1,0 +1,69 @@
+"""Heterogeneous panels with two real model families: SmolLM2-135M and Gemma 3 270M.
+
+Co-resident: both vLLM engines loaded once per session, every strategy. Phased: the run loads
+and releases the models itself, one resident at a time (transformers for every strategy, vLLM
+for one, since each vLLM load costs tens of seconds on 2 cores).
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import Backend
+from chateval.models import DEFAULT_MODEL
+from chateval.runner import run
+from tests.conftest import SECOND_MODEL, tiny_config
+
+pytestmark = pytest.mark.slow
+
+STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
+
+
+def hetero_config(**overrides: object):  # noqa: ANN201
+    return tiny_config(
+        agents=[
+            {"role": "critic", "model": DEFAULT_MODEL},
+            {"role": "everyday_reader", "model": SECOND_MODEL},
+        ],
+        opinion_probes=True,
+        **overrides,
+    )
+
+
+def check(result_info: dict, outdir: Path) -> None:  # type: ignore[type-arg]
+    assert result_info["verdict_parse_failures"] == 0
+    per_model = result_info["per_model"]
+    assert per_model[DEFAULT_MODEL]["requests"] > 0 and per_model[SECOND_MODEL]["requests"] > 0
+    metrics = json.loads((outdir / "metrics.json").read_text())
+    assert set(metrics["per_model"]) == {DEFAULT_MODEL, SECOND_MODEL}
+    for diagnostics in metrics["per_model"].values():
+        assert diagnostics["opinion_changes"]["referee_debates"] > 0
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_co_resident_vllm_panel(
+    strategy: str, vllm_backend: Backend, second_vllm_backend: Backend, tmp_path: Path
+) -> None:
+    backends = {DEFAULT_MODEL: vllm_backend, SECOND_MODEL: second_vllm_backend}
+    result = run(hetero_config(strategy=strategy), tmp_path, backends=backends)
+    assert result.run_info["placement"]["mode"] == "co_resident"
+    check(result.run_info, tmp_path)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_phased_transformers_panel(strategy: str, second_model: str, tmp_path: Path) -> None:
+    config = hetero_config(strategy=strategy, backend="transformers", placement={"mode": "phased"})
+    result = run(config, tmp_path)
+    placement = result.run_info["placement"]
+    assert placement["mode"] == "phased" and placement["loads"][SECOND_MODEL] >= 1
+    check(result.run_info, tmp_path)
+
+
+def test_phased_vllm_panel(second_model: str, tmp_path: Path) -> None:
+    config = hetero_config(strategy="simultaneous", placement={"mode": "phased"})
+    result = run(config, tmp_path)
+    placement = result.run_info["placement"]
+    # simultaneous, 2 rounds + probes: [A|B] [B|A] [A|B] -> at most one swap per step
+    assert placement["mode"] == "phased" and sum(placement["loads"].values()) <= 4
+    check(result.run_info, tmp_path)
