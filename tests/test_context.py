@@ -18,8 +18,8 @@ WINDOW = 400  # scripted tokens are words
 
 def longest_talk(request: GenerationRequest) -> str:
     """Every utterance as long as allowed, so the bound is tested at its worst."""
-    if request.regex:
-        return "Assistant 1: 3\nAssistant 2: 5\nEvidence: ok"
+    if request.regex:  # a verdict that fills its budget too: later referees see it
+        return "Assistant 1: 3\nAssistant 2: 5\nEvidence: " + " ".join(["why"] * (request.max_tokens - 6))
     return " ".join(["blah"] * request.max_tokens)
 
 

@@ -157,3 +157,60 @@ def test_prompt_layout_reorders_the_same_text(tmp_path: Path) -> None:
     assert first.startswith("[Task]")
     assert second.startswith("[Your role]")
     assert sorted(first.split()) == sorted(second.split())
+
+
+def marked(request: GenerationRequest) -> str:
+    """Verdict-format answers carrying a marker nobody else may ever see."""
+    if request.regex:
+        return "Assistant 1: 7\nAssistant 2: 2\nEvidence: SECRET-MARK"
+    return "Plain talk."
+
+
+@pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous", "simultaneous_summarizer"])
+def test_probe_and_check_answers_stay_hidden(strategy: str) -> None:
+    backend = ScriptedBackend(MODEL, marked)
+    # rounds=3 with early_stop: checks after rounds 0 and 1; the critic disagrees, nobody stops.
+    run_config = config(strategy=strategy, early_stop=True, opinion_probes=True)
+    import tempfile
+
+    from chateval.runner import run as run_evaluation
+
+    with tempfile.TemporaryDirectory() as folder:
+        run_evaluation(run_config, Path(folder), backends={MODEL: backend})
+    for call in backend.calls:
+        for request in call:
+            assert "SECRET-MARK" not in request.messages[-1].content
+
+
+def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:
+    settings = {"position_calibration": False}
+    run(config(**settings), tmp_path / "full", backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    early_backend = ScriptedBackend(MODEL, agreeing)
+    early = run(config(early_stop=True, **settings), tmp_path / "early", backends={MODEL: early_backend})
+
+    def read(name: str) -> list[dict]:  # type: ignore[type-arg]
+        lines = (tmp_path / name / "transcripts.jsonl").read_text().splitlines()
+        return [json.loads(line) for line in lines]
+
+    for full, stopped in zip(read("full"), read("early"), strict=True):
+        if full["item_id"] == "q02":
+            continue  # the one that stopped
+        assert [m for m in stopped["messages"] if m["kind"] != "probe"] == full["messages"]
+    verdicts = (tmp_path / "early" / "verdicts.jsonl").read_text()
+    assert "opinions" not in verdicts  # checks are not opinion probes
+    assert early.metrics and early.metrics["per_model"][MODEL]["opinion_changes"] is None
+
+
+def test_resume_may_change_scheduling(tmp_path: Path) -> None:
+    crashed = tmp_path / "run"
+    with pytest.raises(BackendError):
+        run(config(scheduling="streaming"), crashed, backends={MODEL: DiesAfterPolls(9)})
+    run(config(scheduling="barrier"), crashed, backends={MODEL: ScriptedBackend(MODEL, responder)})
+    assert (crashed / "run.json").exists()
+
+
+def test_early_stop_needs_two_agents() -> None:
+    from chateval.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="early_stop' needs at least 2 agents"):
+        config(early_stop=True, agents=[{"role": "critic"}])

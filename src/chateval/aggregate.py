@@ -80,8 +80,8 @@ def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdic
     return {agent: [v for _, v in sorted(pairs, key=lambda p: p[0])] for agent, pairs in out.items()}
 
 
-def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
-    probes = _probes(debate, fmt)
+def _pairwise_order(debate: Debate, fmt: PairwiseFormat, opinions: bool) -> dict[str, Any]:
+    probes = _probes(debate, fmt) if opinions else {}
     rows: list[dict[str, Any]] = []
     votes: list[Label] = []
     for ref in referee_verdicts(debate, fmt):
@@ -109,9 +109,14 @@ def _pairwise_order(debate: Debate, fmt: PairwiseFormat) -> dict[str, Any]:
     return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
 
 
-def aggregate_pairwise(debates: Sequence[Debate], fmt: PairwiseFormat) -> dict[str, Any]:
-    """The verdict record of one pairwise item, debated in one order or in both."""
-    orders = [_pairwise_order(d, fmt) for d in debates]
+def aggregate_pairwise(
+    debates: Sequence[Debate], fmt: PairwiseFormat, opinions: bool = False
+) -> dict[str, Any]:
+    """The verdict record of one pairwise item, debated in one order or in both.
+
+    ``opinions``: attach each referee's probe verdicts (runs with opinion probes).
+    """
+    orders = [_pairwise_order(d, fmt, opinions) for d in debates]
     parsed = [r for o in orders for r in o["referees"] if "error" not in r]
     failures = sum(1 for o in orders for r in o["referees"] if "error" in r)
     referee_labels: dict[str, Label] = {}
@@ -128,10 +133,10 @@ def aggregate_pairwise(debates: Sequence[Debate], fmt: PairwiseFormat) -> dict[s
     return record
 
 
-def aggregate_direct(debate: Debate, fmt: DirectFormat) -> dict[str, Any]:
-    """The verdict record of a direct-scoring item."""
+def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) -> dict[str, Any]:
+    """The verdict record of a direct-scoring item (``opinions``: attach probe verdicts)."""
     referees = referee_verdicts(debate, fmt)
-    probes = _probes(debate, fmt)
+    probes = _probes(debate, fmt) if opinions else {}
     rows: list[dict[str, Any]] = []
     parsed: list[DirectVerdict] = []
     for ref in referees:

@@ -21,6 +21,8 @@ from chateval.backends.base import Backend, GenerationRequest, GenerationResult,
 from chateval.config import RunConfig
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.scheduler import Scheduler
+from chateval.errors import ConfigError
+from chateval.models import ModelRegistry
 from chateval.placement import ModelPool
 
 EXTRA_MODES = ("barrier", "role_first", "early_stop")
@@ -104,7 +106,7 @@ def _reset_peak_memory() -> None:
     import torch
 
     if torch.cuda.is_available():
-        torch.cuda.reset_peak_memory_stats()
+        torch.cuda.reset_peak_memory_stats()  # in-process engines (transformers) only
         return
     try:  # Linux: writing 5 to clear_refs resets VmHWM
         with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
@@ -117,7 +119,10 @@ def _peak_memory_gib() -> float | None:
     import torch
 
     if torch.cuda.is_available():
-        return round(torch.cuda.max_memory_allocated() / 2**30, 3)
+        # This process's allocator peak, or the device's memory in use when an engine lives in
+        # another process or preallocates (vLLM): whichever is larger.
+        free, total = torch.cuda.mem_get_info()
+        return round(max(torch.cuda.max_memory_allocated(), total - free) / 2**30, 3)
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
@@ -211,16 +216,23 @@ def run_bench(
 
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
-        from chateval.errors import ConfigError
-
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    from chateval.runner import default_backend_factory
+    from chateval.runner import backend_loader, default_backend_factory, plan_placement
 
     models = config.model_names()
     given = dict(backends or {})
-    recorders = [_recorder(given.get(m) or default_backend_factory(config, m)) for m in models]
-    pool = ModelPool.fixed({r.model: r for r in recorders})
+    registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
+    placement = plan_placement(config, registry, given)
+    if placement.mode != "co_resident":
+        raise ConfigError(
+            f"bench runs every mode on loaded engines; the models do not fit together ({placement.reason})"
+        )
+    load = backend_loader(config, default_backend_factory, registry, placement)
+    recorders: list[RecordingBackend] = []
     try:
+        for model in models:
+            recorders.append(_recorder(given.get(model) or load(model)))
+        pool = ModelPool.fixed({r.model: r for r in recorders})
         panel = build_panel(config)
         items, _ = fit_items(
             panel, load_run_items(config), pool.preloaded, config.context_policy, config.data.path
@@ -242,7 +254,7 @@ def run_bench(
             "streaming" if streaming else "step barriers",
         )
         modes.append(scheduled)
-        metrics = compute_metrics(config, item_records(debates, panel.verdict_format))
+        metrics = compute_metrics(config, item_records(debates, panel))
         recorded = {r.model: list(r.requests) for r in recorders}
 
         announce("limit")
@@ -284,7 +296,7 @@ def run_bench(
 
             result = _measure(extra, recorders, work)
             if extra == "early_stop":
-                records = item_records(variant_debates, variant_panel.verdict_format)
+                records = item_records(variant_debates, variant_panel)
                 result.extra = {
                     "requests_saved": scheduled.requests - result.requests,
                     "stopped_debates": sum(1 for d in variant_debates if stopped_early(d)),

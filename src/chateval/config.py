@@ -191,6 +191,8 @@ class RunConfig(_Strict):
             raise ValueError("task 'direct' needs a non-empty 'dimensions' list")
         if self.task == "pairwise" and self.dimensions:
             raise ValueError("'dimensions' only applies to task 'direct'")
+        if self.early_stop and len(self.agents) < 2:
+            raise ValueError("'early_stop' needs at least 2 agents (a lone referee always agrees)")
         return self
 
     @property

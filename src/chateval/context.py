@@ -13,10 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from chateval.backends.base import Keep, TokenCounter
+from chateval.backends.base import GenerationResult, Keep, TokenCounter
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import SUMMARIZER, Transcript, Utterance, UtteranceKind
+from chateval.debate.transcript import Transcript, Utterance
 from chateval.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -30,6 +30,7 @@ _CUTTABLE: dict[type, tuple[tuple[str, Keep], ...]] = {
     PairwiseItem: (("answer_a", "start"), ("answer_b", "start")),
     DirectItem: (("response", "start"), ("context", "end")),
 }
+_EMPTY = GenerationResult("", 0, 0, "stop")  # a simulated utterance, sized by its max_tokens
 _MAX_PASSES = 6  # re-measure after each cut: token counts of joined text are not additive
 
 
@@ -59,9 +60,7 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
             grown = sum(_max_tokens(panel, u) for u in visible)
             worst = max(worst, backend.count_prompt_tokens(request.messages) + grown + request.max_tokens)
         for turn in step:
-            name = SUMMARIZER if turn.agent is None else panel.agents[turn.agent].name
-            kind: UtteranceKind = "summary" if turn.agent is None else "discussion"
-            made.append(Utterance(turn, name, kind, ""))
+            made.append(panel.utterance(turn, _EMPTY))
         debate.transcript = Transcript(debate.transcript.utterances + tuple(made))
     return worst
 
@@ -69,6 +68,8 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
 def _max_tokens(panel: Panel, utterance: Utterance) -> int:
     if utterance.kind == "summary":
         return panel.sampling.summary_max_tokens
+    if panel.is_final(utterance.turn):
+        return panel.verdict_format.max_tokens
     return panel.sampling.discussion_max_tokens
 
 

@@ -109,8 +109,9 @@ def build_debates(items: Sequence[Item], position_calibration: bool = False) -> 
     return debates
 
 
-def item_records(debates: Sequence[Debate], fmt: VerdictFormat) -> list[dict[str, Any]]:
+def item_records(debates: Sequence[Debate], panel: Panel) -> list[dict[str, Any]]:
     """One verdict record per item, in item order (both orders of an item together)."""
+    fmt = panel.verdict_format
     groups: dict[str, list[Debate]] = {}
     for debate in debates:
         groups.setdefault(debate.item.id, []).append(debate)
@@ -119,10 +120,10 @@ def item_records(debates: Sequence[Debate], fmt: VerdictFormat) -> list[dict[str
         item = group[0].item
         record: dict[str, Any] = {"item_id": item_id}
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
-            record.update(aggregate_pairwise(group, fmt))
+            record.update(aggregate_pairwise(group, fmt, panel.opinion_probes))
             record["human_label"] = item.label
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
-            record.update(aggregate_direct(group[0], fmt))
+            record.update(aggregate_direct(group[0], fmt, panel.opinion_probes))
             record["human_scores"] = dict(item.scores) or None
         records.append(record)
     return records
@@ -169,7 +170,7 @@ def plan_placement(
     return choose_placement(config.placement.mode, needs, free_memory_gib(on_gpu))
 
 
-def _loader(
+def backend_loader(
     config: RunConfig, factory: BackendFactory, registry: ModelRegistry | None, placement: Placement
 ) -> Loader:
     """How the pool loads a model; co-resident vLLM engines on a GPU split the memory."""
@@ -329,7 +330,9 @@ def run(
     resuming = prepare_outdir(outdir, force, dump_config(config))
 
     placement = plan_placement(config, registry, backends or {})
-    pool = ModelPool(models, _loader(config, backend_factory, registry, placement), placement.mode, backends)
+    pool = ModelPool(
+        models, backend_loader(config, backend_factory, registry, placement), placement.mode, backends
+    )
     try:
         pool.start()
         counters = {
@@ -371,7 +374,7 @@ def run(
     finally:
         pool.close()
 
-    records = item_records(debates, panel.verdict_format)
+    records = item_records(debates, panel)
     for record in records:
         cuts = truncations.get(record["item_id"])
         record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None

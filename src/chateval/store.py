@@ -60,10 +60,19 @@ def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix.rstrip("."): tree}
 
 
+# How a run is executed, not what it computes: a run may resume under other values (say, with
+# step barriers after a streaming run hung, or phased after running out of memory).
+RESUMABLE_KEYS = ("scheduling", "placement")
+
+
 def changed_keys(old: Any, new: Any) -> list[str]:
-    """Dotted keys whose values differ between two config mappings."""
+    """Dotted keys whose values differ between two config mappings (execution keys aside)."""
     a, b = _flatten(old), _flatten(new)
-    return sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    return sorted(
+        k
+        for k in a.keys() | b.keys()
+        if a.get(k) != b.get(k) and k.split(".")[0] not in RESUMABLE_KEYS
+    )
 
 
 def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:

@@ -133,10 +133,12 @@ class Panel:
         return turn.probe or (not turn.is_summary and turn.round == self.rounds - 1)
 
     def visible(self, debate: Debate, turn: Turn) -> list[Utterance]:
-        """What the speaker of ``turn`` sees; a probe sees what its speaker saw entering its round."""
+        """What the speaker of ``turn`` sees. Probe and check answers are hidden from everyone;
+        a probe sees what its speaker saw when entering its round."""
+        said = tuple(u for u in debate.transcript.utterances if u.kind != "probe")
         if not turn.probe:
-            return self.strategy.visible(debate.transcript, turn)
-        earlier = Transcript(tuple(u for u in debate.transcript.utterances if u.turn.round < turn.round))
+            return self.strategy.visible(Transcript(said), turn)
+        earlier = Transcript(tuple(u for u in said if u.turn.round < turn.round))
         return self.strategy.visible(earlier, Turn(turn.round, turn.agent))
 
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:

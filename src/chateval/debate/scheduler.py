@@ -64,6 +64,11 @@ DebateStepDone = Callable[[int, Debate, list[Utterance], dict[str, ModelUsage]],
 """Streaming: called when one debate finishes a step (step index, debate, utterances, usage)."""
 
 
+# Engine steps in a row that finish nothing before streaming gives up (a prefill of a big
+# batch takes tens of steps; an engine that lost a request would spin forever).
+_MAX_IDLE_POLLS = 100_000
+
+
 class Scheduler:
     """Drives debates through the panel's plan, batching every ready request per model.
 
@@ -121,9 +126,9 @@ class Scheduler:
                 for utterance in panel.settle(plan[index], by_debate.get(debate.key, [])):
                     debate.transcript = debate.transcript.add(utterance)
                     added.append((debate, utterance))
-            self.usage.steps += 1
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
+        self.usage.steps = len(plan)
         return self.usage
 
     def run_streaming(
@@ -141,7 +146,8 @@ class Scheduler:
         done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
         by_key = {d.key: d for d in debates}
         waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
-        in_flight: dict[str, int] = defaultdict(int)  # model -> requests queued
+        in_flight: dict[str, set[str]] = defaultdict(set)  # model -> keys queued in its engine
+        polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
         counter = 0
 
         def submit_next(debate: Debate) -> None:
@@ -154,8 +160,9 @@ class Scheduler:
                         request = panel.request(debate, turn)
                         backend = self.pool.get(request.model)
                         assert isinstance(backend, StreamingBackend)
-                        backend.submit(f"{debate.key}\x1f{slot}\x1f{counter}", request)
-                        in_flight[request.model] += 1
+                        key = f"{debate.key}\x1f{slot}\x1f{counter}"
+                        backend.submit(key, request)
+                        in_flight[request.model].add(key)
                         counter += 1
                     return
                 done[debate.key] += 1  # nothing to do in this step for this debate
@@ -172,6 +179,9 @@ class Scheduler:
                 model = panel.request(debate, turn).model
                 step_usage.setdefault(model, ModelUsage()).add([result], calls=0)
                 made.append(panel.utterance(turn, result))
+            # Engine steps so far go into this marker, so a resumed run's counts stay whole.
+            for model in list(polls):
+                step_usage.setdefault(model, ModelUsage()).backend_calls += polls.pop(model)
             settled = panel.settle(plan[index], made)
             for utterance in settled:
                 debate.transcript = debate.transcript.add(utterance)
@@ -188,19 +198,27 @@ class Scheduler:
         )
         for debate in debates:
             submit_next(debate)
+        idle = 0
         while waiting:
-            for model in [m for m, n in in_flight.items() if n > 0]:
+            progressed = False
+            for model in [m for m, keys in in_flight.items() if keys]:
                 backend = self.pool.get(model)
                 assert isinstance(backend, StreamingBackend)
-                finished = backend.poll()
-                self.usage.per_model.setdefault(model, ModelUsage()).backend_calls += 1
+                finished = [(k, r) for k, r in backend.poll() if k in in_flight[model]]
+                polls[model] += 1
                 for key, result in finished:
+                    in_flight[model].discard(key)
                     debate_key, slot, _ = key.split("\x1f")
                     waiting[debate_key][int(slot)] = result
-                    in_flight[model] -= 1
                 for debate_key in dict.fromkeys(k.split("\x1f")[0] for k, _ in finished):
                     if all(r is not None for r in waiting[debate_key].values()):
                         finish(by_key[debate_key])
+                progressed = progressed or bool(finished)
+            idle = 0 if progressed else idle + 1
+            if idle > _MAX_IDLE_POLLS or (waiting and not any(in_flight.values())):
+                raise BackendError(
+                    f"streaming stalled: {sum(map(len, in_flight.values()))} requests never finished"
+                )
         bar.close()
         self.usage.steps = len(plan)
         return self.usage
