@@ -6,6 +6,8 @@ for one, since each vLLM load costs tens of seconds on 2 cores).
 """
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from chateval.backends.base import Backend
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import SECOND_MODEL, tiny_config
+from tests.conftest import CONFIGS_DIR, ROOT, SECOND_MODEL, tiny_config
 
 pytestmark = pytest.mark.slow
 
@@ -60,10 +62,21 @@ def test_phased_transformers_panel(strategy: str, second_model: str, tmp_path: P
     check(result.run_info, tmp_path)
 
 
-def test_phased_vllm_panel(second_model: str, tmp_path: Path) -> None:
-    config = hetero_config(strategy="simultaneous", placement={"mode": "phased"})
-    result = run(config, tmp_path)
-    placement = result.run_info["placement"]
+def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> None:
+    """The README's heterogeneous quickstart, phased, through the CLI in a fresh process
+    (where each released vLLM engine is really freed)."""
+    overrides = {
+        "placement.mode": "phased",
+        "strategy": "simultaneous",
+        "data.limit": 2,
+        "sampling.discussion_max_tokens": 12,
+        "verdict.evidence_max_tokens": 6,
+    }
+    command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "hetero_quickstart.yaml")]
+    command += ["-o", str(tmp_path)] + [f"--set={k}={v}" for k, v in overrides.items()]
+    subprocess.run(command, check=True, cwd=ROOT, timeout=900)
+    info = json.loads((tmp_path / "run.json").read_text())
+    placement = info["placement"]
     # simultaneous, 2 rounds + probes: [A|B] [B|A] [A|B] -> at most one swap per step
     assert placement["mode"] == "phased" and sum(placement["loads"].values()) <= 4
-    check(result.run_info, tmp_path)
+    check(info, tmp_path)

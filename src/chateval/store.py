@@ -69,9 +69,7 @@ def changed_keys(old: Any, new: Any) -> list[str]:
     """Dotted keys whose values differ between two config mappings (execution keys aside)."""
     a, b = _flatten(old), _flatten(new)
     return sorted(
-        k
-        for k in a.keys() | b.keys()
-        if a.get(k) != b.get(k) and k.split(".")[0] not in RESUMABLE_KEYS
+        k for k in a.keys() | b.keys() if a.get(k) != b.get(k) and k.split(".")[0] not in RESUMABLE_KEYS
     )
 
 

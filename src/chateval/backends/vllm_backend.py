@@ -43,8 +43,13 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 
 
+_PARKED: list[Any] = []  # closed engines kept alive while other engines of the process run
+
+
 class VllmBackend(HFTokenCounting):
     """Serves one registry model with an offline vLLM engine."""
+
+    _open = 0  # engines alive in this process
 
     def __init__(
         self, model: str, folder: Path, spec: ModelSpec, settings: VllmConfig, seed: int = 0
@@ -83,6 +88,7 @@ class VllmBackend(HFTokenCounting):
         except Exception as exc:  # vLLM raises many types; the user needs one clear message
             raise BackendError(f"vLLM could not load model {model!r} from {folder}: {exc}") from exc
         self.tokenizer = self.llm.get_tokenizer()
+        VllmBackend._open += 1
 
     def _sampling_params(self, request: GenerationRequest) -> Any:
         from vllm import SamplingParams
@@ -148,13 +154,32 @@ class VllmBackend(HFTokenCounting):
         self.llm.reset_prefix_cache()
 
     def close(self) -> None:
-        """Shut the engine down and free its memory (so another model can take its place)."""
+        """Shut the engine down and free its memory (so another model can take its place).
+
+        Freeing an in-process engine also tears down vLLM's process-wide parallel state, which
+        every other engine of the process still uses; so while others are open the engine is
+        parked, not freed (its memory returns when the last engine closes). Phased runs hold
+        one engine at a time, so they free each one.
+        """
         import gc
 
-        core = getattr(getattr(self.llm, "llm_engine", None), "engine_core", None)
-        shutdown = getattr(core, "shutdown", None)
-        if callable(shutdown):
-            shutdown()
+        if not hasattr(self, "llm"):
+            return
+        VllmBackend._open -= 1
+        if VllmBackend._open > 0:
+            log.info("parking the %s engine until the other vLLM engines close", self.model)
+            _PARKED.append(self.llm)
+            del self.llm
+            return
+        for llm in [*_PARKED, self.llm]:
+            core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+            shutdown = getattr(core, "shutdown", None)
+            if callable(shutdown):
+                try:
+                    shutdown()
+                except Exception as exc:  # a failed shutdown must not hide the run's results
+                    log.warning("vLLM engine shutdown failed: %s", exc)
+        _PARKED.clear()
         del self.llm
         gc.collect()
         if _on_gpu():
