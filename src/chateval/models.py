@@ -54,6 +54,13 @@ class ModelSpec(BaseModel):
     backend: Literal["vllm", "transformers"] | None = None
 
 
+def on_gpu() -> bool:
+    """Whether models load on a CUDA GPU here (torch is imported only when asked)."""
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def runtime_dtype(dtype: str, on_gpu: bool) -> str:
     """The dtype to run in: ``auto`` is bfloat16 on a GPU and float32 on a CPU.
 

@@ -28,7 +28,7 @@ from chateval.diagnostics import per_model
 from chateval.errors import DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
-from chateval.models import ModelRegistry
+from chateval.models import ModelRegistry, on_gpu
 from chateval.placement import (
     Loader,
     ModelPool,
@@ -138,21 +138,15 @@ def default_backend_factory(config: RunConfig, model: str, memory_fraction: floa
     return create_backend(config, model, registry, fraction)
 
 
-def _on_gpu() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
-def _need_gib(config: RunConfig, model: str, registry: ModelRegistry, on_gpu: bool) -> float:
+def _need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) -> float:
     """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
     from chateval.backends import backend_name
     from chateval.models import runtime_dtype
 
     spec = registry.spec(model)
-    weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, on_gpu))
+    weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, gpu))
     if backend_name(config, model, registry) == "vllm":
-        cache = 1.0 if on_gpu else float(config.vllm.cpu_kvcache_space_gib)
+        cache = 1.0 if gpu else float(config.vllm.cpu_kvcache_space_gib)
         return weights * 1.2 + cache
     return weights * 1.3 + 0.25  # activations of a batch
 
@@ -165,9 +159,9 @@ def plan_placement(
     if registry is None or not to_load:
         mode = "co_resident" if config.placement.mode == "auto" else config.placement.mode
         return Placement(mode, "models supplied by the caller" if preloaded else "set in config")
-    on_gpu = _on_gpu()
-    needs = {m: _need_gib(config, m, registry, on_gpu) for m in to_load}
-    return choose_placement(config.placement.mode, needs, free_memory_gib(on_gpu))
+    gpu = on_gpu()
+    needs = {m: _need_gib(config, m, registry, gpu) for m in to_load}
+    return choose_placement(config.placement.mode, needs, free_memory_gib(gpu))
 
 
 def backend_loader(
@@ -177,7 +171,7 @@ def backend_loader(
     if factory is not default_backend_factory or registry is None:
         return lambda model: factory(config, model)
     shares: dict[str, float] = {}
-    if placement.mode == "co_resident" and len(placement.need_gib) > 1 and _on_gpu():
+    if placement.mode == "co_resident" and len(placement.need_gib) > 1 and on_gpu():
         shares = memory_shares(placement.need_gib, 0.85)
     return lambda model: default_backend_factory(config, model, shares.get(model))
 

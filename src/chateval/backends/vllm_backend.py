@@ -13,7 +13,7 @@ from typing import Any
 from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.config import VllmConfig
 from chateval.errors import BackendError
-from chateval.models import ModelSpec, runtime_dtype
+from chateval.models import ModelSpec, on_gpu, runtime_dtype
 
 log = logging.getLogger(__name__)
 
@@ -21,12 +21,6 @@ log = logging.getLogger(__name__)
 # (0.9) fails to start on small machines, 0.3 is what works on a 24 GiB CI box.
 _CPU_MEMORY_FRACTION = 0.3
 _GPU_MEMORY_FRACTION = 0.85
-
-
-def _on_gpu() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
 
 
 def _cpu_engine_environment(settings: VllmConfig) -> None:
@@ -58,8 +52,8 @@ class VllmBackend(HFTokenCounting):
         self.spec = spec
         self.context_window = spec.max_model_len
         self.chat_template = spec.chat_template
-        on_gpu = _on_gpu()
-        if not on_gpu:
+        gpu = on_gpu()
+        if not gpu:
             _cpu_engine_environment(settings)
         try:
             from vllm import LLM
@@ -68,14 +62,12 @@ class VllmBackend(HFTokenCounting):
                 "backend 'vllm' needs vLLM: install chateval[cpu] (CPU) or chateval[gpu] (CUDA), "
                 "or set backend: transformers"
             ) from exc
-        fraction = settings.gpu_memory_utilization or (
-            _GPU_MEMORY_FRACTION if on_gpu else _CPU_MEMORY_FRACTION
-        )
+        fraction = settings.gpu_memory_utilization or (_GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION)
         try:
             self.llm = LLM(
                 model=str(folder),
                 tokenizer=str(folder),
-                dtype=runtime_dtype(spec.dtype, on_gpu),  # type: ignore[arg-type]
+                dtype=runtime_dtype(spec.dtype, gpu),  # type: ignore[arg-type]
                 max_model_len=spec.max_model_len,
                 gpu_memory_utilization=fraction,
                 enforce_eager=settings.enforce_eager,
@@ -182,7 +174,7 @@ class VllmBackend(HFTokenCounting):
         _PARKED.clear()
         del self.llm
         gc.collect()
-        if _on_gpu():
+        if on_gpu():
             import torch
 
             torch.cuda.empty_cache()
