@@ -6,13 +6,25 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import Backend
+from chateval.backends.base import Backend, GenerationRequest
 from chateval.config import RunConfig, parse_config
 from chateval.models import DEFAULT_MODEL, ModelRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = ROOT / "models"
 CONFIGS_DIR = ROOT / "configs"
+
+
+def prompt_text(request: GenerationRequest) -> str:
+    """Everything the speaker of ``request`` is shown, as one text (any prompt layout)."""
+    return "\n".join(m.content for m in request.messages)
+
+
+def saw_discussion(request: GenerationRequest) -> bool:
+    """Whether the speaker was shown any earlier utterance (in any prompt layout)."""
+    return any(m.role == "assistant" for m in request.messages) or "[Panel discussion so far]" in (
+        prompt_text(request)
+    )
 
 
 def tiny_config(**overrides: object) -> RunConfig:

@@ -8,7 +8,7 @@ import pytest
 from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 
 def first_position_lover(request: GenerationRequest) -> str:
@@ -22,7 +22,7 @@ def prefers_content(word: str):  # noqa: ANN201
     def respond(request: GenerationRequest) -> str:
         if not request.regex:
             return "hmm"
-        prompt = request.messages[-1].content
+        prompt = prompt_text(request)
         first = prompt.split("[Assistant 1's answer]")[1].split("[End of Assistant 1's answer]")[0]
         return (
             "Assistant 1: 9\nAssistant 2: 3\nEvidence: x"

@@ -10,10 +10,10 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.context import _water_level
 from chateval.errors import DataError
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 MODEL = "smollm2-135m"
-WINDOW = 400  # scripted tokens are words
+WINDOW = 500  # scripted tokens are words
 
 
 def longest_talk(request: GenerationRequest) -> str:
@@ -87,7 +87,7 @@ def test_direct_context_keeps_its_last_turns(tmp_path: Path) -> None:
     backend = ScriptedBackend(MODEL, lambda r: "coherence: 3\nEvidence: ok" if r.regex else "hm")
     backend.context_window = WINDOW
     run(config, tmp_path / "out", backends={MODEL: backend})
-    prompt = backend.calls[0][0].messages[-1].content
+    prompt = prompt_text(backend.calls[0][0])
     assert "turn599" in prompt and "turn0 " not in prompt
     verdict = json.loads((tmp_path / "out/verdicts.jsonl").read_text())
     assert set(verdict["truncated"][MODEL]) == {"context"}

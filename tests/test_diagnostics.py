@@ -10,10 +10,9 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import saw_discussion, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "steady"}, {"role": "editor", "model": "swayed"}]
-DISCUSSION_MARK = "[Panel discussion so far]"
 
 
 def responder(request: GenerationRequest) -> str:
@@ -21,7 +20,7 @@ def responder(request: GenerationRequest) -> str:
     seen some discussion, then the second."""
     if not request.regex:
         return f"{request.model} has a view"
-    seen_talk = DISCUSSION_MARK in request.messages[-1].content
+    seen_talk = saw_discussion(request)
     first_wins = request.model == "steady" or not seen_talk
     scores = (8, 3) if first_wins else (2, 9)
     return f"Assistant 1: {scores[0]}\nAssistant 2: {scores[1]}\nEvidence: x"
@@ -59,7 +58,7 @@ def test_probe_of_round_zero_sees_no_discussion(tmp_path: Path) -> None:
     used = backends()
     run(config(opinion_probes=True), tmp_path, backends=used)
     probes = used["swayed"].calls[-1]
-    seen = [DISCUSSION_MARK in r.messages[-1].content for r in probes]
+    seen = [saw_discussion(r) for r in probes]
     assert seen == [False, True, False, True]  # item 1 rounds 0, 1; item 2 rounds 0, 1
 
 

@@ -10,14 +10,14 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
 from chateval.placement import ModelPool, choose_placement, memory_shares, weights_gib
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}]
 
 
 def responder(request: GenerationRequest) -> str:
     """Answers that depend on the model and the prompt, so a mixed-up batch would show."""
-    n = len(request.messages[-1].content)
+    n = len(prompt_text(request))
     if request.regex:
         return f"Assistant 1: {n % 9 + 1}\nAssistant 2: {(n // 7) % 9 + 1}\nEvidence: {request.model}"
     return f"{request.model} read {n} characters"

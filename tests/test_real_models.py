@@ -98,7 +98,7 @@ def test_backends_return_results_in_request_order(
 def test_over_long_answer_is_cut_to_the_real_tokenizer(
     vllm_backend: Backend, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    window = 700
+    window = 900
     monkeypatch.setattr(vllm_backend, "context_window", window)
     long_answer = "The answer repeats itself at length. " * 300
     record = {"id": "long", "question": "Say hi.", "answer_a": long_answer, "answer_b": "Hi there!"}

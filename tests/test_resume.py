@@ -9,14 +9,14 @@ from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
 from chateval.errors import BackendError, ConfigError
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 
 
 def responder(request: GenerationRequest) -> str:
     """Deterministic answers that depend on the prompt, so replayed history matters."""
-    prompt = request.messages[-1].content
+    prompt = prompt_text(request)
     if request.regex:
         n = len(prompt)
         return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"

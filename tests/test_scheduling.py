@@ -10,7 +10,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -18,7 +18,7 @@ OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 
 def responder(request: GenerationRequest) -> str:
     """Answers that depend on everything the speaker saw, so any mix-up changes the output."""
-    prompt = request.messages[-1].content
+    prompt = prompt_text(request)
     n = sum(map(ord, prompt))
     if request.regex:
         return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
@@ -27,10 +27,9 @@ def responder(request: GenerationRequest) -> str:
 
 def agreeing(request: GenerationRequest) -> str:
     """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
-    prompt = request.messages[-1].content
     if not request.regex:
         return "Some thoughts."
-    if "boiling point" in prompt or "Critic" in prompt.split("[Your role]")[-1]:
+    if "boiling point" in prompt_text(request) or "You are Critic" in request.messages[-1].content:
         return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
     return "Assistant 1: 2\nAssistant 2: 7\nEvidence: differ"
 
@@ -134,31 +133,6 @@ def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: in
     assert outputs(crashed) == outputs(tmp_path / "reference")
 
 
-def word_set_responder(request: GenerationRequest) -> str:
-    """Depends on which words the prompt holds, not on their order."""
-    words = " ".join(sorted(" ".join(m.content for m in request.messages).split()))
-    n = sum(map(ord, words))
-    if request.regex:
-        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
-    return f"I count {n}."
-
-
-def test_prompt_layout_reorders_the_same_text(tmp_path: Path) -> None:
-    layouts = {}
-    for layout in ("shared_first", "role_first"):
-        backend = ScriptedBackend(MODEL, word_set_responder)
-        run(config(prompt_layout=layout), tmp_path / layout, backends={MODEL: backend})
-        layouts[layout] = backend.calls
-        assert (tmp_path / layout / "verdicts.jsonl").read_text() == (
-            tmp_path / "shared_first" / "verdicts.jsonl"
-        ).read_text()
-    first = layouts["shared_first"][0][0].messages[-1].content
-    second = layouts["role_first"][0][0].messages[-1].content
-    assert first.startswith("[Task]")
-    assert second.startswith("[Your role]")
-    assert sorted(first.split()) == sorted(second.split())
-
-
 def marked(request: GenerationRequest) -> str:
     """Verdict-format answers carrying a marker nobody else may ever see."""
     if request.regex:
@@ -179,7 +153,7 @@ def test_probe_and_check_answers_stay_hidden(strategy: str) -> None:
         run_evaluation(run_config, Path(folder), backends={MODEL: backend})
     for call in backend.calls:
         for request in call:
-            assert "SECRET-MARK" not in request.messages[-1].content
+            assert "SECRET-MARK" not in prompt_text(request)
 
 
 def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:

@@ -1,7 +1,5 @@
 """Visibility rules and plans of the three strategies, with a scripted backend."""
 
-import re
-
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
@@ -10,7 +8,7 @@ from chateval.debate.scheduler import Scheduler
 from chateval.debate.strategies import get_strategy
 from chateval.debate.transcript import Transcript, Turn, Utterance
 from chateval.runner import build_debates, build_panel, load_run_items
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
 
@@ -19,15 +17,16 @@ def tagged_responder(request):  # noqa: ANN001, ANN201
     """Discussion turns say who spoke and what they saw, so visibility can be read back."""
     if request.regex:
         return VERDICT
-    prompt = request.messages[-1].content
-    seen = re.findall(r"^(.+?): TAG", prompt, flags=re.MULTILINE)
-    return f"TAG seen={len(seen)}"
+    return f"TAG seen={prompt_text(request).count('TAG seen=')}"
 
 
-def run_debate(strategy: str, rounds: int = 3, agents: int = 3) -> tuple[Debate, ScriptedBackend]:
+def run_debate(
+    strategy: str, rounds: int = 3, agents: int = 3, layout: str = "conversation"
+) -> tuple[Debate, ScriptedBackend]:
     roles = ["critic", "everyday_reader", "subject_expert", "psychologist"][:agents]
     config = tiny_config(
         strategy=strategy,
+        prompt_layout=layout,
         rounds=rounds,
         agents=[{"role": r} for r in roles],
         data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1},
@@ -74,30 +73,31 @@ def test_summarizer_agents_see_only_latest_summary() -> None:
         ("simultaneous", [0, 0, 0, 3, 3, 3]),
     ],
 )
-def test_visibility_end_to_end(strategy: str, expected: list[int]) -> None:
-    debate, _ = run_debate(strategy)
+@pytest.mark.parametrize("layout", ["conversation", "shared_first", "role_first"])
+def test_visibility_end_to_end(strategy: str, expected: list[int], layout: str) -> None:
+    debate, _ = run_debate(strategy, layout=layout)
     talk = [x for x in debate.transcript.utterances if x.kind == "discussion"]
     assert [int(x.text.split("=")[1]) for x in talk] == expected
 
 
-def test_summarizer_end_to_end_hides_raw_talk() -> None:
-    debate, backend = run_debate("simultaneous_summarizer")
+@pytest.mark.parametrize("layout", ["conversation", "shared_first", "role_first"])
+def test_summarizer_end_to_end_hides_raw_talk(layout: str) -> None:
+    debate, backend = run_debate("simultaneous_summarizer", layout=layout)
     kinds = [x.kind for x in debate.transcript.utterances]
     assert kinds == ["discussion"] * 3 + ["summary"] + ["discussion"] * 3 + ["summary"] + ["verdict"] * 3
-    # Round-2 agents see no raw "TAG" lines, only the summarizer's.
+    # Round-2 agents see no raw talk, only the latest summary (which had seen 1 + 3 utterances).
     round_two = [r for call in backend.calls for r in call if r.regex]
     for request in round_two:
-        prompt = request.messages[-1].content
-        assert "Summarizer: " in prompt
-        assert "Critic: TAG" not in prompt
+        prompt = prompt_text(request)
+        assert prompt.count("TAG seen=") == 1 and "TAG seen=4" in prompt
 
 
 def test_verdict_instruction_only_in_last_round() -> None:
     _, backend = run_debate("one_by_one", rounds=2, agents=2)
     requests = [r for call in backend.calls for r in call]
     assert [r.regex is not None for r in requests] == [False, False, True, True]
-    assert all("final verdict" in r.messages[-1].content for r in requests if r.regex)
-    assert not any("final verdict" in r.messages[-1].content for r in requests if not r.regex)
+    assert all("final verdict now" in r.messages[-1].content for r in requests if r.regex)
+    assert not any("final verdict now" in r.messages[-1].content for r in requests if not r.regex)
 
 
 def test_plans() -> None:

@@ -5,9 +5,9 @@
 - ``scheduled``: the project's scheduler, as a normal run does it (streaming when possible).
 - ``limit``: the exact requests ``scheduled`` made, all in one call with no dependencies: the
   best this engine can do on this token load.
-- optional comparisons: ``barrier`` (scheduler with step barriers), ``role_first`` (scheduled
-  with the agent-specific prompt part first), ``early_stop`` (scheduled with early stopping:
-  compute saved and the change in metrics).
+- optional comparisons: ``barrier`` (scheduler with step barriers), a prompt layout name
+  (``conversation``, ``shared_first``, ``role_first``: scheduled with that layout), ``early_stop``
+  (scheduled with early stopping: compute saved and the change in metrics).
 
 The prefix cache is reset before every mode, so no mode profits from another's prompts.
 """
@@ -24,8 +24,9 @@ from chateval.debate.scheduler import Scheduler
 from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.placement import ModelPool
+from chateval.prompts import PROMPT_LAYOUTS
 
-EXTRA_MODES = ("barrier", "role_first", "early_stop")
+EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
 
 
 class RecordingBackend:
@@ -283,8 +284,8 @@ def run_bench(
         for extra in extra_modes:
             announce(extra)
             variant = config
-            if extra == "role_first":
-                variant = config.model_copy(update={"prompt_layout": "role_first"})
+            if extra in PROMPT_LAYOUTS:
+                variant = config.model_copy(update={"prompt_layout": extra})
             elif extra == "early_stop":
                 variant = config.model_copy(update={"early_stop": True})
             variant_panel = build_panel(variant)

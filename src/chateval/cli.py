@@ -120,7 +120,11 @@ def bench(
         typer.Option("--sequential-items", min=1, help="Run `sequential` on the first N items and scale."),
     ] = None,
     extra: Annotated[
-        list[str], typer.Option("--extra", help="Also run: barrier, role_first, early_stop (repeatable).")
+        list[str],
+        typer.Option(
+            "--extra",
+            help="Also run: barrier, early_stop, or a prompt layout (conversation, shared_first, ...).",
+        ),
     ] = [],  # noqa: B006
     overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006
 ) -> None:

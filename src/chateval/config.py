@@ -109,6 +109,9 @@ class VllmConfig(_Strict):
     enforce_eager: bool = True
     max_num_seqs: int = Field(default=256, ge=1)
     cpu_kvcache_space_gib: int = Field(default=1, ge=1)
+    # Tokens per KV-cache block; prefix-cache hits count whole blocks only. None: 32 on CPU
+    # builds (which take multiples of 32; vLLM's own default there is 128), vLLM's default on GPUs.
+    block_size: int | None = Field(default=None, ge=1)
 
 
 class TransformersConfig(_Strict):
@@ -160,9 +163,10 @@ class RunConfig(_Strict):
     # the running engine as soon as it is ready (co-resident vLLM only); auto: streaming
     # when possible. Greedy results are the same either way.
     scheduling: Literal["auto", "barrier", "streaming"] = "auto"
-    # shared_first: what all referees of an item share comes first, so engines reuse its cached
-    # prefix across agents and rounds; role_first: the agent's part first (for comparison).
-    prompt_layout: Literal["shared_first", "role_first"] = "shared_first"
+    # How turns are laid out for prefix caching (see chateval.prompts). conversation: the debate
+    # as one growing chat, each turn's prompt extending the previous request; shared_first: one
+    # message, shared task first and the speaker's role last; role_first: role first (to compare).
+    prompt_layout: Literal["conversation", "shared_first", "role_first"] = "conversation"
     backend: BackendName = "vllm"
     # Items whose debate would not fit a model's context: cut their answers (logged, recorded
     # in verdicts.jsonl) or refuse the run before it starts.

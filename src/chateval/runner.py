@@ -78,7 +78,9 @@ def build_panel(config: RunConfig) -> Panel:
         agents=tuple(agents),
         rounds=config.rounds,
         strategy=get_strategy(config.strategy),
-        prompts=PromptBuilder(fmt.instruction, dims, config.prompt_layout),
+        prompts=PromptBuilder(
+            fmt.form, dims, config.prompt_layout, [(a.name, a.role.description) for a in agents]
+        ),
         verdict_format=fmt,
         sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),
         summarizer_model=config.summarizer_model,

@@ -1,4 +1,4 @@
-"""Verdict formats: one object gives the instruction text, the decoding constraint and the parser.
+"""Verdict formats: one object gives the answer form shown to referees, the constraint, the parser.
 
 The constraint is a regular expression handed to the backend (outlines-built structured
 decoding), so with a working backend every final answer parses. The scores come FIRST and the
@@ -65,9 +65,8 @@ class PairwiseFormat:
             raise ConfigError("evidence_max_tokens must be at least 1")
 
     @property
-    def instruction(self) -> str:
+    def form(self) -> str:
         return (
-            "Give your final verdict now, in exactly this form:\n"
             f"Assistant 1: <score from {self.low} to {self.high}>\n"
             f"Assistant 2: <score from {self.low} to {self.high}>\n"
             "Evidence: <one line: your main reason>\n"
@@ -143,13 +142,9 @@ class DirectFormat:
             raise ConfigError("evidence_max_tokens must be at least 1")
 
     @property
-    def instruction(self) -> str:
+    def form(self) -> str:
         lines = "\n".join(f"{d.label}: <score from {d.low} to {d.high}>" for d in self.dimensions)
-        return (
-            "Give your final verdict now, in exactly this form:\n"
-            + lines
-            + "\nEvidence: <one line: your main reason>"
-        )
+        return lines + "\nEvidence: <one line: your main reason>"
 
     @property
     def regex(self) -> str:

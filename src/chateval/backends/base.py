@@ -103,13 +103,17 @@ class HFTokenCounting:
     tokenizer: Any
     chat_template: str | None
 
-    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+    def render_ids(self, messages: Sequence[ChatMessage]) -> list[int]:
+        """``messages`` rendered with the model's chat template, ready for generation, as ids."""
         conversation = [{"role": m.role, "content": m.content} for m in messages]
         ids = self.tokenizer.apply_chat_template(
             conversation, tokenize=True, add_generation_prompt=True, chat_template=self.chat_template
         )
         # transformers 5 returns a BatchEncoding here, 4.x a plain list of ids.
-        return len(ids["input_ids"] if hasattr(ids, "keys") else ids)
+        return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return len(self.render_ids(messages))
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False))

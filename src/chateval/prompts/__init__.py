@@ -1,8 +1,18 @@
 """Prompt rendering: Jinja templates and the referee role library (our own wording).
 
-Prompt layout: what every agent of an item shares (task, question, answers) comes first, the
-discussion so far next, and the agent-specific part (role, turn instruction) last, so that an
-engine with prefix caching reuses the shared prefix across agents and rounds.
+Prompt layouts (all carry the same information; they differ in what an engine with prefix
+caching can reuse):
+
+- ``conversation`` (default): the debate is one growing chat. The first user message holds the
+  panel's rules and briefs (the same for every item), then the task; every utterance is an
+  assistant message, preceded by the short user message that asked its speaker to talk. A
+  turn's prompt therefore starts with an earlier request's whole text, prompt and answer,
+  already in the engine's cache: only the new short request is computed.
+- ``shared_first``: one user message; task, discussion so far, then the speaker's role and
+  instruction. Agents and rounds reuse the task prefix, but every new utterance and the role
+  text are computed again for each request.
+- ``role_first``: the speaker's part first (the order naive implementations use), kept to
+  measure what the other layouts buy.
 """
 
 from collections.abc import Sequence
@@ -16,7 +26,7 @@ import yaml
 
 from chateval.backends.base import ChatMessage
 from chateval.data.items import DirectItem, Item, PairwiseItem
-from chateval.debate.transcript import Utterance
+from chateval.debate.transcript import Utterance, UtteranceKind
 from chateval.errors import ConfigError
 from chateval.verdicts import Dimension
 
@@ -60,26 +70,30 @@ def _render(name: str, **context: Any) -> str:
     return _environment().get_template(name).render(**context)
 
 
-PromptLayout = Literal["shared_first", "role_first"]
+PromptLayout = Literal["conversation", "shared_first", "role_first"]
+PROMPT_LAYOUTS: tuple[PromptLayout, ...] = ("conversation", "shared_first", "role_first")
 
 
 class PromptBuilder:
     """Builds the chat messages of agent turns and summarizer turns for one task.
 
-    ``layout="role_first"`` puts the agent-specific part (role, turn instruction) before the
-    shared task instead of after it: the same text in the order naive implementations use,
-    kept to measure what the shared-first layout buys in prefix-cache hits.
+    ``verdict_form`` is the verdict format's answer template. ``roster`` is the panel's (speaker
+    name, role description) pairs in speaking order; the conversation layout states them, the
+    discussion rule and the verdict form once up front, so each turn's request only names its
+    speaker and what is asked.
     """
 
     def __init__(
         self,
-        verdict_instruction: str,
+        verdict_form: str,
         dimensions: Sequence[Dimension] = (),
-        layout: PromptLayout = "shared_first",
+        layout: PromptLayout = "conversation",
+        roster: Sequence[tuple[str, str]] = (),
     ) -> None:
-        self.verdict_instruction = verdict_instruction
+        self.verdict_form = verdict_form
         self.dimensions = list(dimensions)
         self.layout = layout
+        self.roster = list(roster)
         self.system = _render("system.j2").strip()
 
     def task_block(self, item: Item, swapped: bool = False) -> str:
@@ -99,14 +113,20 @@ class PromptBuilder:
         final: bool,
         swapped: bool = False,
     ) -> tuple[ChatMessage, ...]:
-        """Messages for a referee's turn: shared task, discussion, then role and instruction."""
+        """Messages for a referee's turn, in this builder's layout."""
+        if self.layout == "conversation":
+            if agent_name not in dict(self.roster):
+                raise ValueError(f"{agent_name!r} is not on the panel roster of the conversation layout")
+            return self._conversation(
+                item, swapped, visible, self._ask(agent_name, "verdict" if final else "discussion")
+            )
         shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=visible)
         own = _render(
             "turn.j2",
             agent_name=agent_name,
             role_description=role.description,
             final=final,
-            verdict_instruction=self.verdict_instruction,
+            verdict_form=self.verdict_form,
         )
         body = own.strip() + "\n\n" + shared if self.layout == "role_first" else shared + own
         return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
@@ -114,7 +134,9 @@ class PromptBuilder:
     def summarizer_messages(
         self, item: Item, visible: Sequence[Utterance], swapped: bool = False
     ) -> tuple[ChatMessage, ...]:
-        """Messages for the summarizer: shared task, the discussion to condense, instruction."""
+        """Messages for the summarizer: the task, the discussion to condense, the instruction."""
+        if self.layout == "conversation":
+            return self._conversation(item, swapped, visible, self._ask("", "summary"))
         body = (
             self.task_block(item, swapped)
             + "\n"
@@ -122,3 +144,27 @@ class PromptBuilder:
             + _render("summarizer.j2")
         )
         return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
+
+    def _ask(self, speaker: str, kind: UtteranceKind) -> str:
+        """The conversation layout's short request that asks ``speaker`` for a ``kind`` turn."""
+        if kind == "summary":
+            return _render("summarizer.j2").strip()
+        return _render("ask.j2", agent_name=speaker, final=kind in ("verdict", "probe")).strip()
+
+    def _conversation(
+        self, item: Item, swapped: bool, visible: Sequence[Utterance], ask: str
+    ) -> tuple[ChatMessage, ...]:
+        """The debate as one chat: task and briefs, then (request, utterance) pairs, then ``ask``.
+
+        Every utterance follows the short request its speaker answered. So a prompt begins with
+        the whole text (prompt plus answer) of the request that produced the first utterance it
+        shows, and, in one-by-one talk, of the request that produced the last one.
+        """
+        # The panel's rules come before the task: the same for every item, so they stay cached.
+        rules = _render("panel_rules.j2", roster=self.roster, verdict_form=self.verdict_form)
+        head = rules.strip() + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
+        asks = [self._ask(u.speaker, u.kind) for u in visible] + [ask]
+        messages = [ChatMessage("system", self.system), ChatMessage("user", (head + asks[0]).strip())]
+        for utterance, next_ask in zip(visible, asks[1:], strict=True):
+            messages += [ChatMessage("assistant", utterance.text), ChatMessage("user", next_ask)]
+        return tuple(messages)
