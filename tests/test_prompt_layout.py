@@ -13,6 +13,7 @@ from chateval.backends import TokenizerOnly
 from chateval.backends.base import ChatMessage, GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.debate.scheduler import Scheduler
+from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.runner import build_debates, build_panel, load_run_items, run
 from tests.conftest import SECOND_MODEL, prompt_text, tiny_config
@@ -22,40 +23,108 @@ LAYOUTS = ["conversation", "shared_first", "role_first"]
 STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
 
 
+SPEAKER = re.compile(r"You are (the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)\.")
+SPEAKERS = {"Critic", "Critic 1", "Critic 2", "Everyday Reader", "Editor", "Summarizer"}
+SUMMARY = "[The note taker's summary of the discussion so far]\n"
+
+
+def shown(request: GenerationRequest) -> list[tuple[str, str]]:
+    """The (speaker, text) pairs a request shows, in order, read back from any layout."""
+    messages = request.messages
+    if "[How the panel works]" not in messages[1].content:  # shared_first / role_first
+        body = messages[1].content
+        if "[Panel discussion so far]\n" not in body:
+            return []
+        section = body.split("[Panel discussion so far]\n")[1].split("\n\n")[0]
+        said: list[tuple[str, str]] = []
+        for line in section.splitlines():
+            name, _, rest = line.partition(": ")
+            if name in SPEAKERS:
+                said.append((name, rest))
+            else:  # a verdict's further lines
+                said[-1] = (said[-1][0], said[-1][1] + "\n" + line)
+        return said
+    pairs: list[tuple[str, str]] = []
+    for previous, message in zip(messages, messages[1:], strict=False):
+        if previous.role == "user" and SUMMARY in previous.content:
+            pairs.append(("Summarizer", previous.content.split(SUMMARY)[1].split("\n")[0]))
+        if message.role == "assistant":
+            pairs.append((SPEAKER.findall(previous.content)[-1], message.content))
+    if SUMMARY in messages[-1].content:
+        pairs.append(("Summarizer", messages[-1].content.split(SUMMARY)[1].split("\n")[0]))
+    return pairs
+
+
 def informed_responder(request: GenerationRequest) -> str:
-    """Answers from what the speaker knows, not from how it is laid out: who speaks, which
-    answer is shown first, and which earlier utterances are visible."""
+    """Answers from what the speaker is shown, not from how it is laid out: who speaks, the
+    item (in its answer order), and who said what before, in order."""
     text = prompt_text(request)
-    speaker = re.findall(r"You are (the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*)\.", text)[-1]
-    first_answer = text.split("[Assistant 1's answer]")[1].split("[End of")[0]
-    visible = sorted(re.findall(r"I count \d+\.", text))
-    n = sum(map(ord, speaker + first_answer + "".join(visible) + str(request.regex)))
+    speaker = SPEAKER.findall(request.messages[-1].content)[-1]
+    item = re.findall(r"\[(?:Assistant 1's answer|Response to judge)\]\n(.*)", text)[0]
+    n = sum(map(ord, repr((speaker, item, shown(request), request.regex))))
+    if request.regex and "Coherence" in request.regex:
+        return f"Coherence: {n % 5 + 1}\nEvidence: n={n}"
     if request.regex:
         return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
     return f"I count {n}."
 
 
+DIRECT = {
+    "task": "direct",
+    "data": {"format": "jsonl_direct", "path": "samples/quickstart_direct.jsonl", "limit": 3},
+    "dimensions": [{"name": "coherence", "description": "makes sense"}],
+}
+
+
 def config(strategy: str, layout: str, **overrides: object):  # noqa: ANN201
-    return tiny_config(
-        strategy=strategy,
-        prompt_layout=layout,
-        rounds=3,
-        agents=[{"role": "critic"}, {"role": "everyday_reader"}, {"role": "editor"}],
-        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 4},
-        **overrides,
-    )
+    tree: dict[str, object] = {
+        "strategy": strategy,
+        "prompt_layout": layout,
+        "rounds": 3,
+        "agents": [{"role": "critic"}, {"role": "everyday_reader"}, {"role": "editor"}],
+        "data": {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 4},
+    }
+    tree.update(overrides)
+    return tiny_config(**tree)
 
 
+VARIANTS = {
+    "pairwise": {"opinion_probes": True},
+    "direct": DIRECT,
+    "repeated_roles_early_stop": {
+        "agents": [{"role": "critic"}, {"role": "critic"}, {"role": "editor"}],
+        "early_stop": True,
+    },
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_layouts_give_identical_results(strategy: str, tmp_path: Path) -> None:
+def test_layouts_give_identical_results(strategy: str, variant: str, tmp_path: Path) -> None:
     results = {}
     for layout in LAYOUTS:
         backend = ScriptedBackend(MODEL, informed_responder)
-        run(config(strategy, layout, opinion_probes=True), tmp_path / layout, backends={MODEL: backend})
+        run(config(strategy, layout, **VARIANTS[variant]), tmp_path / layout, backends={MODEL: backend})
         results[layout] = [
             (tmp_path / layout / name).read_text() for name in ("verdicts.jsonl", "metrics.json")
         ]
     assert results["conversation"] == results["shared_first"] == results["role_first"]
+
+
+def test_conversation_shows_each_utterance_under_its_speaker() -> None:
+    log = one_debate_requests("one_by_one", informed_responder)
+    last = log[-1][0]
+    assert [speaker for speaker, _ in shown(last)] == ["Critic", "Everyday Reader", "Editor"] * 2 + [
+        "Critic",
+        "Everyday Reader",
+    ]
+    assert [text for _, text in shown(last)] == [answer for _, answer in log[:-1]]
+
+
+def test_conversation_needs_distinct_speaker_names(tmp_path: Path) -> None:
+    clashing = [{"role": "critic"}, {"role": "critic"}, {"role": "editor", "name": "Critic 2"}]
+    with pytest.raises(ConfigError, match="Critic 2"):
+        run(config("one_by_one", "conversation", agents=clashing), tmp_path, backends={})
 
 
 def test_shared_first_and_role_first_reorder_the_same_text(tmp_path: Path) -> None:

@@ -215,6 +215,10 @@ def run_bench(
         stopped_early,
     )
 
+    if config.prompt_layout in extra_modes:
+        raise ConfigError(
+            f"--extra {config.prompt_layout}: that is the config's own layout, measured as scheduled"
+        )
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")

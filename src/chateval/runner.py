@@ -23,9 +23,9 @@ from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Agent, Debate, Panel, Sampling
 from chateval.debate.scheduler import ModelUsage, Scheduler, StepCallback, Usage
 from chateval.debate.strategies import get_strategy
-from chateval.debate.transcript import Utterance
+from chateval.debate.transcript import SUMMARIZER, Utterance
 from chateval.diagnostics import per_model
-from chateval.errors import DataError
+from chateval.errors import ConfigError, DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.models import ModelRegistry, on_gpu
@@ -71,6 +71,11 @@ def build_panel(config: RunConfig) -> Panel:
         Agent(f"{a.name} {names[:i].count(a.name) + 1}", a.role, a.model) if names.count(a.name) > 1 else a
         for i, a in enumerate(agents)
     ]
+    # Prompts and transcripts tell speakers apart by name only.
+    final_names = [a.name for a in agents]
+    clashes = sorted({n for n in final_names if final_names.count(n) > 1 or n.lower() == SUMMARIZER})
+    if clashes:
+        raise ConfigError(f"agents: speaker names must be distinct and not 'Summarizer'; clash: {clashes}")
     fmt = verdict_format(config)
     dims = fmt.dimensions if isinstance(fmt, DirectFormat) else ()
     s = config.sampling

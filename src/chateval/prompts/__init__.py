@@ -1,13 +1,14 @@
 """Prompt rendering: Jinja templates and the referee role library (our own wording).
 
-Prompt layouts (all carry the same information; they differ in what an engine with prefix
-caching can reuse):
+Prompt layouts (the same task and the same visible discussion, framed differently; they
+differ in what an engine with prefix caching can reuse):
 
 - ``conversation`` (default): the debate is one growing chat. The first user message holds the
-  panel's rules and briefs (the same for every item), then the task; every utterance is an
-  assistant message, preceded by the short user message that asked its speaker to talk. A
-  turn's prompt therefore starts with an earlier request's whole text, prompt and answer,
-  already in the engine's cache: only the new short request is computed.
+  panel's rules (every referee's brief, how to speak, the verdict form: the same for every
+  item), then the task; every utterance is an assistant message, preceded by the short user
+  message that asked its speaker to talk; a summary is shown as user-side text. In one-by-one
+  talk a turn's prompt therefore starts with the previous request's whole text, prompt and
+  answer, already in the engine's cache: only the new short request is computed.
 - ``shared_first``: one user message; task, discussion so far, then the speaker's role and
   instruction. Agents and rounds reuse the task prefix, but every new utterance and the role
   text are computed again for each request.
@@ -19,14 +20,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import jinja2
 import yaml
 
 from chateval.backends.base import ChatMessage
 from chateval.data.items import DirectItem, Item, PairwiseItem
-from chateval.debate.transcript import Utterance, UtteranceKind
+from chateval.debate.transcript import Utterance
 from chateval.errors import ConfigError
 from chateval.verdicts import Dimension
 
@@ -71,7 +72,7 @@ def _render(name: str, **context: Any) -> str:
 
 
 PromptLayout = Literal["conversation", "shared_first", "role_first"]
-PROMPT_LAYOUTS: tuple[PromptLayout, ...] = ("conversation", "shared_first", "role_first")
+PROMPT_LAYOUTS: tuple[PromptLayout, ...] = get_args(PromptLayout)
 
 
 class PromptBuilder:
@@ -93,7 +94,10 @@ class PromptBuilder:
         self.verdict_form = verdict_form
         self.dimensions = list(dimensions)
         self.layout = layout
-        self.roster = list(roster)
+        # One line per referee in the rules, whatever line breaks a custom brief has.
+        self.roster = [(name, " ".join(brief.split())) for name, brief in roster]
+        if layout == "conversation" and not self.roster:
+            raise ValueError("the conversation layout needs the panel's roster")
         self.system = _render("system.j2").strip()
 
     def task_block(self, item: Item, swapped: bool = False) -> str:
@@ -117,9 +121,7 @@ class PromptBuilder:
         if self.layout == "conversation":
             if agent_name not in dict(self.roster):
                 raise ValueError(f"{agent_name!r} is not on the panel roster of the conversation layout")
-            return self._conversation(
-                item, swapped, visible, self._ask(agent_name, "verdict" if final else "discussion")
-            )
+            return self._conversation(item, swapped, visible, self._ask(agent_name, final))
         shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=visible)
         own = _render(
             "turn.j2",
@@ -136,7 +138,7 @@ class PromptBuilder:
     ) -> tuple[ChatMessage, ...]:
         """Messages for the summarizer: the task, the discussion to condense, the instruction."""
         if self.layout == "conversation":
-            return self._conversation(item, swapped, visible, self._ask("", "summary"))
+            return self._conversation(item, swapped, visible, _render("summarizer.j2").strip())
         body = (
             self.task_block(item, swapped)
             + "\n"
@@ -145,26 +147,30 @@ class PromptBuilder:
         )
         return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
 
-    def _ask(self, speaker: str, kind: UtteranceKind) -> str:
-        """The conversation layout's short request that asks ``speaker`` for a ``kind`` turn."""
-        if kind == "summary":
-            return _render("summarizer.j2").strip()
-        return _render("ask.j2", agent_name=speaker, final=kind in ("verdict", "probe")).strip()
+    @staticmethod
+    def _ask(speaker: str, final: bool) -> str:
+        """The conversation layout's short request that asks ``speaker`` to talk (or judge)."""
+        return _render("ask.j2", agent_name=speaker, final=final).strip()
 
     def _conversation(
         self, item: Item, swapped: bool, visible: Sequence[Utterance], ask: str
     ) -> tuple[ChatMessage, ...]:
-        """The debate as one chat: task and briefs, then (request, utterance) pairs, then ``ask``.
+        """The debate as one chat: rules and task, then (request, utterance) pairs, then ``ask``.
 
-        Every utterance follows the short request its speaker answered. So a prompt begins with
-        the whole text (prompt plus answer) of the request that produced the first utterance it
-        shows, and, in one-by-one talk, of the request that produced the last one.
+        A referee's utterance follows the short request its speaker answered, as the answer to
+        it; a summary (which no referee said) is user-side text. So in one-by-one talk a prompt
+        begins with the whole text, prompt plus answer, of the request before it.
         """
         # The panel's rules come before the task: the same for every item, so they stay cached.
         rules = _render("panel_rules.j2", roster=self.roster, verdict_form=self.verdict_form)
-        head = rules.strip() + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
-        asks = [self._ask(u.speaker, u.kind) for u in visible] + [ask]
-        messages = [ChatMessage("system", self.system), ChatMessage("user", (head + asks[0]).strip())]
-        for utterance, next_ask in zip(visible, asks[1:], strict=True):
-            messages += [ChatMessage("assistant", utterance.text), ChatMessage("user", next_ask)]
+        pending = rules.strip() + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
+        messages = [ChatMessage("system", self.system)]
+        for utterance in visible:
+            if utterance.kind == "summary":
+                pending += _render("summary.j2", summary=utterance.text).strip() + "\n\n"
+                continue
+            pending += self._ask(utterance.speaker, utterance.kind in ("verdict", "probe"))
+            messages += [ChatMessage("user", pending.strip()), ChatMessage("assistant", utterance.text)]
+            pending = ""
+        messages.append(ChatMessage("user", (pending + ask).strip()))
         return tuple(messages)
