@@ -39,15 +39,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("config", type=Path)
     parser.add_argument("--batch", type=int, default=24, help="the larger batch size (default 24)")
+    parser.add_argument(
+        "--set", action="append", default=[], help="config override, e.g. vllm.block_size=128"
+    )
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
 
-    config = load_config(args.config)
+    config = load_config(args.config, args.set)
     model = config.agents[0].model
     backend: Any = create_backend(config, model, ModelRegistry(config.models_dir))
     vocab = backend.tokenizer.vocab_size
     rng = random.Random(0)
-    results: dict[str, Any] = {"model": model, "prompt_tokens": PROMPT, "decode_tokens": DECODE}
+    results: dict[str, Any] = {
+        "model": model,
+        "overrides": args.set,
+        "prompt_tokens": PROMPT,
+        "decode_tokens": DECODE,
+    }
     try:
         timed(backend.llm, [[rng.randrange(vocab) for _ in range(PROMPT)]], 2)  # warm-up
         for batch in (1, args.batch):
