@@ -1,7 +1,8 @@
-"""Prompt layouts carry the same information, and the conversation layout extends prefixes.
+"""Prompt layouts show the same task and utterances (framed differently), and the conversation
+layout extends prefixes.
 
-The conversation layout exists for prefix caching: each turn's prompt must begin with the exact
-tokens (prompt and answer) of the request that produced the speaker's last visible utterance.
+The conversation layout exists for prefix caching: a turn's prompt must begin with the exact
+tokens (prompt and answer) of an earlier request wherever the strategy lets it see one.
 """
 
 import re
@@ -15,11 +16,12 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.debate.scheduler import Scheduler
 from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
+from chateval.prompts import PROMPT_LAYOUTS
 from chateval.runner import build_debates, build_panel, load_run_items, run
 from tests.conftest import SECOND_MODEL, prompt_text, tiny_config
 
 MODEL = "smollm2-135m"
-LAYOUTS = ["conversation", "shared_first", "role_first"]
+LAYOUTS = list(PROMPT_LAYOUTS)
 STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
 
 

@@ -99,6 +99,8 @@ class PromptBuilder:
         if layout == "conversation" and not self.roster:
             raise ValueError("the conversation layout needs the panel's roster")
         self.system = _render("system.j2").strip()
+        # The conversation layout's rules are the same for every item and turn: rendered once.
+        self.rules = _render("panel_rules.j2", roster=self.roster, verdict_form=verdict_form).strip()
 
     def task_block(self, item: Item, swapped: bool = False) -> str:
         """The part every speaker of this item shares. ``swapped`` shows answer B first."""
@@ -119,7 +121,7 @@ class PromptBuilder:
     ) -> tuple[ChatMessage, ...]:
         """Messages for a referee's turn, in this builder's layout."""
         if self.layout == "conversation":
-            if agent_name not in dict(self.roster):
+            if all(agent_name != name for name, _ in self.roster):
                 raise ValueError(f"{agent_name!r} is not on the panel roster of the conversation layout")
             return self._conversation(item, swapped, visible, self._ask(agent_name, final))
         shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=visible)
@@ -162,8 +164,7 @@ class PromptBuilder:
         begins with the whole text, prompt plus answer, of the request before it.
         """
         # The panel's rules come before the task: the same for every item, so they stay cached.
-        rules = _render("panel_rules.j2", roster=self.roster, verdict_form=self.verdict_form)
-        pending = rules.strip() + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
+        pending = self.rules + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
         messages = [ChatMessage("system", self.system)]
         for utterance in visible:
             if utterance.kind == "summary":
