@@ -119,6 +119,8 @@ class TransformersConfig(_Strict):
 
     batch_size: int = Field(default=16, ge=1)
     device: str | None = None
+    # Run the prompt prefix a batch's rows share once and reuse its KV cache (see the backend).
+    prefix_cache: bool = True
 
 
 class PlacementConfig(_Strict):

@@ -3,10 +3,17 @@
 Requests are grouped by their decoding settings, sorted by prompt length (so a batch pads
 little) and run in batches of ``batch_size``. Verdict constraints are enforced with an
 outlines logits processor (outlines-core regex index, compiled once per pattern).
+
+Prefix reuse (``transformers.prefix_cache``): the rows of a batch usually open with the same
+tokens (system prompt, panel rules, often the task). That shared prefix is run once, its KV
+cache kept (a few, least recently used first out) and copied into every row; each row then
+computes only its own rest. A row is laid out as ``prefix + padding + own tokens``, the padding
+masked, so positions and attention are those of the unpadded prompt.
 """
 
+import copy
 import logging
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -20,6 +27,22 @@ log = logging.getLogger(__name__)
 
 _GroupKey = tuple[int, float, float, int | None, str | None]
 
+# A shared prefix shorter than this is not worth a separate forward pass and a cache copy.
+MIN_SHARED_PREFIX = 32
+_KEPT_PREFIXES = 4
+
+
+def shared_prefix_length(rows: Sequence[Sequence[int]]) -> int:
+    """Tokens every row starts with, leaving each row at least one token of its own.
+
+    ``generate`` needs one uncached token per row to produce the first logits from.
+    """
+    shortest = min(len(row) for row in rows)
+    length = 0
+    while length < shortest - 1 and all(row[length] == rows[0][length] for row in rows):
+        length += 1
+    return length
+
 
 class TransformersBackend(HFTokenCounting):
     """Serves one registry model with Hugging Face transformers."""
@@ -32,6 +55,7 @@ class TransformersBackend(HFTokenCounting):
         self.context_window = spec.max_model_len
         self.chat_template = spec.chat_template
         self.batch_size = settings.batch_size
+        self.prefix_cache = settings.prefix_cache
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))
         try:
@@ -56,6 +80,7 @@ class TransformersBackend(HFTokenCounting):
         self.eos_ids: list[int] = declared or [self.tokenizer.eos_token_id]
         self._outlines_backend: Any = None
         self._indexes: dict[str, Any] = {}
+        self._prefixes: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # prefix ids -> KV cache
 
     def _logits_processor(self, regex: str) -> Any:
         """A fresh outlines processor for one batch (it keeps per-row state)."""
@@ -71,23 +96,17 @@ class TransformersBackend(HFTokenCounting):
             self._indexes[regex] = Index(regex, self._outlines_backend.vocabulary)
         return OutlinesCoreLogitsProcessor(self._indexes[regex], "torch")
 
-    def _prompt(self, request: GenerationRequest) -> str:
-        messages = [{"role": m.role, "content": m.content} for m in request.messages]
-        text: str = self.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
-        return text
-
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Run ``requests`` in length-sorted batches; results in request order."""
         from tqdm.auto import tqdm
 
-        prompts = [self._prompt(r) for r in requests]
-        lengths = [len(self.tokenizer(p, add_special_tokens=False).input_ids) for p in prompts]
+        prompts = [self.render_ids(r.messages) for r in requests]
         groups: dict[_GroupKey, list[int]] = defaultdict(list)
         for i, r in enumerate(requests):
             groups[(r.max_tokens, r.temperature, r.top_p, r.seed, r.regex)].append(i)
         batches: list[tuple[_GroupKey, list[int]]] = []
         for key, indices in groups.items():
-            indices.sort(key=lambda i: lengths[i])
+            indices.sort(key=lambda i: len(prompts[i]))
             batches += [
                 (key, indices[s : s + self.batch_size]) for s in range(0, len(indices), self.batch_size)
             ]
@@ -101,14 +120,56 @@ class TransformersBackend(HFTokenCounting):
                 bar.update(len(indices))
         return [results[i] for i in range(len(requests))]
 
-    def _run_batch(self, key: _GroupKey, prompts: list[str]) -> list[GenerationResult]:
+    def _prefix_kv(self, prefix: list[int]) -> Any:
+        """The KV cache of ``prefix`` (batch of one), from the kept ones where possible.
+
+        A kept prefix that ``prefix`` extends is copied and extended by the missing tokens only.
+        """
+        import torch
+        from transformers import DynamicCache
+
+        key = tuple(prefix)
+        if key in self._prefixes:
+            self._prefixes.move_to_end(key)
+            return self._prefixes[key]
+        base = max((k for k in self._prefixes if key[: len(k)] == k), key=len, default=())
+        cache = copy.deepcopy(self._prefixes[base]) if base else DynamicCache(config=self.hf_model.config)
+        rest = self._tensor([prefix[len(base) :]])
+        with torch.inference_mode():
+            self.hf_model(input_ids=rest, past_key_values=cache, use_cache=True)
+        self._prefixes[key] = cache
+        if len(self._prefixes) > _KEPT_PREFIXES:
+            self._prefixes.popitem(last=False)
+        return cache
+
+    def _batch_inputs(self, rows: list[list[int]]) -> tuple[Any, Any, Any, int]:
+        """Input ids, attention mask, KV cache (or None) and the cached length for ``rows``."""
+
+        shared = shared_prefix_length(rows) if self.prefix_cache and len(rows) > 1 else 0
+        if shared < MIN_SHARED_PREFIX:
+            shared = 0
+        prefix, rests = rows[0][:shared], [row[shared:] for row in rows]
+        width = max(len(rest) for rest in rests)
+        pad = self.tokenizer.pad_token_id
+        ids = [prefix + [pad] * (width - len(rest)) + rest for rest in rests]
+        mask = [[1] * shared + [0] * (width - len(rest)) + [1] * len(rest) for rest in rests]
+        cache = None
+        if shared:
+            cache = copy.deepcopy(self._prefix_kv(prefix))  # generate appends to the cache it gets
+            cache.batch_repeat_interleave(len(rows))
+        return self._tensor(ids), self._tensor(mask), cache, shared
+
+    def _tensor(self, rows: list[list[int]]) -> Any:
+        import torch
+
+        return torch.tensor(rows, device=self.device)
+
+    def _run_batch(self, key: _GroupKey, rows: list[list[int]]) -> list[GenerationResult]:
         import torch
         from transformers import LogitsProcessorList
 
         max_tokens, temperature, top_p, seed, regex = key
-        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(
-            self.device
-        )
+        input_ids, attention_mask, cache, shared = self._batch_inputs(rows)
         sampling: dict[str, Any] = {"do_sample": False}
         if temperature > 0:
             sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p}
@@ -118,7 +179,9 @@ class TransformersBackend(HFTokenCounting):
         try:
             with torch.inference_mode():
                 output = self.hf_model.generate(
-                    **encoded,
+                    input_ids=input_ids,
+                    attention_mask=attention_mask,
+                    past_key_values=cache,
                     max_new_tokens=max_tokens,
                     logits_processor=processors,
                     pad_token_id=self.tokenizer.pad_token_id,
@@ -127,20 +190,20 @@ class TransformersBackend(HFTokenCounting):
                 )
         except RuntimeError as exc:
             raise BackendError(f"transformers generation failed for model {self.model!r}: {exc}") from exc
-        new_tokens = output[:, encoded["input_ids"].shape[1] :].tolist()
-        prompt_lengths = encoded["attention_mask"].sum(dim=1).tolist()
+        new_tokens = output[:, input_ids.shape[1] :].tolist()
         eos = set(self.eos_ids)
         results = []
-        for tokens, prompt_length in zip(new_tokens, prompt_lengths, strict=True):
+        for tokens, row in zip(new_tokens, rows, strict=True):
             end = next((i for i, token in enumerate(tokens) if token in eos), None)
             finished = end is not None
             generated = tokens[:end] if end is not None else tokens
             results.append(
                 GenerationResult(
                     text=self.tokenizer.decode(generated, skip_special_tokens=True),
-                    prompt_tokens=int(prompt_length),
+                    prompt_tokens=len(row),
                     completion_tokens=len(generated) + (1 if finished else 0),
                     finish_reason="stop" if finished or len(generated) < max_tokens else "length",
+                    cached_tokens=shared,
                 )
             )
         return results
@@ -153,6 +216,7 @@ class TransformersBackend(HFTokenCounting):
 
         del self.hf_model
         self._outlines_backend = None
+        self._prefixes.clear()
         self._indexes.clear()
         gc.collect()
         if torch.cuda.is_available():
