@@ -67,12 +67,19 @@ def build_model(shape: str, tokenizer_dir: Path, models_dir: Path, device: str) 
         tie_word_embeddings=False,
         **SHAPES[shape],
     )
+    dtype = "bfloat16" if device.startswith("cuda") else "float32"
     torch.manual_seed(0)
-    with torch.device(device):
-        model = LlamaForCausalLM(config).to(torch.bfloat16 if device.startswith("cuda") else torch.float32)
+    default = torch.get_default_dtype()
+    torch.set_default_dtype(getattr(torch, dtype))  # built in its run dtype: no float32 copy first
+    try:
+        with torch.device(device):
+            model = LlamaForCausalLM(config)
+    finally:
+        torch.set_default_dtype(default)
     model.save_pretrained(folder)
     del model
-    dtype = "bfloat16" if device.startswith("cuda") else "float32"
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()  # the bench loads it again; leave the memory free for that
     (models_dir / "registry.yaml").write_text(
         f"{MODEL_NAME}: {{path: {MODEL_NAME}, dtype: {dtype}, max_model_len: 4096, backend: transformers}}\n"
     )
@@ -90,10 +97,11 @@ def bench(args: argparse.Namespace, models_dir: Path, prefix_cache: bool) -> dic
         f"transformers.batch_size={args.batch_size}",
         f"transformers.device={args.device}",
         f"transformers.prefix_cache={str(prefix_cache).lower()}",
-        *(f"agents.{i}.model={MODEL_NAME}" for i in range(3)),
     ]
     if args.items:
         overrides.append(f"data.limit={args.items}")
+    agents = len(load_config(CONFIG).agents)
+    overrides += [f"agents.{i}.model={MODEL_NAME}" for i in range(agents)]
     config = load_config(CONFIG, overrides)
     return run_bench(
         config,
@@ -126,7 +134,7 @@ def main() -> None:
     parser.add_argument("--compare-prefix-cache", action="store_true")
     args = parser.parse_args()
 
-    models_dir = args.scratch / "models"
+    models_dir = args.scratch.resolve() / "models"  # the config resolves relative paths elsewhere
     args.out.mkdir(parents=True, exist_ok=True)
     report: dict[str, Any] = {"shape": args.shape, "batch_size": args.batch_size, **machine(args.device)}
     report["build_seconds"] = round(build_model(args.shape, args.tokenizer, models_dir, args.device), 1)

@@ -1,16 +1,18 @@
 """The transformers backend's prefix reuse: the KV cache of the prompt prefix a batch shares is
-computed once and copied into every row. With greedy decoding it must not change any output.
+computed once and copied into every row. With greedy decoding it must not change any output,
+also when rows differ in length by far (padding between the prefix and a row's own tokens).
 
-Checked on both registry models; Gemma 3 has sliding-window layers (window 512), so the shared
-prefix here is longer than that window.
+Gemma 3 (sliding-window layers) does not reuse: its window would count the padding.
 """
-
-from collections.abc import Iterator
 
 import pytest
 
 from chateval.backends.base import Backend, ChatMessage, GenerationRequest
-from chateval.backends.transformers_backend import MIN_SHARED_PREFIX, shared_prefix_length
+from chateval.backends.transformers_backend import (
+    MIN_SHARED_PREFIX,
+    has_sliding_window,
+    shared_prefix_length,
+)
 from chateval.models import DEFAULT_MODEL, ModelRegistry
 from tests.conftest import tiny_config
 
@@ -24,7 +26,17 @@ QUESTIONS = [
     "Why do leaves change colour in autumn? Answer for a child.",
     "Is it better to rent or to buy a flat in a big city?",
     "How does a bicycle stay upright when it moves?",
+    # Much longer than the others: they get over 100 pads between the prefix and their tokens.
+    "Here is some background. "
+    + " ".join(f"Fact {n}: bicycles were once called velocipedes." for n in range(12)),
 ]
+
+
+def test_sliding_window_detection() -> None:
+    from transformers import Gemma3TextConfig, LlamaConfig
+
+    assert has_sliding_window(Gemma3TextConfig())
+    assert not has_sliding_window(LlamaConfig())
 
 
 def test_shared_prefix_length() -> None:
@@ -50,40 +62,42 @@ def requests(model: str, questions: list[str], regex: str | None = None) -> list
 
 
 def generate(backend: Backend, batch: list[GenerationRequest], prefix_cache: bool) -> list[str]:
+    before = backend.prefix_cache  # type: ignore[attr-defined]
     backend.prefix_cache = prefix_cache  # type: ignore[attr-defined]
     try:
         results = backend.generate(batch)
     finally:
-        backend.prefix_cache = True  # type: ignore[attr-defined]
-    if prefix_cache:
-        assert all(r.cached_tokens >= MIN_SHARED_PREFIX for r in results)
+        backend.prefix_cache = before  # type: ignore[attr-defined]
+    if prefix_cache:  # every row but a batch's first reuses (the first may compute the prefix)
+        assert all(r.cached_tokens >= MIN_SHARED_PREFIX for r in results[1:])
     else:
         assert all(r.cached_tokens == 0 for r in results)
     return [r.text for r in results]
 
 
-@pytest.fixture(scope="module")
-def gemma_transformers(registry: ModelRegistry, second_model: str) -> Iterator[Backend]:
-    from chateval.backends import create_backend
-
-    backend = create_backend(tiny_config(backend="transformers"), second_model, registry)
-    yield backend
-    backend.close()
+@pytest.mark.slow
+def test_prefix_reuse_keeps_greedy_outputs(transformers_backend: Backend) -> None:
+    backend = transformers_backend
+    free = requests(DEFAULT_MODEL, QUESTIONS)
+    lengths = [backend.count_prompt_tokens(r.messages) for r in free]
+    assert max(lengths) - min(lengths) > 100
+    assert generate(backend, free, True) == generate(backend, free, False)
+    # Constrained decoding (the verdict path) and a batch of its own: same answers either way.
+    verdicts = requests(DEFAULT_MODEL, QUESTIONS[:2], regex=r"Verdict: (Agree|Disagree)")
+    assert generate(backend, verdicts, True) == generate(backend, verdicts, False)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("which", ["smollm2", "gemma"])
-def test_prefix_reuse_keeps_greedy_outputs(which: str, request: pytest.FixtureRequest) -> None:
-    backend: Backend = request.getfixturevalue(
-        "transformers_backend" if which == "smollm2" else "gemma_transformers"
-    )
-    model = DEFAULT_MODEL if which == "smollm2" else backend.model
-    free = requests(model, QUESTIONS)
-    assert backend.count_prompt_tokens(free[0].messages) > 600  # past Gemma's 512-token window
-    assert generate(backend, free, True) == generate(backend, free, False)
-    # Constrained decoding (the verdict path) and a batch of its own: same answers either way.
-    verdicts = requests(model, QUESTIONS[:2], regex=r"Verdict: (Agree|Disagree)")
-    assert generate(backend, verdicts, True) == generate(backend, verdicts, False)
+def test_sliding_window_model_does_not_reuse(registry: ModelRegistry, second_model: str) -> None:
+    from chateval.backends import create_backend
+
+    backend = create_backend(tiny_config(backend="transformers"), second_model, registry)
+    try:
+        assert backend.prefix_cache is False  # type: ignore[attr-defined]
+        results = backend.generate(requests(second_model, QUESTIONS[:2]))
+        assert [r.cached_tokens for r in results] == [0, 0]
+    finally:
+        backend.close()
 
 
 @pytest.mark.slow

@@ -8,7 +8,9 @@ Prefix reuse (``transformers.prefix_cache``): the rows of a batch usually open w
 tokens (system prompt, panel rules, often the task). That shared prefix is run once, its KV
 cache kept (a few, least recently used first out) and copied into every row; each row then
 computes only its own rest. A row is laid out as ``prefix + padding + own tokens``, the padding
-masked, so positions and attention are those of the unpadded prompt.
+masked, so positions and attention are those of the unpadded prompt. Models with sliding-window
+attention (Gemma 3) do not reuse: transformers counts their window in cache slots, padding
+included, so padding inside a row would shrink the window.
 """
 
 import copy
@@ -44,6 +46,15 @@ def shared_prefix_length(rows: Sequence[Sequence[int]]) -> int:
     return length
 
 
+def has_sliding_window(config: Any) -> bool:
+    """Whether any attention layer of the model is a sliding-window one."""
+    text = config.get_text_config() if hasattr(config, "get_text_config") else config
+    layer_types = getattr(text, "layer_types", None)
+    if layer_types:
+        return "sliding_attention" in layer_types
+    return getattr(text, "sliding_window", None) is not None
+
+
 class TransformersBackend(HFTokenCounting):
     """Serves one registry model with Hugging Face transformers."""
 
@@ -55,7 +66,6 @@ class TransformersBackend(HFTokenCounting):
         self.context_window = spec.max_model_len
         self.chat_template = spec.chat_template
         self.batch_size = settings.batch_size
-        self.prefix_cache = settings.prefix_cache
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))
         try:
@@ -69,6 +79,9 @@ class TransformersBackend(HFTokenCounting):
         except (OSError, ValueError) as exc:
             raise BackendError(f"transformers could not load model {model!r} from {folder}: {exc}") from exc
         self.hf_model.eval()
+        self.prefix_cache = settings.prefix_cache and not has_sliding_window(self.hf_model.config)
+        if settings.prefix_cache and not self.prefix_cache:
+            log.info("%s: no prefix reuse (sliding-window attention counts padding)", model)
         self.tokenizer.padding_side = "left"  # decoder-only batches must be left-padded
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
@@ -120,8 +133,8 @@ class TransformersBackend(HFTokenCounting):
                 bar.update(len(indices))
         return [results[i] for i in range(len(requests))]
 
-    def _prefix_kv(self, prefix: list[int]) -> Any:
-        """The KV cache of ``prefix`` (batch of one), from the kept ones where possible.
+    def _prefix_kv(self, prefix: list[int]) -> tuple[Any, int]:
+        """The KV cache of ``prefix`` (batch of one) and how many of its tokens had to be computed.
 
         A kept prefix that ``prefix`` extends is copied and extended by the missing tokens only.
         """
@@ -131,19 +144,22 @@ class TransformersBackend(HFTokenCounting):
         key = tuple(prefix)
         if key in self._prefixes:
             self._prefixes.move_to_end(key)
-            return self._prefixes[key]
+            return self._prefixes[key], 0
         base = max((k for k in self._prefixes if key[: len(k)] == k), key=len, default=())
         cache = copy.deepcopy(self._prefixes[base]) if base else DynamicCache(config=self.hf_model.config)
         rest = self._tensor([prefix[len(base) :]])
-        with torch.inference_mode():
-            self.hf_model(input_ids=rest, past_key_values=cache, use_cache=True)
+        with torch.inference_mode():  # logits of the last token only: the others are never read
+            self.hf_model(input_ids=rest, past_key_values=cache, use_cache=True, logits_to_keep=1)
         self._prefixes[key] = cache
         if len(self._prefixes) > _KEPT_PREFIXES:
             self._prefixes.popitem(last=False)
-        return cache
+        return cache, len(key) - len(base)
 
-    def _batch_inputs(self, rows: list[list[int]]) -> tuple[Any, Any, Any, int]:
-        """Input ids, attention mask, KV cache (or None) and the cached length for ``rows``."""
+    def _batch_inputs(self, rows: list[list[int]]) -> tuple[Any, Any, Any, list[int]]:
+        """Input ids, attention mask, KV cache (or None) and each row's reused prompt tokens.
+
+        A prefix computed for this batch counts as reused by every row but the first.
+        """
 
         shared = shared_prefix_length(rows) if self.prefix_cache and len(rows) > 1 else 0
         if shared < MIN_SHARED_PREFIX:
@@ -153,11 +169,13 @@ class TransformersBackend(HFTokenCounting):
         pad = self.tokenizer.pad_token_id
         ids = [prefix + [pad] * (width - len(rest)) + rest for rest in rests]
         mask = [[1] * shared + [0] * (width - len(rest)) + [1] * len(rest) for rest in rests]
-        cache = None
+        cache, reused = None, [0] * len(rows)
         if shared:
-            cache = copy.deepcopy(self._prefix_kv(prefix))  # generate appends to the cache it gets
+            kept, computed = self._prefix_kv(prefix)
+            cache = copy.deepcopy(kept)  # generate appends to the cache it gets
             cache.batch_repeat_interleave(len(rows))
-        return self._tensor(ids), self._tensor(mask), cache, shared
+            reused = [shared - computed] + [shared] * (len(rows) - 1)
+        return self._tensor(ids), self._tensor(mask), cache, reused
 
     def _tensor(self, rows: list[list[int]]) -> Any:
         import torch
@@ -169,7 +187,7 @@ class TransformersBackend(HFTokenCounting):
         from transformers import LogitsProcessorList
 
         max_tokens, temperature, top_p, seed, regex = key
-        input_ids, attention_mask, cache, shared = self._batch_inputs(rows)
+        input_ids, attention_mask, cache, reused = self._batch_inputs(rows)
         sampling: dict[str, Any] = {"do_sample": False}
         if temperature > 0:
             sampling = {"do_sample": True, "temperature": temperature, "top_p": top_p}
@@ -193,7 +211,7 @@ class TransformersBackend(HFTokenCounting):
         new_tokens = output[:, input_ids.shape[1] :].tolist()
         eos = set(self.eos_ids)
         results = []
-        for tokens, row in zip(new_tokens, rows, strict=True):
+        for tokens, row, cached in zip(new_tokens, rows, reused, strict=True):
             end = next((i for i, token in enumerate(tokens) if token in eos), None)
             finished = end is not None
             generated = tokens[:end] if end is not None else tokens
@@ -203,7 +221,7 @@ class TransformersBackend(HFTokenCounting):
                     prompt_tokens=len(row),
                     completion_tokens=len(generated) + (1 if finished else 0),
                     finish_reason="stop" if finished or len(generated) < max_tokens else "length",
-                    cached_tokens=shared,
+                    cached_tokens=cached,
                 )
             )
         return results
