@@ -82,11 +82,8 @@ class TransformersBackend(HFTokenCounting):
         self.prefix_cache = settings.prefix_cache and not has_sliding_window(self.hf_model.config)
         if settings.prefix_cache and not self.prefix_cache:
             log.info("%s: no prefix reuse (sliding-window attention counts padding)", model)
-        self.tokenizer.padding_side = "left"  # decoder-only batches must be left-padded
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
-        if spec.chat_template:
-            self.tokenizer.chat_template = spec.chat_template
         # Stop on every end token the model declares (Gemma: <eos> and <end_of_turn>).
         declared = self.hf_model.generation_config.eos_token_id
         declared = [declared] if isinstance(declared, int) else list(declared or [])
@@ -160,7 +157,6 @@ class TransformersBackend(HFTokenCounting):
 
         A prefix computed for this batch counts as reused by every row but the first.
         """
-
         shared = shared_prefix_length(rows) if self.prefix_cache and len(rows) > 1 else 0
         if shared < MIN_SHARED_PREFIX:
             shared = 0
