@@ -97,6 +97,7 @@ def bench(args: argparse.Namespace, models_dir: Path, prefix_cache: bool) -> dic
         f"transformers.batch_size={args.batch_size}",
         f"transformers.device={args.device}",
         f"transformers.prefix_cache={str(prefix_cache).lower()}",
+        f"transformers.prefix_cache_gib={args.kv_store_gib}",
     ]
     if args.items:
         overrides.append(f"data.limit={args.items}")
@@ -130,6 +131,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=None, help="first N questions (default: all 80)")
     parser.add_argument("--sequential-items", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument(
+        "--kv-store-gib",
+        type=float,
+        default=40.0,
+        help="memory for kept KV sequences (Llama-3-8B: 128 KiB a token; 80 debates need ~15 GiB)",
+    )
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/chateval_gpu_bench"))
     parser.add_argument("--compare-prefix-cache", action="store_true")
     args = parser.parse_args()

@@ -1,11 +1,16 @@
 """``chateval bench`` with scripted engines: modes, counts, scaling and ratios."""
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench import run_bench
 from chateval.errors import ConfigError
-from tests.conftest import tiny_config
+from tests.conftest import prompt_text, tiny_config
 from tests.test_scheduling import MODEL, agreeing, config
 
 
@@ -36,11 +41,22 @@ def test_bench_limit_replays_the_scheduled_requests_in_one_call() -> None:
     assert limit_call == [r for c in backend.calls[:scheduled_calls] for r in c]
 
 
-def test_bench_scales_a_sequential_subset() -> None:
-    report = run_bench(config(), sequential_items=2, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
-    sequential = modes(report)["sequential"]
-    assert sequential["scale"] == 3.0 and "2 of 6 items" in sequential["note"]
-    assert sequential["requests"] == modes(report)["scheduled"]["requests"]
+def test_bench_prices_a_spread_sequential_subset() -> None:
+    backend = ScriptedBackend(MODEL, agreeing)
+    report = run_bench(config(), sequential_items=2, backends={MODEL: backend})
+    sequential, scheduled = modes(report)["sequential"], modes(report)["scheduled"]
+    assert sequential["measured_items"] == [0, 3] and "2 of 6 items (spread)" in sequential["note"]
+    # The measured requests are those of items 0 and 3 (both orders), one call each.
+    per_item = 2 * len(config().agents) * config().rounds
+    assert sequential["measured_requests"] == 2 * per_item
+    measured_calls = backend.calls[-2 * per_item :]
+    assert all(len(call) == 1 for call in measured_calls)
+    asked = {"basil" in prompt_text(c[0]) or "sky looks blue" in prompt_text(c[0]) for c in measured_calls}
+    assert asked == {True}  # items 0 and 3 of the samples
+    # The estimate prices the scheduled run's requests; plain scaling is kept beside it.
+    for key in ("requests", "prompt_tokens", "generated_tokens"):
+        assert sequential[key] == scheduled[key]
+    assert sequential["seconds_scaled_by_requests"] > 0 and MODEL in sequential["cost_model"]
 
 
 def test_bench_early_stop_reports_savings() -> None:
@@ -57,3 +73,23 @@ def test_bench_early_stop_reports_savings() -> None:
 def test_bench_rejects_unknown_modes() -> None:
     with pytest.raises(ConfigError, match="unknown bench modes"):
         run_bench(tiny_config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)}, extra_modes=["warp"])
+
+
+def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) -> None:
+    report = run_bench(config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    sequential = modes(report)["sequential"]
+    assert "measured_items" not in sequential and len(sequential["timed_requests"]) == sequential["requests"]
+    path = tmp_path / "full.json"
+    path.write_text(json.dumps(report))
+    out = tmp_path / "check.json"
+    script = Path(__file__).parents[1] / "scripts" / "check_sequential_estimate.py"
+    subprocess.run([sys.executable, str(script), str(path), "--items", "2", "-o", str(out)], check=True)
+    checked = json.loads(out.read_text())
+    assert checked["items"] == 6
+    assert set(checked["2_items"]) == {
+        "first_items_scaled_by_requests",
+        "spread_items_scaled_by_requests",
+        "spread_items_cost_model",
+        "every_subset",
+    }
+    assert checked["2_items"]["every_subset"]["cost_model"]["subsets"] == 15  # 6 choose 2

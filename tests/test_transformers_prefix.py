@@ -1,6 +1,7 @@
-"""The transformers backend's prefix reuse: the KV cache of the prompt prefix a batch shares is
-computed once and copied into every row. With greedy decoding it must not change any output,
-also when rows differ in length by far (padding between the prefix and a row's own tokens).
+"""The transformers backend's KV reuse: a batch's common prompt prefix is computed once and
+copied into every row, and a conversation's next request starts from its kept prompt and answer.
+With greedy decoding it must not change any output, also when rows differ in length by far
+(padding between the reused part and a row's own tokens) and reuse different lengths.
 
 Gemma 3 (sliding-window layers) does not reuse: its window would count the padding.
 """
@@ -100,16 +101,28 @@ def test_sliding_window_model_does_not_reuse(registry: ModelRegistry, second_mod
         backend.close()
 
 
+def next_turn(request: GenerationRequest, answer: str, follow_up: str) -> GenerationRequest:
+    """The request's conversation, continued: its answer, then a new user message."""
+    messages = (*request.messages, ChatMessage("assistant", answer), ChatMessage("user", follow_up))
+    return GenerationRequest(model=request.model, messages=messages, max_tokens=request.max_tokens)
+
+
 @pytest.mark.slow
-def test_kept_prefix_is_extended_not_recomputed(transformers_backend: Backend) -> None:
-    """A batch whose shared prefix extends a kept one reuses it, with the same answers."""
+def test_next_turn_reuses_the_previous_prompt_and_answer(transformers_backend: Backend) -> None:
+    """A conversation's next request starts from its kept prompt and answer (rows of a batch
+    reuse different lengths, a fresh row only the common prefix), with the same answers."""
     backend: Backend = transformers_backend
-    backend._prefixes.clear()  # type: ignore[attr-defined]
-    generate(backend, requests(DEFAULT_MODEL, QUESTIONS[:2]), True)  # keeps the rules' prefix
-    (short,) = backend._prefixes  # type: ignore[attr-defined]
-    longer = [q.replace("?", "? Be brief.") for q in ("Why is the sea salty?", "Why is the sky blue?")]
-    shared = requests(DEFAULT_MODEL, [f"Two questions follow. {q}" for q in longer])
-    assert generate(backend, shared, True) == generate(backend, shared, False)
-    kept = list(backend._prefixes)  # type: ignore[attr-defined]
-    assert len(kept) == 2 and kept[0] == short and kept[1][: len(short)] == short
-    assert len(kept[1]) > len(short)
+    backend.reset_cache()  # type: ignore[attr-defined]
+    first = requests(DEFAULT_MODEL, QUESTIONS[:2])
+    answers = backend.generate(first)
+    follow_ups = ["Now say it in five words.", "Which word matters most here, and why?"]
+    second = [next_turn(r, a.text, f) for r, a, f in zip(first, answers, follow_ups, strict=True)]
+    second += requests(DEFAULT_MODEL, QUESTIONS[2:3])  # nothing kept but the rules
+    with_reuse = backend.generate(second)
+    for result, earlier in zip(with_reuse[:2], answers, strict=True):
+        assert result.cached_tokens >= earlier.prompt_tokens + len(earlier.text.split()) // 2
+    assert MIN_SHARED_PREFIX <= with_reuse[2].cached_tokens < answers[0].prompt_tokens
+    assert [r.text for r in with_reuse] == generate(backend, second, False)
+    # One request alone (ChatEval's sequential loop) reuses its conversation's kept tokens too.
+    (alone,) = backend.generate([next_turn(second[0], with_reuse[0].text, "Thanks. One more word?")])
+    assert alone.cached_tokens >= with_reuse[0].prompt_tokens

@@ -1,7 +1,8 @@
 """``chateval bench``: one debate workload run several ways on the same loaded engines.
 
 - ``sequential``: one request at a time, item by item, agent by agent (ChatEval's original
-  loop); may run on the first N items and be scaled to the full workload (it says so).
+  loop); may run on N items spread over the data and be priced for the whole workload with a
+  per-request cost model fitted on them (it says so; see ``chateval.request_cost``).
 - ``scheduled``: the project's scheduler, as a normal run does it (streaming when possible).
 - ``limit``: the exact requests ``scheduled`` made, all in one call with no dependencies: the
   best this engine can do on this token load.
@@ -25,8 +26,10 @@ from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.placement import ModelPool
 from chateval.prompts import PROMPT_LAYOUTS
+from chateval.request_cost import TimedRequest, fit_request_cost, spread_indices
 
 EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
+TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
 
 
 class RecordingBackend:
@@ -164,8 +167,17 @@ def _measure(
     )
 
 
-def _sequential(panel: Panel, debates: Sequence[Debate], pool: ModelPool) -> None:
-    """ChatEval's loop: every request alone, debate after debate, turn after turn."""
+def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
+    return TimedRequest(result.prompt_tokens - result.cached_tokens, result.completion_tokens, seconds)
+
+
+def _sequential(
+    panel: Panel, debates: Sequence[Debate], pool: ModelPool, timed: list[tuple[str, str, TimedRequest]]
+) -> None:
+    """ChatEval's loop: every request alone, debate after debate, turn after turn.
+
+    Each request goes into ``timed`` as (item id, model, its tokens and wall seconds).
+    """
     for debate in debates:
         for step in panel.plan():
             made = []
@@ -173,10 +185,49 @@ def _sequential(panel: Panel, debates: Sequence[Debate], pool: ModelPool) -> Non
                 if not panel.needs(debate, turn):
                     continue
                 request = panel.request(debate, turn)
+                started = time.perf_counter()
                 [result] = pool.get(request.model).generate([request])
+                timed.append((debate.item.id, request.model, _timed(result, time.perf_counter() - started)))
                 made.append(panel.utterance(turn, result))
             for utterance in panel.settle(step, made):
                 debate.transcript = debate.transcript.add(utterance)
+
+
+def _price_sequential(
+    sequential: ModeResult,
+    scheduled: ModeResult,
+    timed: Sequence[tuple[str, str, TimedRequest]],
+    workload: Mapping[str, list[TimedRequest]],
+    measured_items: list[int],
+    total_items: int,
+) -> None:
+    """Turn a ``sequential`` measured on some items into an estimate for the whole workload.
+
+    Per model, a cost model fitted on the timed requests prices every request the scheduled
+    run made (same prompts and, greedy, same outputs as a full sequential run would have).
+    The plain scaling by requests stays in the report for comparison.
+    """
+    timings: dict[str, list[TimedRequest]] = {}
+    for _, model, request in timed:
+        timings.setdefault(model, []).append(request)
+    costs = {model: fit_request_cost(rows) for model, rows in timings.items()}
+    by_requests = sequential.seconds * scheduled.requests / max(sequential.requests, 1)
+    sequential.extra |= {
+        "measured_seconds": round(sequential.seconds, 3),
+        "measured_requests": sequential.requests,
+        "measured_items": measured_items,
+        "seconds_scaled_by_requests": round(by_requests, 3),
+        "cost_model": {model: cost.as_dict() for model, cost in costs.items()},
+    }
+    sequential.note = (
+        f"measured on {len(measured_items)} of {total_items} items (spread), priced per request "
+        "by a cost model fitted on them"
+    )
+    sequential.seconds = sum(costs[model].total(rows) for model, rows in workload.items())
+    sequential.requests = scheduled.requests
+    sequential.prompt_tokens = scheduled.prompt_tokens
+    sequential.generated_tokens = scheduled.generated_tokens
+    sequential.cached_tokens = scheduled.cached_tokens
 
 
 def _scheduled(panel: Panel, debates: Sequence[Debate], pool: ModelPool, streaming: bool) -> None:
@@ -261,28 +312,37 @@ def run_bench(
         modes.append(scheduled)
         metrics = compute_metrics(config, item_records(debates, panel))
         recorded = {r.model: list(r.requests) for r in recorders}
+        workload = {r.model: [_timed(result) for result in r.results] for r in recorders}
 
         announce("limit")
         modes.append(
             _measure("limit", recorders, lambda: _limit(recorders, recorded), "one call, no dependencies")
         )
 
-        subset = items[:sequential_items] if sequential_items else items
+        measured_items = spread_indices(len(items), sequential_items or len(items))
         announce("sequential")
-        sequential_debates = build_debates(subset, calibrate)
-        sequential = _measure("sequential", recorders, lambda: _sequential(panel, sequential_debates, pool))
-        if len(subset) < len(items):
-            share = sequential.requests / max(scheduled.requests, 1)
-            sequential.extra = {
-                "measured_seconds": round(sequential.seconds, 3),
-                "scale": round(1 / share, 4),
-            }
-            sequential.note = f"measured on {len(subset)} of {len(items)} items, scaled by requests"
-            sequential.seconds /= share
-            sequential.generated_tokens = round(sequential.generated_tokens / share)
-            sequential.prompt_tokens = round(sequential.prompt_tokens / share)
-            sequential.cached_tokens = round(sequential.cached_tokens / share)
-            sequential.requests = scheduled.requests
+        sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
+        timed: list[tuple[str, str, TimedRequest]] = []
+        sequential = _measure(
+            "sequential", recorders, lambda: _sequential(panel, sequential_debates, pool, timed)
+        )
+        # Every measured request, so that estimates from a subset can be checked against a
+        # full sequential run (scripts/check_sequential_estimate.py).
+        sequential.extra = {
+            "timed_request_columns": [
+                "item",
+                "model",
+                "computed_prompt_tokens",
+                "generated_tokens",
+                "seconds",
+            ],
+            "timed_requests": [
+                [item, model, r.computed_prompt_tokens, r.generated_tokens, round(r.seconds, 4)]
+                for item, model, r in timed
+            ],
+        }
+        if len(measured_items) < len(items):
+            _price_sequential(sequential, scheduled, timed, workload, measured_items, len(items))
         modes.append(sequential)
 
         for extra in extra_modes:

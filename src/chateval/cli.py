@@ -117,7 +117,11 @@ def bench(
     ] = None,
     sequential_items: Annotated[
         int | None,
-        typer.Option("--sequential-items", min=1, help="Run `sequential` on the first N items and scale."),
+        typer.Option(
+            "--sequential-items",
+            min=1,
+            help="Run `sequential` on N items spread over the data; price the whole workload from them.",
+        ),
     ] = None,
     extra: Annotated[
         list[str],

@@ -1,26 +1,29 @@
 """The transformers backend: batched ``generate`` with left padding, on CPU or CUDA.
 
-Requests are grouped by their decoding settings, sorted by prompt length (so a batch pads
-little) and run in batches of ``batch_size``. Verdict constraints are enforced with an
-outlines logits processor (outlines-core regex index, compiled once per pattern).
+Requests are grouped by their decoding settings, sorted by the prompt tokens they must compute
+(so a batch pads little) and run in batches of ``batch_size``. Verdict constraints are
+enforced with an outlines logits processor (outlines-core regex index, compiled once per
+pattern).
 
-Prefix reuse (``transformers.prefix_cache``): the rows of a batch usually open with the same
-tokens (system prompt, panel rules, often the task). That shared prefix is run once, its KV
-cache kept (a few, least recently used first out) and copied into every row; each row then
-computes only its own rest. A row is laid out as ``prefix + padding + own tokens``, the padding
-masked, so positions and attention are those of the unpadded prompt. Models with sliding-window
-attention (Gemma 3) do not reuse: transformers counts their window in cache slots, padding
-included, so padding inside a row would shrink the window.
+KV reuse (``transformers.prefix_cache``): every request's keys and values (prompt and answer)
+are kept in a ``KVStore`` up to ``transformers.prefix_cache_gib``. A new request starts from the
+longest prefix it shares with a kept sequence: in the ``conversation`` layout that is its
+debate's previous prompt and answer, so a turn computes only its new text. Rows of a batch that
+find nothing kept yet share the batch's common prefix (system prompt, panel rules), run once.
+A row is laid out as ``padding + reused tokens + padding + own tokens`` with the reused part in
+the KV cache and the padding masked, so positions and attention are those of the unpadded
+prompt. Models with sliding-window attention (Gemma 3) do not reuse: transformers counts their
+window in cache slots, padding included, so padding inside a row would shrink the window.
 """
 
-import copy
 import logging
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.backends.kv_store import KeptSequence, KVStore
 from chateval.config import TransformersConfig
 from chateval.errors import BackendError
 from chateval.models import ModelSpec, runtime_dtype
@@ -29,9 +32,8 @@ log = logging.getLogger(__name__)
 
 _GroupKey = tuple[int, float, float, int | None, str | None]
 
-# A shared prefix shorter than this is not worth a separate forward pass and a cache copy.
+# A reusable prefix shorter than this is not worth a separate forward pass and a cache copy.
 MIN_SHARED_PREFIX = 32
-_KEPT_PREFIXES = 4
 
 
 def shared_prefix_length(rows: Sequence[Sequence[int]]) -> int:
@@ -90,7 +92,7 @@ class TransformersBackend(HFTokenCounting):
         self.eos_ids: list[int] = declared or [self.tokenizer.eos_token_id]
         self._outlines_backend: Any = None
         self._indexes: dict[str, Any] = {}
-        self._prefixes: OrderedDict[tuple[int, ...], Any] = OrderedDict()  # prefix ids -> KV cache
+        self.kv_store = KVStore(int(settings.prefix_cache_gib * 2**30))
 
     def _logits_processor(self, regex: str) -> Any:
         """A fresh outlines processor for one batch (it keeps per-row state)."""
@@ -114,9 +116,12 @@ class TransformersBackend(HFTokenCounting):
         groups: dict[_GroupKey, list[int]] = defaultdict(list)
         for i, r in enumerate(requests):
             groups[(r.max_tokens, r.temperature, r.top_p, r.seed, r.regex)].append(i)
+        # Sort by the tokens each prompt must compute (its length less what is kept for it), so
+        # that a batch's rows pad little where padding costs a forward pass.
+        computed = [len(p) - self._kept_length(p) for p in prompts]
         batches: list[tuple[_GroupKey, list[int]]] = []
         for key, indices in groups.items():
-            indices.sort(key=lambda i: len(prompts[i]))
+            indices.sort(key=lambda i: (computed[i], len(prompts[i])))
             batches += [
                 (key, indices[s : s + self.batch_size]) for s in range(0, len(indices), self.batch_size)
             ]
@@ -130,48 +135,120 @@ class TransformersBackend(HFTokenCounting):
                 bar.update(len(indices))
         return [results[i] for i in range(len(requests))]
 
-    def _prefix_kv(self, prefix: list[int]) -> tuple[Any, int]:
-        """The KV cache of ``prefix`` (batch of one) and how many of its tokens had to be computed.
+    def _kept_length(self, prompt: list[int]) -> int:
+        if not self.prefix_cache:
+            return 0
+        return self.kv_store.longest_prefix(prompt, len(prompt) - 1)[0]
 
-        A kept prefix that ``prefix`` extends is copied and extended by the missing tokens only.
+    def reset_cache(self) -> None:
+        """Forget every kept KV sequence (the bench starts each mode cold)."""
+        self.kv_store.clear()
+
+    def _prefix_kv(self, prefix: list[int]) -> tuple[KeptSequence, int]:
+        """The kept KV of ``prefix`` and how many of its tokens had to be computed for it.
+
+        The longest kept sequence it shares a prefix with is extended by the missing tokens only.
         """
+        import torch
+
+        reused, base = self.kv_store.longest_prefix(prefix, len(prefix))
+        if base is not None and reused == len(prefix):
+            return base, 0
+        cache = self._ragged_cache([base], [reused], reused)
+        rest = self._tensor([prefix[reused:]])
+        with torch.inference_mode():  # logits of the last token only: the others are never read
+            self.hf_model(input_ids=rest, past_key_values=cache, use_cache=True, logits_to_keep=1)
+        layers = [(layer.keys[0], layer.values[0]) for layer in cache.layers]
+        return self.kv_store.add(prefix, layers), len(prefix) - reused
+
+    def _ragged_cache(
+        self, sources: Sequence[KeptSequence | None], lengths: Sequence[int], width: int
+    ) -> Any:
+        """A batch KV cache of ``width`` slots: row r holds the first ``lengths[r]`` kept tokens of
+        ``sources[r]``, right-aligned (the slots before them are zeros, masked as padding)."""
         import torch
         from transformers import DynamicCache
 
-        key = tuple(prefix)
-        if key in self._prefixes:
-            self._prefixes.move_to_end(key)
-            return self._prefixes[key], 0
-        base = max((k for k in self._prefixes if key[: len(k)] == k), key=len, default=())
-        cache = copy.deepcopy(self._prefixes[base]) if base else DynamicCache(config=self.hf_model.config)
-        rest = self._tensor([prefix[len(base) :]])
-        with torch.inference_mode():  # logits of the last token only: the others are never read
-            self.hf_model(input_ids=rest, past_key_values=cache, use_cache=True, logits_to_keep=1)
-        self._prefixes[key] = cache
-        if len(self._prefixes) > _KEPT_PREFIXES:
-            self._prefixes.popitem(last=False)
-        return cache, len(key) - len(base)
+        cache = DynamicCache(config=self.hf_model.config)
+        first = next((s for s, n in zip(sources, lengths, strict=True) if s is not None and n), None)
+        if first is None:
+            return cache
+        for index, (keys, _) in enumerate(first.layers):
+            heads, _, head_dim = keys.shape
+            shape = (len(sources), heads, width, head_dim)
+            batch_keys = torch.zeros(shape, dtype=keys.dtype, device=keys.device)
+            batch_values = torch.zeros(shape, dtype=keys.dtype, device=keys.device)
+            for row, (source, length) in enumerate(zip(sources, lengths, strict=True)):
+                if source is not None and length:
+                    kept_keys, kept_values = source.layers[index]
+                    batch_keys[row, :, width - length :] = kept_keys[:, :length]
+                    batch_values[row, :, width - length :] = kept_values[:, :length]
+            cache.update(batch_keys, batch_values, index)
+        return cache
+
+    def _reuse_plan(self, rows: list[list[int]]) -> tuple[list[KeptSequence | None], list[int], int]:
+        """Per row: where its reused KV comes from and how many tokens; plus tokens computed for it.
+
+        Each row takes the longest prefix it shares with a kept sequence (leaving it one token of
+        its own: ``generate`` needs one to produce the first logits from). Rows that find less than
+        the batch's common prefix get that prefix, computed once.
+        """
+        sources: list[KeptSequence | None] = [None] * len(rows)
+        lengths = [0] * len(rows)
+        if not self.prefix_cache:
+            return sources, lengths, 0
+        for i, row in enumerate(rows):
+            lengths[i], sources[i] = self.kv_store.longest_prefix(row, len(row) - 1)
+        shared = shared_prefix_length(rows) if len(rows) > 1 else 0
+        computed = 0
+        if shared >= MIN_SHARED_PREFIX and min(lengths) < shared:
+            prefix, computed = self._prefix_kv(rows[0][:shared])
+            for i in range(len(rows)):
+                if lengths[i] < shared:
+                    lengths[i], sources[i] = shared, prefix
+        for i in range(len(rows)):
+            if lengths[i] < MIN_SHARED_PREFIX:
+                lengths[i], sources[i] = 0, None
+        return sources, lengths, computed
 
     def _batch_inputs(self, rows: list[list[int]]) -> tuple[Any, Any, Any, list[int]]:
-        """Input ids, attention mask, KV cache (or None) and each row's reused prompt tokens.
+        """Input ids, attention mask, KV cache and each row's reused prompt tokens.
 
         A prefix computed for this batch counts as reused by every row but the first.
         """
-        shared = shared_prefix_length(rows) if self.prefix_cache and len(rows) > 1 else 0
-        if shared < MIN_SHARED_PREFIX:
-            shared = 0
-        prefix, rests = rows[0][:shared], [row[shared:] for row in rows]
-        width = max(len(rest) for rest in rests)
+        sources, lengths, computed = self._reuse_plan(rows)
+        cached_width = max(lengths)
+        own = [len(row) - n for row, n in zip(rows, lengths, strict=True)]
+        width = max(own)
         pad = self.tokenizer.pad_token_id
-        ids = [prefix + [pad] * (width - len(rest)) + rest for rest in rests]
-        mask = [[1] * shared + [0] * (width - len(rest)) + [1] * len(rest) for rest in rests]
-        cache, reused = None, [0] * len(rows)
-        if shared:
-            kept, computed = self._prefix_kv(prefix)
-            cache = copy.deepcopy(kept)  # generate appends to the cache it gets
-            cache.batch_repeat_interleave(len(rows))
-            reused = [shared - computed] + [shared] * (len(rows) - 1)
+        ids, mask = [], []
+        for row, n, mine in zip(rows, lengths, own, strict=True):
+            ids.append([pad] * (cached_width - n) + row[:n] + [pad] * (width - mine) + row[n:])
+            mask.append([0] * (cached_width - n) + [1] * n + [0] * (width - mine) + [1] * mine)
+        reused = list(lengths)
+        reused[0] -= min(computed, reused[0])
+        cache = self._ragged_cache(sources, lengths, cached_width)
         return self._tensor(ids), self._tensor(mask), cache, reused
+
+    def _keep(self, cache: Any, mask: Any, rows: list[list[int]], fed: list[list[int]]) -> None:
+        """Keep each row's prompt and fed-back answer tokens with their KV (padding left out)."""
+        import torch
+
+        if not self.prefix_cache:
+            return
+        prompt_width = mask.shape[1]
+        for row, (prompt, answer) in enumerate(zip(rows, fed, strict=True)):
+            slots = torch.cat(
+                [
+                    mask[row].nonzero().flatten(),
+                    torch.arange(prompt_width, prompt_width + len(answer), device=mask.device),
+                ]
+            )
+            layers = [
+                (layer.keys[row].index_select(1, slots), layer.values[row].index_select(1, slots))
+                for layer in cache.layers
+            ]
+            self.kv_store.add(prompt + answer, layers)
 
     def _tensor(self, rows: list[list[int]]) -> Any:
         import torch
@@ -206,9 +283,15 @@ class TransformersBackend(HFTokenCounting):
             raise BackendError(f"transformers generation failed for model {self.model!r}: {exc}") from exc
         new_tokens = output[:, input_ids.shape[1] :].tolist()
         eos = set(self.eos_ids)
+        ends = [next((i for i, token in enumerate(t) if token in eos), None) for t in new_tokens]
+        # The last token generate emits is never fed back, so its KV does not exist.
+        fed = [
+            tokens[: min(len(tokens) - 1, len(tokens) if end is None else end + 1)]
+            for tokens, end in zip(new_tokens, ends, strict=True)
+        ]
+        self._keep(cache, attention_mask, rows, fed)
         results = []
-        for tokens, row, cached in zip(new_tokens, rows, reused, strict=True):
-            end = next((i for i, token in enumerate(tokens) if token in eos), None)
+        for tokens, row, cached, end in zip(new_tokens, rows, reused, ends, strict=True):
             finished = end is not None
             generated = tokens[:end] if end is not None else tokens
             results.append(
@@ -230,7 +313,7 @@ class TransformersBackend(HFTokenCounting):
 
         del self.hf_model
         self._outlines_backend = None
-        self._prefixes.clear()
+        self.kv_store.clear()
         self._indexes.clear()
         gc.collect()
         if torch.cuda.is_available():
