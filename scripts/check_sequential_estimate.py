@@ -7,6 +7,8 @@ the measured total:
 - first N items, scaled by requests (the bench's rule before the cost model);
 - N items spread over the data, scaled by requests;
 - N items spread over the data, priced per request by the cost model (the bench's rule now).
+The bench prices the scheduled run's requests (their computed prompt tokens and answers), so
+the script also prints both runs' token counts: the swap is sound only where they agree.
 It also takes every N-item subset of the items and reports how far each rule lands from the
 measured total (mean, 90th percentile and largest |error|), so one lucky subset proves nothing.
 
@@ -92,9 +94,18 @@ def main() -> None:
     parser.add_argument("--items", type=int, action="append", help="subset sizes to check (default 2, 4)")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
-    by_item = rows_by_item(json.loads(args.report.read_text()))
+    report = json.loads(args.report.read_text())
+    by_item = rows_by_item(report)
     truth = sum(seconds(rows) for rows in by_item.values())
     result: dict[str, Any] = {"report": str(args.report), "items": len(by_item), "measured_seconds": truth}
+    counts = {
+        m["mode"]: {k: m[k] for k in ("prompt_tokens", "generated_tokens", "prefix_cache_hit_rate")}
+        for m in report["modes"]
+        if m["mode"] in ("scheduled", "sequential")
+    }
+    result["token_counts"] = counts
+    for mode, numbers in counts.items():
+        print(f"{mode:10s} " + ", ".join(f"{k} {v}" for k, v in numbers.items()))
     for count in args.items or [2, 4]:
         checked = estimates(by_item, count)
         result[f"{count}_items"] = {

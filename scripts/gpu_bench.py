@@ -97,7 +97,7 @@ def bench(args: argparse.Namespace, models_dir: Path, prefix_cache: bool) -> dic
         f"transformers.batch_size={args.batch_size}",
         f"transformers.device={args.device}",
         f"transformers.prefix_cache={str(prefix_cache).lower()}",
-        f"transformers.prefix_cache_gib={args.kv_store_gib}",
+        f"transformers.kv_store_gib={args.kv_store_gib}",
     ]
     if args.items:
         overrides.append(f"data.limit={args.items}")

@@ -93,3 +93,11 @@ def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) ->
         "every_subset",
     }
     assert checked["2_items"]["every_subset"]["cost_model"]["subsets"] == 15  # 6 choose 2
+
+
+def test_bench_refuses_to_price_a_model_it_barely_measured() -> None:
+    """One item gives the summarizer's model 2 requests (one summary per debate): too few to fit."""
+    settings = config(strategy="simultaneous_summarizer", rounds=2, summarizer={"model": "other"})
+    backends = {MODEL: ScriptedBackend(MODEL, agreeing), "other": ScriptedBackend("other", agreeing)}
+    with pytest.raises(ConfigError, match="2 requests to model 'other'.*measure more items"):
+        run_bench(settings, sequential_items=1, backends=backends)

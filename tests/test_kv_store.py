@@ -45,3 +45,19 @@ def test_least_recently_used_sequences_leave_first_past_the_budget() -> None:
     assert len(store) == 2
     store.clear()
     assert len(store) == 0 and store.nbytes == 0
+
+
+def test_a_sequence_over_the_budget_leaves_its_prefixes_kept() -> None:
+    store = KVStore(budget_bytes=6 * TOKEN_BYTES)
+    store.add([1, 2, 3], layers([1, 2, 3]))
+    store.add(list(range(1, 9)), layers(list(range(1, 9))))  # extends [1, 2, 3] but is not kept
+    assert len(store) == 1 and store.longest_prefix([1, 2, 3, 4], limit=3)[0] == 3
+
+
+def test_a_planning_lookup_does_not_count_as_a_use() -> None:
+    store = KVStore(budget_bytes=8 * TOKEN_BYTES)
+    store.add([1, 1, 1, 1], layers([1, 1, 1, 1]))
+    store.add([2, 2, 2, 2], layers([2, 2, 2, 2]))
+    store.longest_prefix([1, 1, 9], limit=2, touch=False)
+    store.add([3, 3, 3, 3], layers([3, 3, 3, 3]))  # [1, 1, ...] is still the oldest use: it goes
+    assert store.longest_prefix([1, 1, 1], limit=2) == (0, None)

@@ -30,6 +30,11 @@ def test_fit_keeps_costs_non_negative() -> None:
     assert fitted.r_squared < 1
 
 
+def test_fit_reports_no_r_squared_when_timings_do_not_vary() -> None:
+    fitted = fit_request_cost([TimedRequest(10, 5, 0.5), TimedRequest(20, 5, 0.5), TimedRequest(30, 9, 0.5)])
+    assert fitted.r_squared is None and fitted.as_dict()["fitted_on_requests"] == 3
+
+
 def test_fit_needs_measurements() -> None:
     with pytest.raises(ValueError, match="no measured requests"):
         fit_request_cost([])

@@ -11,7 +11,7 @@ import pytest
 from chateval.backends.base import Backend, ChatMessage, GenerationRequest
 from chateval.backends.transformers_backend import (
     MIN_SHARED_PREFIX,
-    has_sliding_window,
+    full_attention_only,
     shared_prefix_length,
 )
 from chateval.models import DEFAULT_MODEL, ModelRegistry
@@ -33,11 +33,13 @@ QUESTIONS = [
 ]
 
 
-def test_sliding_window_detection() -> None:
+def test_reuse_only_for_full_attention_models() -> None:
     from transformers import Gemma3TextConfig, LlamaConfig
 
-    assert has_sliding_window(Gemma3TextConfig())
-    assert not has_sliding_window(LlamaConfig())
+    assert not full_attention_only(Gemma3TextConfig())
+    assert full_attention_only(LlamaConfig())
+    hybrid = LlamaConfig(num_hidden_layers=2, layer_types=["full_attention", "linear_attention"])
+    assert not full_attention_only(hybrid)
 
 
 def test_shared_prefix_length() -> None:

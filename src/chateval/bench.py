@@ -30,6 +30,8 @@ from chateval.request_cost import TimedRequest, fit_request_cost, spread_indices
 
 EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
+# A cost model has three coefficients: fewer timed requests than this cannot pin them down.
+MIN_TIMED_REQUESTS = 6
 
 
 class RecordingBackend:
@@ -204,24 +206,36 @@ def _price_sequential(
     """Turn a ``sequential`` measured on some items into an estimate for the whole workload.
 
     Per model, a cost model fitted on the timed requests prices every request the scheduled
-    run made (same prompts and, greedy, same outputs as a full sequential run would have).
-    The plain scaling by requests stays in the report for comparison.
+    run made: the same prompts a full sequential run would send, and under greedy decoding
+    (nearly always) the same answers. The computed prompt tokens are the scheduled run's; a
+    sequential run's prefix cache may find a little more or less. The measured figures and
+    the plain scaling by requests stay in the report beside the estimate.
     """
     timings: dict[str, list[TimedRequest]] = {}
     for _, model, request in timed:
         timings.setdefault(model, []).append(request)
+    for model in workload:
+        if len(timings.get(model, [])) < MIN_TIMED_REQUESTS:
+            raise ConfigError(
+                f"--sequential-items {len(measured_items)}: the measured items made "
+                f"{len(timings.get(model, []))} requests to model {model!r}, too few to price its "
+                f"requests (at least {MIN_TIMED_REQUESTS}); measure more items"
+            )
     costs = {model: fit_request_cost(rows) for model, rows in timings.items()}
     by_requests = sequential.seconds * scheduled.requests / max(sequential.requests, 1)
     sequential.extra |= {
+        "measured_items": measured_items,
         "measured_seconds": round(sequential.seconds, 3),
         "measured_requests": sequential.requests,
-        "measured_items": measured_items,
+        "measured_prompt_tokens": sequential.prompt_tokens,
+        "measured_generated_tokens": sequential.generated_tokens,
+        "measured_cached_tokens": sequential.cached_tokens,
         "seconds_scaled_by_requests": round(by_requests, 3),
         "cost_model": {model: cost.as_dict() for model, cost in costs.items()},
     }
     sequential.note = (
-        f"measured on {len(measured_items)} of {total_items} items (spread), priced per request "
-        "by a cost model fitted on them"
+        f"measured on {len(measured_items)} of {total_items} items (spread); seconds priced per "
+        "request by a cost model fitted on them, token counts those of scheduled"
     )
     sequential.seconds = sum(costs[model].total(rows) for model, rows in workload.items())
     sequential.requests = scheduled.requests
@@ -329,13 +343,7 @@ def run_bench(
         # Every measured request, so that estimates from a subset can be checked against a
         # full sequential run (scripts/check_sequential_estimate.py).
         sequential.extra = {
-            "timed_request_columns": [
-                "item",
-                "model",
-                "computed_prompt_tokens",
-                "generated_tokens",
-                "seconds",
-            ],
+            "timed_request_columns": list(TIMED_REQUEST_COLUMNS),
             "timed_requests": [
                 [item, model, r.computed_prompt_tokens, r.generated_tokens, round(r.seconds, 4)]
                 for item, model, r in timed

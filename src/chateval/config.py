@@ -120,9 +120,9 @@ class TransformersConfig(_Strict):
     batch_size: int = Field(default=16, ge=1)
     device: str | None = None
     # Keep every request's KV cache and start later requests from the longest prefix they share
-    # with a kept one (see the backend); the kept caches take at most prefix_cache_gib.
+    # with a kept one (see the backend); the kept caches take at most kv_store_gib.
     prefix_cache: bool = True
-    prefix_cache_gib: float = Field(default=4.0, gt=0)
+    kv_store_gib: float = Field(default=4.0, gt=0)
 
 
 class PlacementConfig(_Strict):

@@ -30,7 +30,8 @@ class RequestCost:
     per_request: float
     per_computed_prompt_token: float
     per_generated_token: float
-    r_squared: float
+    r_squared: float | None  # None when the timings do not vary (nothing to explain)
+    fitted_on: int = 0  # requests
 
     def seconds(self, request: TimedRequest) -> float:
         """The modelled wall time of one request sent alone."""
@@ -44,12 +45,13 @@ class RequestCost:
         """The modelled wall time of sending ``requests`` one after another."""
         return sum(self.seconds(r) for r in requests)
 
-    def as_dict(self) -> dict[str, float]:
+    def as_dict(self) -> dict[str, float | int | None]:
         return {
             "per_request_s": round(self.per_request, 6),
             "per_computed_prompt_token_s": round(self.per_computed_prompt_token, 8),
             "per_generated_token_s": round(self.per_generated_token, 8),
-            "r_squared": round(self.r_squared, 4),
+            "r_squared": None if self.r_squared is None else round(self.r_squared, 4),
+            "fitted_on_requests": self.fitted_on,
         }
 
 
@@ -73,9 +75,9 @@ def fit_request_cost(measured: Sequence[TimedRequest]) -> RequestCost:
     coefficients = coefficients / scale
     residual = seconds - features @ coefficients
     spread = float(((seconds - seconds.mean()) ** 2).sum())
-    r_squared = 1.0 - float((residual**2).sum()) / spread if spread > 0 else 1.0
+    r_squared = 1.0 - float((residual**2).sum()) / spread if spread > 0 else None
     per_request, per_prompt, per_generated = (float(c) for c in coefficients)
-    return RequestCost(per_request, per_prompt, per_generated, r_squared)
+    return RequestCost(per_request, per_prompt, per_generated, r_squared, len(measured))
 
 
 def spread_indices(total: int, count: int) -> list[int]:

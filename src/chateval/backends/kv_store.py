@@ -57,8 +57,13 @@ class KVStore:
         """Memory the kept tensors take."""
         return self._bytes
 
-    def longest_prefix(self, ids: Sequence[int], limit: int) -> tuple[int, KeptSequence | None]:
-        """The most leading tokens of ``ids`` (at most ``limit``) that a kept sequence starts with."""
+    def longest_prefix(
+        self, ids: Sequence[int], limit: int, touch: bool = True
+    ) -> tuple[int, KeptSequence | None]:
+        """The most leading tokens of ``ids`` (at most ``limit``) that a kept sequence starts with.
+
+        ``touch`` marks the sequence found as just used (a lookup that only plans does not).
+        """
         row = np.asarray(ids[:limit], dtype=np.int64)
         best, found, found_key = 0, None, None
         for key, kept in self._kept.items():
@@ -67,7 +72,7 @@ class KVStore:
             length = _common_prefix(row, kept.ids)
             if length > best:
                 best, found, found_key = length, kept, key
-        if found_key is not None:
+        if touch and found_key is not None:
             self._kept.move_to_end(found_key)
         return best, found
 
@@ -75,6 +80,8 @@ class KVStore:
         """Keep ``ids`` with their KV (if the budget allows); return the kept sequence."""
         array = np.asarray(ids, dtype=np.int64)
         sequence = KeptSequence(array, layers, _nbytes(layers))
+        if sequence.nbytes > self.budget_bytes:  # never kept: leave its prefixes where they are
+            return sequence
         for key, kept in list(self._kept.items()):
             shared = _common_prefix(array, kept.ids)
             if shared == len(array):  # already kept inside a longer sequence
@@ -82,8 +89,6 @@ class KVStore:
                 return sequence
             if shared == len(kept.ids):  # the new sequence extends it
                 self._drop(key)
-        if sequence.nbytes > self.budget_bytes:
-            return sequence
         self._kept[self._serial] = sequence
         self._serial += 1
         self._bytes += sequence.nbytes

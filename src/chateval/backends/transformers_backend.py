@@ -6,14 +6,14 @@ enforced with an outlines logits processor (outlines-core regex index, compiled 
 pattern).
 
 KV reuse (``transformers.prefix_cache``): every request's keys and values (prompt and answer)
-are kept in a ``KVStore`` up to ``transformers.prefix_cache_gib``. A new request starts from the
+are kept in a ``KVStore`` up to ``transformers.kv_store_gib``. A new request starts from the
 longest prefix it shares with a kept sequence: in the ``conversation`` layout that is its
 debate's previous prompt and answer, so a turn computes only its new text. Rows of a batch that
 find nothing kept yet share the batch's common prefix (system prompt, panel rules), run once.
 A row is laid out as ``padding + reused tokens + padding + own tokens`` with the reused part in
 the KV cache and the padding masked, so positions and attention are those of the unpadded
-prompt. Models with sliding-window attention (Gemma 3) do not reuse: transformers counts their
-window in cache slots, padding included, so padding inside a row would shrink the window.
+prompt. Only models whose layers are all full attention reuse (``full_attention_only``): Gemma
+3's sliding-window layers count their window in cache slots, padding included.
 """
 
 import logging
@@ -48,13 +48,18 @@ def shared_prefix_length(rows: Sequence[Sequence[int]]) -> int:
     return length
 
 
-def has_sliding_window(config: Any) -> bool:
-    """Whether any attention layer of the model is a sliding-window one."""
+def full_attention_only(config: Any) -> bool:
+    """Whether every layer is plain full attention, the only kind whose KV cache is reused.
+
+    Sliding-window layers count their window in cache slots, padding included, so padding
+    inside a row would shrink it; linear-attention and state-space layers keep no per-token
+    keys and values to reuse.
+    """
     text = config.get_text_config() if hasattr(config, "get_text_config") else config
     layer_types = getattr(text, "layer_types", None)
     if layer_types:
-        return "sliding_attention" in layer_types
-    return getattr(text, "sliding_window", None) is not None
+        return all(kind == "full_attention" for kind in layer_types)
+    return getattr(text, "sliding_window", None) is None
 
 
 class TransformersBackend(HFTokenCounting):
@@ -81,9 +86,9 @@ class TransformersBackend(HFTokenCounting):
         except (OSError, ValueError) as exc:
             raise BackendError(f"transformers could not load model {model!r} from {folder}: {exc}") from exc
         self.hf_model.eval()
-        self.prefix_cache = settings.prefix_cache and not has_sliding_window(self.hf_model.config)
+        self.prefix_cache = settings.prefix_cache and full_attention_only(self.hf_model.config)
         if settings.prefix_cache and not self.prefix_cache:
-            log.info("%s: no prefix reuse (sliding-window attention counts padding)", model)
+            log.info("%s: no KV reuse (not every layer is full attention)", model)
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         # Stop on every end token the model declares (Gemma: <eos> and <end_of_turn>).
@@ -92,7 +97,7 @@ class TransformersBackend(HFTokenCounting):
         self.eos_ids: list[int] = declared or [self.tokenizer.eos_token_id]
         self._outlines_backend: Any = None
         self._indexes: dict[str, Any] = {}
-        self.kv_store = KVStore(int(settings.prefix_cache_gib * 2**30))
+        self.kv_store = KVStore(int(settings.kv_store_gib * 2**30))
 
     def _logits_processor(self, regex: str) -> Any:
         """A fresh outlines processor for one batch (it keeps per-row state)."""
@@ -138,7 +143,7 @@ class TransformersBackend(HFTokenCounting):
     def _kept_length(self, prompt: list[int]) -> int:
         if not self.prefix_cache:
             return 0
-        return self.kv_store.longest_prefix(prompt, len(prompt) - 1)[0]
+        return self.kv_store.longest_prefix(prompt, len(prompt) - 1, touch=False)[0]
 
     def reset_cache(self) -> None:
         """Forget every kept KV sequence (the bench starts each mode cold)."""
@@ -186,8 +191,10 @@ class TransformersBackend(HFTokenCounting):
             cache.update(batch_keys, batch_values, index)
         return cache
 
-    def _reuse_plan(self, rows: list[list[int]]) -> tuple[list[KeptSequence | None], list[int], int]:
-        """Per row: where its reused KV comes from and how many tokens; plus tokens computed for it.
+    def _reuse_plan(self, rows: list[list[int]]) -> tuple[list[KeptSequence | None], list[int], list[int]]:
+        """Per row: where its reused KV comes from, how many tokens it takes from there, and how
+        many of those count as reused (the first row to use a prefix computed for this batch
+        computed it).
 
         Each row takes the longest prefix it shares with a kept sequence (leaving it one token of
         its own: ``generate`` needs one to produce the first logits from). Rows that find less than
@@ -196,27 +203,28 @@ class TransformersBackend(HFTokenCounting):
         sources: list[KeptSequence | None] = [None] * len(rows)
         lengths = [0] * len(rows)
         if not self.prefix_cache:
-            return sources, lengths, 0
+            return sources, lengths, [0] * len(rows)
         for i, row in enumerate(rows):
             lengths[i], sources[i] = self.kv_store.longest_prefix(row, len(row) - 1)
         shared = shared_prefix_length(rows) if len(rows) > 1 else 0
+        users: list[int] = []
         computed = 0
         if shared >= MIN_SHARED_PREFIX and min(lengths) < shared:
             prefix, computed = self._prefix_kv(rows[0][:shared])
-            for i in range(len(rows)):
-                if lengths[i] < shared:
-                    lengths[i], sources[i] = shared, prefix
+            users = [i for i in range(len(rows)) if lengths[i] < shared]
+            for i in users:
+                lengths[i], sources[i] = shared, prefix
         for i in range(len(rows)):
             if lengths[i] < MIN_SHARED_PREFIX:
                 lengths[i], sources[i] = 0, None
-        return sources, lengths, computed
+        reused = list(lengths)
+        if users:
+            reused[users[0]] -= computed
+        return sources, lengths, reused
 
     def _batch_inputs(self, rows: list[list[int]]) -> tuple[Any, Any, Any, list[int]]:
-        """Input ids, attention mask, KV cache and each row's reused prompt tokens.
-
-        A prefix computed for this batch counts as reused by every row but the first.
-        """
-        sources, lengths, computed = self._reuse_plan(rows)
+        """Input ids, attention mask, KV cache (None without reuse) and each row's reused tokens."""
+        sources, lengths, reused = self._reuse_plan(rows)
         cached_width = max(lengths)
         own = [len(row) - n for row, n in zip(rows, lengths, strict=True)]
         width = max(own)
@@ -225,9 +233,8 @@ class TransformersBackend(HFTokenCounting):
         for row, n, mine in zip(rows, lengths, own, strict=True):
             ids.append([pad] * (cached_width - n) + row[:n] + [pad] * (width - mine) + row[n:])
             mask.append([0] * (cached_width - n) + [1] * n + [0] * (width - mine) + [1] * mine)
-        reused = list(lengths)
-        reused[0] -= min(computed, reused[0])
-        cache = self._ragged_cache(sources, lengths, cached_width)
+        # Without reuse generate makes its own cache; with it, ours is kept after the batch.
+        cache = self._ragged_cache(sources, lengths, cached_width) if self.prefix_cache else None
         return self._tensor(ids), self._tensor(mask), cache, reused
 
     def _keep(self, cache: Any, mask: Any, rows: list[list[int]], fed: list[list[int]]) -> None:
