@@ -114,7 +114,7 @@ class TransformersBackend(HFTokenCounting):
         return OutlinesCoreLogitsProcessor(self._indexes[regex], "torch")
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """Run ``requests`` in length-sorted batches; results in request order."""
+        """Run ``requests`` in batches sorted by the tokens each must compute; results in order."""
         from tqdm.auto import tqdm
 
         prompts = [self.render_ids(r.messages) for r in requests]
