@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from chateval.request_cost import TimedRequest, fit_request_cost, spread_indices
+from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
 
 Rows = list[tuple[str, TimedRequest]]
 
@@ -48,9 +48,7 @@ def scaled_by_requests(measured: Rows, everything: Rows) -> float:
 
 
 def cost_model(measured: Rows, everything: Rows) -> float:
-    models = {model for model, _ in everything}
-    costs = {m: fit_request_cost([r for model, r in measured if model == m]) for m in models}
-    return sum(costs[model].seconds(r) for model, r in everything)
+    return price(fit_per_model(measured), everything)
 
 
 def estimates(by_item: dict[str, Rows], count: int) -> dict[str, float]:

@@ -2,7 +2,14 @@
 
 import pytest
 
-from chateval.request_cost import RequestCost, TimedRequest, fit_request_cost, spread_indices
+from chateval.request_cost import (
+    RequestCost,
+    TimedRequest,
+    fit_per_model,
+    fit_request_cost,
+    price,
+    spread_indices,
+)
 
 
 def timed(prompt: int, generated: int, cost: RequestCost) -> TimedRequest:
@@ -18,8 +25,19 @@ def test_fit_recovers_the_costs_that_made_the_timings() -> None:
     assert fitted.per_generated_token == pytest.approx(0.09, rel=1e-6)
     assert fitted.r_squared == pytest.approx(1.0)
     # It prices requests it never saw, which plain scaling by request count cannot.
-    unseen = [TimedRequest(1200, 64), TimedRequest(25, 3)]
-    assert fitted.total(unseen) == pytest.approx(truth.total(unseen), rel=1e-6)
+    unseen = [("m", TimedRequest(1200, 64)), ("m", TimedRequest(25, 3))]
+    assert price({"m": fitted}, unseen) == pytest.approx(price({"m": truth}, unseen), rel=1e-6)
+
+
+def test_fit_per_model_fits_each_model_on_its_own_requests() -> None:
+    fast = RequestCost(0.0, per_computed_prompt_token=0.001, per_generated_token=0.01, r_squared=1)
+    slow = RequestCost(0.0, per_computed_prompt_token=0.004, per_generated_token=0.08, r_squared=1)
+    shapes = [(700, 64), (40, 64), (90, 20), (35, 12)]
+    measured = [("a", timed(p, g, fast)) for p, g in shapes] + [("b", timed(p, g, slow)) for p, g in shapes]
+    costs = fit_per_model(measured)
+    assert costs["a"].per_generated_token == pytest.approx(0.01, rel=1e-6)
+    assert costs["b"].per_generated_token == pytest.approx(0.08, rel=1e-6)
+    assert costs["a"].fitted_on == costs["b"].fitted_on == 4
 
 
 def test_fit_keeps_costs_non_negative() -> None:

@@ -26,7 +26,7 @@ from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.placement import ModelPool
 from chateval.prompts import PROMPT_LAYOUTS
-from chateval.request_cost import TimedRequest, fit_request_cost, spread_indices
+from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
 
 EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
@@ -199,7 +199,7 @@ def _price_sequential(
     sequential: ModeResult,
     scheduled: ModeResult,
     timed: Sequence[tuple[str, str, TimedRequest]],
-    workload: Mapping[str, list[TimedRequest]],
+    workload: Sequence[tuple[str, TimedRequest]],
     measured_items: list[int],
     total_items: int,
 ) -> None:
@@ -211,17 +211,15 @@ def _price_sequential(
     sequential run's prefix cache may find a little more or less. The measured figures and
     the plain scaling by requests stay in the report beside the estimate.
     """
-    timings: dict[str, list[TimedRequest]] = {}
-    for _, model, request in timed:
-        timings.setdefault(model, []).append(request)
-    for model in workload:
-        if len(timings.get(model, [])) < MIN_TIMED_REQUESTS:
+    costs = fit_per_model((model, request) for _, model, request in timed)
+    for model in {model for model, _ in workload}:
+        made = costs[model].fitted_on if model in costs else 0
+        if made < MIN_TIMED_REQUESTS:
             raise ConfigError(
-                f"--sequential-items {len(measured_items)}: the measured items made "
-                f"{len(timings.get(model, []))} requests to model {model!r}, too few to price its "
-                f"requests (at least {MIN_TIMED_REQUESTS}); measure more items"
+                f"--sequential-items {len(measured_items)}: the measured items made {made} requests "
+                f"to model {model!r}, too few to price its requests (at least {MIN_TIMED_REQUESTS}); "
+                "measure more items"
             )
-    costs = {model: fit_request_cost(rows) for model, rows in timings.items()}
     by_requests = sequential.seconds * scheduled.requests / max(sequential.requests, 1)
     sequential.extra |= {
         "measured_items": measured_items,
@@ -237,7 +235,7 @@ def _price_sequential(
         f"measured on {len(measured_items)} of {total_items} items (spread); seconds priced per "
         "request by a cost model fitted on them, token counts those of scheduled"
     )
-    sequential.seconds = sum(costs[model].total(rows) for model, rows in workload.items())
+    sequential.seconds = price(costs, workload)
     sequential.requests = scheduled.requests
     sequential.prompt_tokens = scheduled.prompt_tokens
     sequential.generated_tokens = scheduled.generated_tokens
@@ -326,7 +324,7 @@ def run_bench(
         modes.append(scheduled)
         metrics = compute_metrics(config, item_records(debates, panel))
         recorded = {r.model: list(r.requests) for r in recorders}
-        workload = {r.model: [_timed(result) for result in r.results] for r in recorders}
+        workload = [(r.model, _timed(result)) for r in recorders for result in r.results]
 
         announce("limit")
         modes.append(

@@ -8,7 +8,7 @@ the number of requests instead assumes the measured items are average, which a h
 items seldom is (answers, and so turns, differ in length from item to item).
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,10 +40,6 @@ class RequestCost:
             + self.per_computed_prompt_token * request.computed_prompt_tokens
             + self.per_generated_token * request.generated_tokens
         )
-
-    def total(self, requests: Sequence[TimedRequest]) -> float:
-        """The modelled wall time of sending ``requests`` one after another."""
-        return sum(self.seconds(r) for r in requests)
 
     def as_dict(self) -> dict[str, float | int | None]:
         return {
@@ -78,6 +74,19 @@ def fit_request_cost(measured: Sequence[TimedRequest]) -> RequestCost:
     r_squared = 1.0 - float((residual**2).sum()) / spread if spread > 0 else None
     per_request, per_prompt, per_generated = (float(c) for c in coefficients)
     return RequestCost(per_request, per_prompt, per_generated, r_squared, len(measured))
+
+
+def fit_per_model(timed: Iterable[tuple[str, TimedRequest]]) -> dict[str, RequestCost]:
+    """One cost model per model name, each fitted on that model's timed requests."""
+    by_model: dict[str, list[TimedRequest]] = {}
+    for model, request in timed:
+        by_model.setdefault(model, []).append(request)
+    return {model: fit_request_cost(rows) for model, rows in by_model.items()}
+
+
+def price(costs: Mapping[str, RequestCost], workload: Iterable[tuple[str, TimedRequest]]) -> float:
+    """Modelled seconds of sending every (model, request) of ``workload`` one after another."""
+    return sum(costs[model].seconds(request) for model, request in workload)
 
 
 def spread_indices(total: int, count: int) -> list[int]:
