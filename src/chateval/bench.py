@@ -285,7 +285,8 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    from chateval.runner import backend_loader, default_backend_factory, plan_placement
+    from chateval.placement import plan_placement
+    from chateval.runner import backend_loader, default_backend_factory
 
     models = config.model_names()
     given = dict(backends or {})
@@ -389,6 +390,13 @@ def run_bench(
         "agents": len(panel.agents),
         "rounds": config.rounds,
         "strategy": config.strategy,
+        # The engine settings behind the numbers (--set overrides included).
+        "settings": {
+            "vllm": config.vllm.model_dump(),
+            "transformers": config.transformers.model_dump(),
+            "prompt_layout": config.prompt_layout,
+            "scheduling": config.scheduling,
+        },
         "modes": [m.as_dict() for m in modes],
         "speedup_scheduled_vs_sequential": round(by_mode["sequential"].seconds / scheduled.seconds, 2),
         "efficiency_scheduled_vs_limit": round(by_mode["limit"].seconds / scheduled.seconds, 3),

@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from chateval.backends import backend_name
 from chateval.backends.base import Backend
+from chateval.config import RunConfig
+from chateval.models import ModelRegistry, on_gpu, runtime_dtype
 
 log = logging.getLogger(__name__)
 
@@ -169,3 +172,26 @@ class ModelPool:
             "swaps": max(0, sum(self.loads.values()) - len(self.loads)),
             "load_seconds": round(self.load_seconds, 3),
         }
+
+
+def need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) -> float:
+    """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
+    spec = registry.spec(model)
+    weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, gpu))
+    if backend_name(config, model, registry) == "vllm":
+        cache = 1.0 if gpu else float(config.vllm.cpu_kvcache_space_gib)
+        return weights * 1.2 + cache
+    return weights * 1.3 + 0.25  # activations of a batch
+
+
+def plan_placement(
+    config: RunConfig, registry: ModelRegistry | None, preloaded: Mapping[str, Backend]
+) -> Placement:
+    """The run's placement: the configured mode, or ``auto`` resolved from memory needs."""
+    to_load = [m for m in config.model_names() if m not in preloaded]
+    if registry is None or not to_load:
+        mode = "co_resident" if config.placement.mode == "auto" else config.placement.mode
+        return Placement(mode, "models supplied by the caller" if preloaded else "set in config")
+    gpu = on_gpu()
+    needs = {m: need_gib(config, m, registry, gpu) for m in to_load}
+    return choose_placement(config.placement.mode, needs, free_memory_gib(gpu))

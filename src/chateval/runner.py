@@ -29,15 +29,7 @@ from chateval.errors import ConfigError, DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.models import ModelRegistry, on_gpu
-from chateval.placement import (
-    Loader,
-    ModelPool,
-    Placement,
-    choose_placement,
-    free_memory_gib,
-    memory_shares,
-    weights_gib,
-)
+from chateval.placement import Loader, ModelPool, Placement, memory_shares, plan_placement
 from chateval.prompts import PromptBuilder, Role, get_role
 from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
@@ -143,32 +135,6 @@ def default_backend_factory(config: RunConfig, model: str, memory_fraction: floa
     registry = ModelRegistry(config.models_dir)
     fraction = config.placement.memory_fractions.get(model, memory_fraction)
     return create_backend(config, model, registry, fraction)
-
-
-def _need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) -> float:
-    """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
-    from chateval.backends import backend_name
-    from chateval.models import runtime_dtype
-
-    spec = registry.spec(model)
-    weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, gpu))
-    if backend_name(config, model, registry) == "vllm":
-        cache = 1.0 if gpu else float(config.vllm.cpu_kvcache_space_gib)
-        return weights * 1.2 + cache
-    return weights * 1.3 + 0.25  # activations of a batch
-
-
-def plan_placement(
-    config: RunConfig, registry: ModelRegistry | None, preloaded: Mapping[str, Backend]
-) -> Placement:
-    """The run's placement: the configured mode, or ``auto`` resolved from memory needs."""
-    to_load = [m for m in config.model_names() if m not in preloaded]
-    if registry is None or not to_load:
-        mode = "co_resident" if config.placement.mode == "auto" else config.placement.mode
-        return Placement(mode, "models supplied by the caller" if preloaded else "set in config")
-    gpu = on_gpu()
-    needs = {m: _need_gib(config, m, registry, gpu) for m in to_load}
-    return choose_placement(config.placement.mode, needs, free_memory_gib(gpu))
 
 
 def backend_loader(

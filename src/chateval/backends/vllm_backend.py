@@ -12,7 +12,7 @@ from typing import Any
 
 from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.config import VllmConfig
-from chateval.errors import BackendError
+from chateval.errors import BackendError, ConfigError
 from chateval.models import ModelSpec, on_gpu, runtime_dtype
 
 log = logging.getLogger(__name__)
@@ -54,6 +54,15 @@ class VllmBackend(HFTokenCounting):
         self.context_window = spec.max_model_len
         self.chat_template = spec.chat_template
         gpu = on_gpu()
+        # Prefix-cache hits count whole blocks. vLLM's CPU default (128 tokens) wastes about 64
+        # cached tokens per request; 32 is the smallest its CPU attention takes. On a GPU vLLM's
+        # own default stands.
+        block_size = settings.block_size or (None if gpu else _CPU_BLOCK_SIZE)
+        if block_size and not gpu and block_size % _CPU_BLOCK_SIZE:
+            raise ConfigError(
+                f"vllm.block_size is {block_size}: vLLM's CPU attention takes multiples of "
+                f"{_CPU_BLOCK_SIZE} only (e.g. 32, 64, 128)"
+            )
         if not gpu:
             _cpu_engine_environment(settings)
         try:
@@ -64,10 +73,6 @@ class VllmBackend(HFTokenCounting):
                 "or set backend: transformers"
             ) from exc
         fraction = settings.gpu_memory_utilization or (_GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION)
-        # Prefix-cache hits count whole blocks. vLLM's CPU default (128 tokens) wastes about 64
-        # cached tokens per request; 32 is the smallest its CPU attention takes. On a GPU vLLM's
-        # own default stands.
-        block_size = settings.block_size or (None if gpu else _CPU_BLOCK_SIZE)
         optional: dict[str, Any] = {"block_size": block_size} if block_size else {}
         try:
             self.llm = LLM(
