@@ -4,7 +4,8 @@ Loads a config's first model with the same engine settings a run uses (chateval'
 then times random-token prompts that never hit the prefix cache:
 - prefill: prompts of PROMPT tokens, 1 output token; prompt tokens per second;
 - decode: the same prompts with DECODE forced output tokens, minus the 1-token time; generated
-  tokens per second.
+  tokens per second;
+- and how long the engine took to start (loading, profiling, compiling unless enforce_eager).
 
     .venv/bin/python scripts/engine_microbench.py configs/bench/faireval_3x2.yaml \
         -o docs/performance/cpu_engine_microbench.json
@@ -47,15 +48,18 @@ def main() -> None:
 
     config = load_config(args.config, args.set)
     model = config.agents[0].model
+    start = time.perf_counter()
     backend: Any = create_backend(config, model, ModelRegistry(config.models_dir))
-    vocab = backend.tokenizer.vocab_size
-    rng = random.Random(0)
     results: dict[str, Any] = {
         "model": model,
         "overrides": args.set,
+        "engine_start_seconds": round(time.perf_counter() - start, 1),  # with compiling, if any
         "prompt_tokens": PROMPT,
         "decode_tokens": DECODE,
     }
+    print("engine started in", results["engine_start_seconds"], "s", flush=True)
+    vocab = backend.tokenizer.vocab_size
+    rng = random.Random(0)
     try:
         timed(backend.llm, [[rng.randrange(vocab) for _ in range(PROMPT)]], 2)  # warm-up
         for batch in (1, args.batch):

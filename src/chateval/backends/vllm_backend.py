@@ -28,7 +28,10 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
     """Engine settings that vLLM's CPU build reads from the environment; the user's win.
 
     By default it reserves one core for the frontend and pins OpenMP to the rest, which on a
-    2-core machine halves decode speed; in-process mode saves two process hops per step.
+    2-core machine halves decode speed; in-process mode saves two process hops per step. With
+    ``enforce_eager: false``, vLLM 0.32's saved AOT-compiled model fails to load on this torch
+    ("no attribute 'finalize_loading'"), so every start would compile again (150 s for the
+    default model); without AOT, later starts reuse inductor's cache (45 s).
     """
     cores = os.cpu_count() or 1
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(settings.cpu_kvcache_space_gib))
@@ -36,6 +39,7 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
     os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
     os.environ.setdefault("OMP_NUM_THREADS", str(cores))
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+    os.environ.setdefault("VLLM_USE_AOT_COMPILE", "0")
 
 
 _PARKED: list[Any] = []  # closed engines kept alive while other engines of the process run
