@@ -32,13 +32,17 @@ def test_bench_runs_every_mode_on_the_same_workload(backend_class: type) -> None
     assert report["speedup_scheduled_vs_sequential"] > 0 and report["efficiency_scheduled_vs_limit"] > 0
 
 
-def test_bench_report_records_the_engine_settings() -> None:
+def test_bench_report_records_the_engine_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "3")
+    monkeypatch.setenv("HOME_UNRELATED", "x")
     compiled = config().vllm.model_copy(update={"enforce_eager": False})
     overridden = config().model_copy(update={"vllm": compiled})
     report = run_bench(overridden, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
     assert report["settings"]["vllm"]["enforce_eager"] is False
     assert report["settings"]["prompt_layout"] == "conversation"
     assert report["settings"]["transformers"]["kv_store_gib"] == 4.0
+    assert report["settings"]["environment"]["VLLM_CPU_KVCACHE_SPACE"] == "3"
+    assert "HOME_UNRELATED" not in report["settings"]["environment"]
 
 
 def test_bench_limit_replays_the_scheduled_requests_in_one_call() -> None:

@@ -13,6 +13,7 @@
 The prefix cache is reset before every mode, so no mode profits from another's prompts.
 """
 
+import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from chateval.prompts import PROMPT_LAYOUTS
 from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
 
 EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
+ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
 # A cost model has three coefficients: fewer timed requests than this cannot pin them down.
 MIN_TIMED_REQUESTS = 6
@@ -396,6 +398,8 @@ def run_bench(
             "transformers": config.transformers.model_dump(),
             "prompt_layout": config.prompt_layout,
             "scheduling": config.scheduling,
+            # What the engines read from the environment, chateval's CPU defaults included.
+            "environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith(ENGINE_ENV_PREFIXES)},
         },
         "modes": [m.as_dict() for m in modes],
         "speedup_scheduled_vs_sequential": round(by_mode["sequential"].seconds / scheduled.seconds, 2),
