@@ -17,8 +17,6 @@ from typing import Literal
 
 from chateval.errors import ConfigError, VerdictError
 
-Winner = Literal["A", "B", "tie"]
-
 # Spare tokens beyond the longest score block: the "Evidence: " prefix and EOS.
 _TOKEN_SLACK = 4
 _EVIDENCE = "\nEvidence: "
