@@ -21,13 +21,24 @@ from typing import Any
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.config import RunConfig
+from chateval.context import fit_items
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.scheduler import Scheduler
 from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
-from chateval.placement import ModelPool
+from chateval.placement import ModelPool, plan_placement
 from chateval.prompts import PROMPT_LAYOUTS
 from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
+from chateval.runner import (
+    backend_loader,
+    build_debates,
+    build_panel,
+    compute_metrics,
+    default_backend_factory,
+    item_records,
+    load_run_items,
+    stopped_early,
+)
 
 EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
 ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
@@ -270,16 +281,6 @@ def run_bench(
     ``backends`` (tests) are used as given and stay open; otherwise the config's models are
     loaded co-resident and closed at the end.
     """
-    from chateval.context import fit_items
-    from chateval.runner import (
-        build_debates,
-        build_panel,
-        compute_metrics,
-        item_records,
-        load_run_items,
-        stopped_early,
-    )
-
     if config.prompt_layout in extra_modes:
         raise ConfigError(
             f"--extra {config.prompt_layout}: that is the config's own layout, measured as scheduled"
@@ -287,9 +288,6 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    from chateval.placement import plan_placement
-    from chateval.runner import backend_loader, default_backend_factory
-
     models = config.model_names()
     given = dict(backends or {})
     registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
