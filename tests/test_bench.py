@@ -10,6 +10,7 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench import run_bench
 from chateval.errors import ConfigError
+from chateval.summary import print_bench
 from tests.conftest import prompt_text, tiny_config
 from tests.test_scheduling import MODEL, agreeing, config
 
@@ -114,3 +115,20 @@ def test_bench_refuses_to_price_a_model_it_barely_measured() -> None:
     backends = {MODEL: ScriptedBackend(MODEL, agreeing), "other": ScriptedBackend("other", agreeing)}
     with pytest.raises(ConfigError, match="2 requests to model 'other'.*measure more items"):
         run_bench(settings, sequential_items=1, backends=backends)
+
+
+def test_bench_table_fits_an_80_column_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    report = run_bench(config(), sequential_items=2, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    print_bench(report)
+    printed = capsys.readouterr().out
+    assert max(len(line) for line in printed.splitlines()) <= 80
+    table_rows = [
+        line.split()[0] for line in printed.splitlines() if line.strip().endswith(tuple("0123456789"))
+    ]
+    assert {"scheduled", "limit", "sequential"} <= set(table_rows)  # mode names are not shortened
+    assert "…" not in printed
+    note = f"sequential: {modes(report)['sequential']['note']}"
+    assert note in " ".join(printed.split())  # printed under the table, wrapped

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -79,22 +80,27 @@ def print_summary(result: RunResult) -> None:
 
 
 def print_bench(report: dict[str, Any]) -> None:
-    """Print a ``chateval bench`` report as a table plus its two ratios."""
+    """Print a ``chateval bench`` report as a table, each mode's note, and the two ratios."""
     console = Console()
-    table = Table(title=f"chateval bench: {report['config']} ({report['debates']} debates)")
+    # Two-line headers and no vertical rules keep the table inside 80 columns, unshortened.
+    table = Table(
+        title=f"chateval bench: {report['config']} ({report['debates']} debates)",
+        box=box.SIMPLE_HEAD,
+        show_edge=False,
+    )
     columns = (
         "mode",
         "seconds",
         "requests",
-        "prompt tok",
-        "gen tok",
-        "gen tok/s",
-        "cache hits",
-        "peak GiB",
-        "note",
+        "prompt\ntokens",
+        "gen\ntokens",
+        "gen\ntok/s",
+        "cache\nhits",
+        "peak\nGiB",
     )
-    for column in columns:
-        table.add_column(column)
+    table.add_column(columns[0])
+    for column in columns[1:]:
+        table.add_column(column, justify="right")
     for m in report["modes"]:
         hit = m["prefix_cache_hit_rate"]
         table.add_row(
@@ -106,9 +112,12 @@ def print_bench(report: dict[str, Any]) -> None:
             str(m["generated_tokens_per_second"]),
             "-" if hit is None else f"{100 * hit:.1f}%",
             str(m["peak_memory_gib"]),
-            m["note"],
         )
     console.print(table)
+    # Notes go under the table: as a column they wrapped into a tall, unreadable one on 80-column terminals.
+    for m in report["modes"]:
+        if m["note"]:
+            console.print(f"{m['mode']}: {m['note']}")
     console.print(
         f"scheduled vs sequential: {report['speedup_scheduled_vs_sequential']}x faster; "
         f"scheduled vs limit: {report['efficiency_scheduled_vs_limit']} of the engine's limit"
