@@ -88,8 +88,8 @@ def print_bench(report: dict[str, Any]) -> None:
         box=box.SIMPLE_HEAD,
         show_edge=False,
     )
-    columns = (
-        "mode",
+    table.add_column("mode")
+    for numeric in (
         "seconds",
         "requests",
         "prompt\ntokens",
@@ -97,10 +97,8 @@ def print_bench(report: dict[str, Any]) -> None:
         "gen\ntok/s",
         "cache\nhits",
         "peak\nGiB",
-    )
-    table.add_column(columns[0])
-    for column in columns[1:]:
-        table.add_column(column, justify="right")
+    ):
+        table.add_column(numeric, justify="right")
     for m in report["modes"]:
         hit = m["prefix_cache_hit_rate"]
         table.add_row(
