@@ -95,6 +95,8 @@ def main() -> None:
     report = json.loads(args.report.read_text())
     by_item = rows_by_item(report)
     truth = sum(seconds(rows) for rows in by_item.values())
+    if truth <= 0:
+        raise SystemExit(f"{args.report}: the sequential run's timed requests sum to {truth} s")
     result: dict[str, Any] = {"report": str(args.report), "items": len(by_item), "measured_seconds": truth}
     counts = {
         m["mode"]: {k: m[k] for k in ("prompt_tokens", "generated_tokens", "prefix_cache_hit_rate")}

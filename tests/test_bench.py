@@ -93,6 +93,8 @@ def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) ->
     report = run_bench(config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)})
     sequential = modes(report)["sequential"]
     assert "measured_items" not in sequential and len(sequential["timed_requests"]) == sequential["requests"]
+    # A scripted request takes microseconds: its timing must survive the report, not round to 0.
+    assert all(seconds > 0 for *_, seconds in sequential["timed_requests"])
     path = tmp_path / "full.json"
     path.write_text(json.dumps(report))
     out = tmp_path / "check.json"

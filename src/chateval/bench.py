@@ -344,7 +344,10 @@ def run_bench(
         sequential.extra = {
             "timed_request_columns": list(TIMED_REQUEST_COLUMNS),
             "timed_requests": [
-                [item, model, r.computed_prompt_tokens, r.generated_tokens, round(r.seconds, 4)]
+                # Four significant digits, not four decimals: a fast request (a scripted
+                # engine, a tiny model on a GPU) must not round to 0 s, which would make the
+                # per-request timings useless to the estimate check (division by zero there).
+                [item, model, r.computed_prompt_tokens, r.generated_tokens, float(f"{r.seconds:.4g}")]
                 for item, model, r in timed
             ],
         }
