@@ -22,9 +22,9 @@ def prompt_text(request: GenerationRequest) -> str:
 
 def saw_discussion(request: GenerationRequest) -> bool:
     """Whether the speaker was shown any earlier utterance (in any prompt layout)."""
-    return any(m.role == "assistant" for m in request.messages) or "[Panel discussion so far]" in (
-        prompt_text(request)
-    )
+    # A referee's request ends with its own lead (an assistant message it continues): not history.
+    history = request.messages[:-1] if request.messages[-1].role == "assistant" else request.messages
+    return any(m.role == "assistant" for m in history) or "[Panel discussion so far]" in prompt_text(request)
 
 
 def tiny_config(**overrides: object) -> RunConfig:
@@ -41,7 +41,7 @@ def tiny_config(**overrides: object) -> RunConfig:
         "rounds": 2,
         "models_dir": str(MODELS_DIR),
         "sampling": {"discussion_max_tokens": 12, "summary_max_tokens": 12},
-        "verdict": {"evidence_max_tokens": 6},
+        "verdict": {"evidence_max_tokens": 6, "reasoning_max_tokens": 12},
     }
     tree.update(overrides)
     return parse_config(tree, "test", CONFIGS_DIR)

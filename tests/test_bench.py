@@ -25,7 +25,7 @@ def test_bench_runs_every_mode_on_the_same_workload(backend_class: type) -> None
     by_mode = modes(report)
     assert list(by_mode) == ["scheduled", "limit", "sequential", "barrier"]
     requests = {m["requests"] for m in by_mode.values()}
-    assert requests == {6 * 2 * 3 * 3}  # items x orders x agents x rounds
+    assert requests == {6 * 2 * 3 * 4}  # items x orders x agents x (rounds + the verdict's scores)
     assert by_mode["scheduled"]["note"] == (
         "streaming" if backend_class is StreamingScriptedBackend else "step barriers"
     )
@@ -49,7 +49,8 @@ def test_bench_report_records_the_engine_settings(monkeypatch: pytest.MonkeyPatc
 def test_bench_limit_replays_the_scheduled_requests_in_one_call() -> None:
     backend = ScriptedBackend(MODEL, agreeing)
     run_bench(config(), backends={MODEL: backend})
-    scheduled_calls = len(config().agents) * config().rounds  # one_by_one: one call per step
+    # one_by_one: one call per step; each referee's verdict is two steps (assessment, scores).
+    scheduled_calls = len(config().agents) * (config().rounds + 1)
     limit_call = backend.calls[scheduled_calls]
     assert len(limit_call) == sum(len(c) for c in backend.calls[:scheduled_calls])
     assert limit_call == [r for c in backend.calls[:scheduled_calls] for r in c]
@@ -61,7 +62,7 @@ def test_bench_prices_a_spread_sequential_subset() -> None:
     sequential, scheduled = modes(report)["sequential"], modes(report)["scheduled"]
     assert sequential["measured_items"] == [0, 3] and "2 of 6 items (spread)" in sequential["note"]
     # The measured requests are those of items 0 and 3 (both orders), one call each.
-    per_item = 2 * len(config().agents) * config().rounds
+    per_item = 2 * len(config().agents) * (config().rounds + 1)
     assert sequential["measured_requests"] == 2 * per_item
     measured_calls = backend.calls[-2 * per_item :]
     assert all(len(call) == 1 for call in measured_calls)
@@ -80,7 +81,10 @@ def test_bench_early_stop_reports_savings() -> None:
         extra_modes=["early_stop"],
     )
     early = modes(report)["early_stop"]
-    assert early["stopped_debates"] == 1 and early["requests_saved"] == 6 - 3 - 5 * 6
+    # 6 debates of 3 referees x (3 rounds + scores) = 72 requests without early stop. With it, two
+    # checks (3 assessments + 3 scores each) follow rounds 1 and 2; the agreeing debate stops at
+    # the first (3 + 6 requests), the others run all (12 + 12 each).
+    assert early["stopped_debates"] == 1 and early["requests_saved"] == 72 - (9 + 5 * 24)
     assert "accuracy" in early["metrics"]
 
 

@@ -43,8 +43,8 @@ def test_probes_leave_the_debate_unchanged(strategy: str, tmp_path: Path) -> Non
     plain = run(config(strategy=strategy), tmp_path / "plain", backends=backends())
     used = backends()
     probed = run(config(strategy=strategy, opinion_probes=True), tmp_path / "probed", backends=used)
-    assert probed.run_info["steps"] == plain.run_info["steps"] + 1
-    # One probe per referee per round per debate, all in the last step.
+    assert probed.run_info["steps"] == plain.run_info["steps"] + 2
+    # One probe per referee per round per debate, all in the last two steps (assessments, scores).
     last_call = used["steady"].calls[-1]
     assert len(last_call) == 2 * 2 and all(r.regex for r in last_call)
     for a, b in zip(verdicts(tmp_path / "plain"), verdicts(tmp_path / "probed"), strict=True):
@@ -71,7 +71,8 @@ def test_per_model_diagnostics(tmp_path: Path) -> None:
     assert swayed == {"referee_debates": 2, "changed_share": 1.0, "mean_changes": 1.0}
     # Critic says A, Editor says B: the 2-referee majority is a tie, so neither agrees with it.
     assert per_model["steady"]["agreement_with_panel"] == 0.0
-    assert result.run_info["per_model"]["swayed"]["requests"] == 2 * (2 + 2)
+    # Per item: 2 rounds, the verdict's scores, and 2 probes of 2 requests each.
+    assert result.run_info["per_model"]["swayed"]["requests"] == 2 * (2 + 1 + 2 * 2)
 
 
 def test_diagnostics_without_probes_say_so(tmp_path: Path) -> None:

@@ -96,8 +96,9 @@ def test_phased_step_swaps_at_most_once(tmp_path: Path) -> None:
     config = tiny_config(agents=TWO_MODELS, strategy="simultaneous", placement={"mode": "phased"})
     run(config, tmp_path, backend_factory=log, on_step=lambda n, total, k: log.events.append("step"))
     steps = " ".join(log.events).split("step")[1:]
-    # Both models speak in each of the 2 steps; the resident one goes first, so one load a step.
-    assert [s.count("load") for s in steps] == [1, 1]
+    # Both models speak in each of the 3 steps (talk, assessments, scores); the resident one goes
+    # first, so one load a step.
+    assert [s.count("load") for s in steps] == [1, 1, 1]
 
 
 def test_auto_placement_from_memory() -> None:

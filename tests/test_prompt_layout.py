@@ -25,49 +25,58 @@ LAYOUTS = list(PROMPT_LAYOUTS)
 STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
 
 
-SPEAKER = re.compile(r"You are (the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)\.")
 SPEAKERS = {"Critic", "Critic 1", "Critic 2", "Everyday Reader", "Editor", "Summarizer"}
 SUMMARY = "[The note taker's summary of the discussion so far]\n"
+DISCUSSION = "[Panel discussion so far]\n"
+
+
+def speaker_of(request: GenerationRequest) -> str:
+    """Who a request asks to speak: the name its lead starts with, or the summarizer."""
+    last = request.messages[-1]
+    return last.content.split(":")[0] if last.role == "assistant" else "Summarizer"
 
 
 def shown(request: GenerationRequest) -> list[tuple[str, str]]:
     """The (speaker, text) pairs a request shows, in order, read back from any layout."""
     messages = request.messages
-    if "[How the panel works]" not in messages[1].content:  # shared_first / role_first
-        body = messages[1].content
-        if "[Panel discussion so far]\n" not in body:
-            return []
-        section = body.split("[Panel discussion so far]\n")[1].split("\n\n")[0]
-        said: list[tuple[str, str]] = []
-        for line in section.splitlines():
-            name, _, rest = line.partition(": ")
-            if name in SPEAKERS:
-                said.append((name, rest))
-            else:  # a verdict's further lines
-                said[-1] = (said[-1][0], said[-1][1] + "\n" + line)
-        return said
+    if "[How the panel works]" in messages[1].content:
+        return _conversation(messages)
+    body = messages[1].content  # shared_first / role_first: one user message
+    if DISCUSSION not in body:
+        return []
+    said: list[tuple[str, str]] = []
+    for line in body.split(DISCUSSION)[1].split("\n[Your turn")[0].splitlines():
+        name, _, rest = line.partition(": ")
+        if name in SPEAKERS:
+            said.append((name, rest))
+        else:  # a verdict's further lines
+            said[-1] = (said[-1][0], said[-1][1] + "\n" + line)
+    return [(name, text.strip()) for name, text in said]
+
+
+def _conversation(messages: tuple[ChatMessage, ...]) -> list[tuple[str, str]]:
+    history = messages[:-1] if messages[-1].role == "assistant" else messages  # not the lead
     pairs: list[tuple[str, str]] = []
-    for previous, message in zip(messages, messages[1:], strict=False):
-        if previous.role == "user" and SUMMARY in previous.content:
-            pairs.append(("Summarizer", previous.content.split(SUMMARY)[1].split("\n")[0]))
+    for message in history:
+        if message.role == "user" and SUMMARY in message.content:
+            pairs.append(("Summarizer", message.content.split(SUMMARY)[1].split("\n")[0]))
         if message.role == "assistant":
-            pairs.append((SPEAKER.findall(previous.content)[-1], message.content))
-    if SUMMARY in messages[-1].content:
-        pairs.append(("Summarizer", messages[-1].content.split(SUMMARY)[1].split("\n")[0]))
+            name, _, text = message.content.partition(": ")
+            pairs.append((name, text))
     return pairs
 
 
 def informed_responder(request: GenerationRequest) -> str:
     """Answers from what the speaker is shown, not from how it is laid out: who speaks, the
-    item (in its answer order), and who said what before, in order."""
+    item (in its answer order), who said what before, in order, and its own lead."""
     text = prompt_text(request)
-    speaker = SPEAKER.findall(request.messages[-1].content)[-1]
     item = re.findall(r"\[(?:Assistant 1's answer|Response to judge)\]\n(.*)", text)[0]
-    n = sum(map(ord, repr((speaker, item, shown(request), request.regex))))
+    lead = request.messages[-1].content if request.messages[-1].role == "assistant" else ""
+    n = sum(map(ord, repr((speaker_of(request), item, shown(request), request.regex, lead))))
     if request.regex and "Coherence" in request.regex:
-        return f"Coherence: {n % 5 + 1}\nEvidence: n={n}"
+        return f"\nCoherence: {n % 5 + 1}"
     if request.regex:
-        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
+        return f"\nAssistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}"
     return f"I count {n}."
 
 
@@ -115,12 +124,16 @@ def test_layouts_give_identical_results(strategy: str, variant: str, tmp_path: P
 
 def test_conversation_shows_each_utterance_under_its_speaker() -> None:
     log = one_debate_requests("one_by_one", informed_responder)
-    last = log[-1][0]
+    last = log[-1][0]  # the last referee's scores
     assert [speaker for speaker, _ in shown(last)] == ["Critic", "Everyday Reader", "Editor"] * 2 + [
         "Critic",
         "Everyday Reader",
     ]
-    assert [text for _, text in shown(last)] == [answer for _, answer in log[:-1]]
+    # Two rounds of talk, then two whole verdicts: each assessment with the scores after it.
+    answers = [answer.strip() for _, answer in log[:-2]]
+    talk, verdicts = answers[:6], answers[6:]
+    merged = [f"{verdicts[i]}\n\nScores:\n{verdicts[i + 1]}" for i in (0, 2)]
+    assert [text for _, text in shown(last)] == talk + merged
 
 
 def test_conversation_needs_distinct_speaker_names(tmp_path: Path) -> None:
@@ -134,9 +147,9 @@ def test_shared_first_and_role_first_reorder_the_same_text(tmp_path: Path) -> No
     for layout in ("shared_first", "role_first"):
         backend = ScriptedBackend(MODEL, informed_responder)
         run(config("one_by_one", layout), tmp_path / layout, backends={MODEL: backend})
-        first_prompts[layout] = backend.calls[0][0].messages[-1].content
+        first_prompts[layout] = backend.calls[0][0].messages[-2].content
     assert first_prompts["shared_first"].startswith("[Task]")
-    assert first_prompts["role_first"].startswith("[Your role]")
+    assert first_prompts["role_first"].startswith("[Your turn: Critic]")
     assert sorted(first_prompts["shared_first"].split()) == sorted(first_prompts["role_first"].split())
 
 
@@ -155,18 +168,27 @@ def one_debate_requests(strategy: str, responder) -> list[tuple[GenerationReques
 
 
 def talk(request: GenerationRequest) -> str:
+    """Answers shaped like a model's: they continue the lead, so they start with a space or,
+    for scores after ``Scores:``, a line break."""
     if request.regex:
-        return "Assistant 1: 8\nAssistant 2: 3\nEvidence: the first answer names the right boiling point."
-    return "The first answer is precise and correct, while the second one hedges; I would rank it lower."
+        return "\nAssistant 1: 8\nAssistant 2: 3"
+    return " The first answer is precise and correct, while the second one hedges; I would rank it lower."
 
 
 def test_conversation_turns_extend_the_previous_request() -> None:
+    """In one-by-one talk a turn's prompt is the previous request's prompt and answer, plus the
+    request for this turn: the text the engine already holds, extended."""
     log = one_debate_requests("one_by_one", talk)
     for (previous, said), (request, _) in zip(log, log[1:], strict=False):
-        extended = (*previous.messages, ChatMessage("assistant", said))
+        *history, lead = previous.messages
+        answered = ChatMessage("assistant", lead.content + said)
+        if request.regex:  # the scores continue the same answer
+            assert request.messages[:-1] == tuple(history)
+            assert request.messages[-1].content == answered.content + "\n\nScores:"
+            continue
+        extended = (*history, answered)
         assert request.messages[: len(extended)] == extended
-        assert len(request.messages) == len(extended) + 1  # plus the short request for this turn
-        assert len(request.messages[-1].content) < 80
+        assert len(request.messages) == len(extended) + 2  # this turn's request and lead
 
 
 @pytest.fixture(scope="module", params=[MODEL, SECOND_MODEL])
@@ -180,19 +202,22 @@ def counter(request: pytest.FixtureRequest, registry: ModelRegistry) -> Tokenize
 def test_conversation_prompts_start_with_an_earlier_sequence(counter: TokenizerOnly, strategy: str) -> None:
     """With the model's real tokenizer and chat template, a prompt starts with the whole token
     sequence (prompt plus answer) of an earlier request wherever the strategy lets it see one:
-    every turn after the first in one-by-one talk (the previous turn's, adding at most 40 new
-    tokens), every turn after round 0 in simultaneous talk, and every summary (the round's first
-    speaker's). Referees after a summary share the rules, task and summary with each other."""
+    every turn after the first in one-by-one talk (the previous turn's, adding at most this turn's
+    request: persona and instruction), every turn after round 0 in simultaneous talk, every
+    scores request (its own assessment's), and every summary (the round's first speaker's).
+    Referees after a summary share the rules, task and summary with each other."""
     log = one_debate_requests(strategy, talk)
     sequences: list[list[int]] = []
     for index, (request, said) in enumerate(log):
         ids = counter.render_ids(request.messages)
         extends = [seq for seq in sequences if ids[: len(seq)] == seq]
         if strategy == "one_by_one" and index > 0:
-            assert extends and extends[-1] == sequences[-1] and len(ids) - len(sequences[-1]) <= 40
+            assert extends and extends[-1] == sequences[-1] and len(ids) - len(sequences[-1]) <= 160
+        if request.regex:
+            assert extends
         if strategy == "simultaneous" and index >= 3:  # round 1 on (3 referees)
             assert extends
-        if "You are the panel's note taker" in request.messages[-1].content:
+        if speaker_of(request) == "Summarizer":
             assert extends
         if sequences:
             assert max(_common_prefix(ids, seq) for seq in sequences) > 0.5 * len(ids)

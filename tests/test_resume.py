@@ -61,7 +61,7 @@ def test_backend_failure_then_resume_gives_identical_outputs(
     assert steps_on_disk == fail_at - 1
     backend = ScriptedBackend("smollm2-135m", responder)
     run(config(), tmp_path, backends={"smollm2-135m": backend})
-    assert len(backend.calls) == 4 - (fail_at - 1)  # finished steps are not redone
+    assert len(backend.calls) == 6 - (fail_at - 1)  # finished steps are not redone
     for name in OUTPUTS:
         assert (tmp_path / name).read_bytes() == (reference / name).read_bytes(), name
     info = json.loads((tmp_path / "run.json").read_text())
@@ -80,7 +80,7 @@ def test_half_written_journal_tail_is_dropped(reference: Path, tmp_path: Path) -
     run(config(), tmp_path, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", responder)})
     for name in OUTPUTS:
         assert (tmp_path / name).read_bytes() == (reference / name).read_bytes(), name
-    assert journal.read_text().count('"step_done"') == 4
+    assert journal.read_text().count('"step_done"') == 6
 
 
 def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:

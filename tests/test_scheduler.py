@@ -24,17 +24,27 @@ def eighty_items() -> list[PairwiseItem]:
 
 
 @pytest.mark.parametrize(
-    ("strategy", "calls"), [("one_by_one", 4), ("simultaneous", 2), ("simultaneous_summarizer", 3)]
+    ("strategy", "reasoning", "calls"),
+    [
+        # A reasoned verdict is two steps (assessment, then scores): one more call per
+        # verdict step; one_by_one has one verdict step per referee.
+        ("one_by_one", True, 6),
+        ("simultaneous", True, 3),
+        ("simultaneous_summarizer", True, 4),
+        ("one_by_one", False, 4),
+        ("simultaneous", False, 2),
+        ("simultaneous_summarizer", False, 3),
+    ],
 )
-def test_backend_calls_per_step_not_per_item(strategy: str, calls: int) -> None:
-    config = tiny_config(strategy=strategy)
+def test_backend_calls_per_step_not_per_item(strategy: str, reasoning: bool, calls: int) -> None:
+    config = tiny_config(strategy=strategy, verdict={"reasoning": reasoning})
     backend = ScriptedBackend("smollm2-135m", responder)
     debates = build_debates(eighty_items())
     usage = Scheduler({"smollm2-135m": backend}).run(build_panel(config), debates)
     assert len(backend.calls) == calls
     assert usage.total().backend_calls == calls
-    per_agent_turns = 80 * 2 * 2 + (80 if strategy == "simultaneous_summarizer" else 0)
-    assert usage.total().requests == per_agent_turns
+    per_agent_turns = 80 * 2 * 2 + (80 * 2 if reasoning else 0)
+    assert usage.total().requests == per_agent_turns + (80 if strategy == "simultaneous_summarizer" else 0)
 
 
 def test_requests_split_per_model_and_results_in_order() -> None:
@@ -46,9 +56,9 @@ def test_requests_split_per_model_and_results_in_order() -> None:
     b2 = ScriptedBackend("m2", lambda r: "two" if not r.regex else VERDICT)
     debates = build_debates(eighty_items()[:5])
     usage = Scheduler({"m1": b1, "m2": b2}).run(build_panel(config), debates)
-    assert len(b1.calls) == len(b2.calls) == 2
+    assert len(b1.calls) == len(b2.calls) == 3  # talk, assessments, scores
     assert all(r.model == "m1" for call in b1.calls for r in call)
-    assert usage.per_model["m1"].requests == usage.per_model["m2"].requests == 10
+    assert usage.per_model["m1"].requests == usage.per_model["m2"].requests == 15
     for debate in debates:
         first_round = [x for x in debate.transcript.utterances if x.turn.round == 0]
         assert [(x.speaker, x.text) for x in first_round] == [("Critic", "one"), ("Editor", "two")]
@@ -71,7 +81,7 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
         "run.json",
     }
     info = json.loads((out / "run.json").read_text())
-    assert info["items"] == 12 and info["backend_calls"] == 4 and info["requests"] == 48
+    assert info["items"] == 12 and info["backend_calls"] == 6 and info["requests"] == 72
     assert info["verdict_parse_failures"] == 0
     verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert all(v["label"] == "A" for v in verdicts)  # every referee scored answer 1 higher

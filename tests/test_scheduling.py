@@ -29,7 +29,7 @@ def agreeing(request: GenerationRequest) -> str:
     """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
     if not request.regex:
         return "Some thoughts."
-    if "boiling point" in prompt_text(request) or "You are Critic" in request.messages[-1].content:
+    if "boiling point" in prompt_text(request) or request.messages[-1].content.startswith("Critic:"):
         return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
     return "Assistant 1: 2\nAssistant 2: 7\nEvidence: differ"
 
@@ -90,15 +90,17 @@ def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
     records = [json.loads(line) for line in (tmp_path / "early/verdicts.jsonl").read_text().splitlines()]
     water = [r for r in records if r["label"] == "A"]
     assert [r["item_id"] for r in water] == ["q02"] and early.run_info["early_stopped_debates"] == 1
-    # q02 skips rounds 1-2 (6 requests) and pays one check (3); the 5 others pay 2 checks each.
-    assert early.run_info["requests"] == full.run_info["requests"] - 6 + 3 + 5 * 6
+    # q02 skips rounds 1-2 (3 talks, 3 assessments, 3 scores) and pays one check (3 assessments,
+    # 3 scores); the 5 others pay 2 checks each.
+    assert early.run_info["requests"] == full.run_info["requests"] - 9 + 6 + 5 * 12
     transcripts = [
         json.loads(line) for line in (tmp_path / "early/transcripts.jsonl").read_text().splitlines()
     ]
     stopped = [t for t in transcripts if t["item_id"] == water[0]["item_id"]][0]
     kinds = [m["kind"] for m in stopped["messages"]]
-    # 3 referees talk in round 0, agree in the check, and stop: their check answers are the verdicts.
-    assert kinds == ["discussion"] * 3 + ["verdict"] * 3
+    # 3 referees talk in round 0, agree in the check, and stop: their check answers (each an
+    # assessment, then scores) are the verdicts.
+    assert kinds == ["discussion"] * 3 + ["assessment"] * 3 + ["verdict"] * 3
 
 
 class DiesAfterPolls(StreamingScriptedBackend):
@@ -169,7 +171,7 @@ def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:
     for full, stopped in zip(read("full"), read("early"), strict=True):
         if full["item_id"] == "q02":
             continue  # the one that stopped
-        assert [m for m in stopped["messages"] if m["kind"] != "probe"] == full["messages"]
+        assert [m for m in stopped["messages"] if not m["probe"]] == full["messages"]
     verdicts = (tmp_path / "early" / "verdicts.jsonl").read_text()
     assert "opinions" not in verdicts  # checks are not opinion probes
     assert early.metrics and early.metrics["per_model"][MODEL]["opinion_changes"] is None

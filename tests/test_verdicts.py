@@ -9,7 +9,15 @@ from chateval.data.items import PairwiseItem
 from chateval.debate.panel import Debate
 from chateval.debate.transcript import Transcript, Turn, Utterance
 from chateval.errors import ConfigError, VerdictError
-from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, PairwiseVerdict, _int_range_regex
+from chateval.verdicts import (
+    Dimension,
+    DirectFormat,
+    PairwiseFormat,
+    PairwiseVerdict,
+    _int_range_regex,
+    scoring_lead,
+    verdict_text,
+)
 
 
 def test_int_range_regex_matches_exactly_the_range() -> None:
@@ -19,13 +27,30 @@ def test_int_range_regex_matches_exactly_the_range() -> None:
 
 
 def test_pairwise_regex_and_parse_agree() -> None:
-    fmt = PairwiseFormat()
+    fmt = PairwiseFormat(reasoning=False)
     text = "Assistant 1: 10\nAssistant 2: 4\nEvidence: first is thorough; second is vague"
     assert re.fullmatch(fmt.regex, text)
     verdict = fmt.parse(text)
     assert (verdict.score_1, verdict.score_2, verdict.winner_shown) == (10, 4, "1")
     assert not re.fullmatch(fmt.regex, "Assistant 1: 11\nAssistant 2: 4\nEvidence: x")
     assert not re.fullmatch(fmt.regex, "Assistant 1: 5\nAssistant 2: 4\nEvidence: two\nlines")
+
+
+def test_reasoned_pairwise_scores_continue_the_assessment() -> None:
+    """With reasoning the constrained part is only the score lines, after ``Scores:``."""
+    fmt = PairwiseFormat()
+    assert fmt.reasoning and "First explain your assessment" in fmt.instruction
+    assert "Evidence" not in fmt.form and "Evidence" not in fmt.regex
+    completion = "\nAssistant 1: 10\nAssistant 2: 4"
+    assert re.fullmatch(fmt.regex, completion)
+    assert not re.fullmatch(fmt.regex, completion + "\nEvidence: x")
+    verdict = fmt.parse(completion.strip())
+    assert (verdict.score_1, verdict.score_2, verdict.evidence) == (10, 4, "")
+    assert scoring_lead("Both answer; the first is exact.") == "Both answer; the first is exact.\n\nScores:"
+    assert scoring_lead("") == "Scores:"  # never an empty lead to continue
+    assert verdict_text("Fine.", "Assistant 1: 3\nAssistant 2: 4") == (
+        "Fine.\n\nScores:\nAssistant 1: 3\nAssistant 2: 4"
+    )
 
 
 def test_pairwise_parse_accepts_evidence_cut_by_the_token_budget() -> None:
@@ -41,20 +66,31 @@ def test_pairwise_parse_failures_raise(bad: str) -> None:
         PairwiseFormat().parse(bad)
 
 
-def test_max_tokens_cover_the_longest_score_block() -> None:
+@pytest.mark.parametrize("reasoning", [True, False])
+def test_max_tokens_cover_the_longest_score_block(reasoning: bool) -> None:
     # Every constrained token adds at least one character, so characters bound tokens.
-    fmt = PairwiseFormat(evidence_max_tokens=5)
-    assert fmt.max_tokens >= len("Assistant 1: 10\nAssistant 2: 10\nEvidence: ") + 5
+    fmt = PairwiseFormat(evidence_max_tokens=5, reasoning=reasoning)
     dims = [Dimension("naturalness", "", 1, 3), Dimension("groundedness", "", 0, 1)]
-    direct = DirectFormat(dims, evidence_max_tokens=5)
-    assert direct.max_tokens >= len("Naturalness: 3\nGroundedness: 1\nEvidence: ") + 5
+    direct = DirectFormat(dims, evidence_max_tokens=5, reasoning=reasoning)
+    if reasoning:
+        assert fmt.max_tokens > len("\nAssistant 1: 10\nAssistant 2: 10")
+        assert direct.max_tokens > len("\nNaturalness: 3\nGroundedness: 1")
+    else:
+        assert fmt.max_tokens >= len("Assistant 1: 10\nAssistant 2: 10\nEvidence: ") + 5
+        assert direct.max_tokens >= len("Naturalness: 3\nGroundedness: 1\nEvidence: ") + 5
 
 
-def test_direct_regex_and_parse() -> None:
-    fmt = DirectFormat([Dimension("naturalness", "d", 1, 3), Dimension("groundedness", "d", 0, 1)])
-    text = "Naturalness: 2\nGroundedness: 0\nEvidence: uses no fact"
+@pytest.mark.parametrize("reasoning", [True, False])
+def test_direct_regex_and_parse(reasoning: bool) -> None:
+    dims = [Dimension("naturalness", "d", 1, 3), Dimension("groundedness", "d", 0, 1)]
+    fmt = DirectFormat(dims, reasoning=reasoning)
+    text = (
+        "\nNaturalness: 2\nGroundedness: 0"
+        if reasoning
+        else "Naturalness: 2\nGroundedness: 0\nEvidence: uses no fact"
+    )
     assert re.fullmatch(fmt.regex, text)
-    assert fmt.parse(text).scores == {"naturalness": 2, "groundedness": 0}
+    assert fmt.parse(text.strip()).scores == {"naturalness": 2, "groundedness": 0}
     with pytest.raises(VerdictError, match="groundedness"):
         fmt.parse("Naturalness: 2\nEvidence: x")
     with pytest.raises(VerdictError, match="outside"):
@@ -99,3 +135,36 @@ def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
     assert record["orders"][0]["referees"][1]["raw"] == "no idea"
     assert "error" in record["orders"][0]["referees"][1]
     assert record["referee_labels"] == {"Critic": "A"}
+
+
+def _order(key: str, swapped: bool, critic: str, editor: str) -> Debate:
+    item = PairwiseItem("x", "q", "a", "b", "A")
+    transcript = Transcript(
+        (
+            Utterance(Turn(0, 0), "Critic", "verdict", critic),
+            Utterance(Turn(0, 1), "Editor", "verdict", editor),
+        )
+    )
+    return Debate(key, item, swapped, transcript)
+
+
+def test_a_referee_failing_in_one_order_is_left_out_of_both() -> None:
+    """Editor's verdict fails in the swapped order; counting its first-order scores alone would
+    add 9 to A and 1 to B and turn the item to A. Left out of both orders, the item ties."""
+    first = _order("x", False, "Assistant 1: 5\nAssistant 2: 5", "Assistant 1: 9\nAssistant 2: 1")
+    swapped = _order("x#swapped", True, "Assistant 1: 6\nAssistant 2: 6", "no scores")
+    record = aggregate_pairwise([first, swapped], PairwiseFormat())
+    assert record["excluded_referees"] == ["Editor"]
+    assert (record["score_a"], record["score_b"], record["label"]) == (11, 11, "tie")
+    assert record["referee_labels"] == {"Critic": "tie"}
+    assert record["orders"][0]["label"] == "tie"  # Editor's first-order vote is not counted either
+    assert record["orders"][0]["referees"][1]["score_a"] == 9  # but its scores stay on record
+    assert record["parse_failures"] == 1
+
+
+def test_an_item_whose_every_referee_failed_is_not_scored() -> None:
+    first = _order("x", False, "?", "Assistant 1: 9\nAssistant 2: 1")
+    swapped = _order("x#swapped", True, "Assistant 1: 6\nAssistant 2: 6", "?")
+    record = aggregate_pairwise([first, swapped], PairwiseFormat())
+    assert record["excluded_referees"] == ["Critic", "Editor"]
+    assert record["label"] is None and record["referee_labels"] == {}

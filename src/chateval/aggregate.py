@@ -23,24 +23,31 @@ from chateval.verdicts import DirectFormat, DirectVerdict, PairwiseFormat, Pairw
 
 @dataclass(frozen=True)
 class RefereeVerdict:
-    """One referee's parsed verdict, or the raw text and error when it failed to parse."""
+    """One referee's parsed verdict, or the raw text and error when it failed to parse.
+
+    ``assessment`` is what the referee wrote before its scores (None without reasoning).
+    """
 
     agent: str
     raw: str
     verdict: PairwiseVerdict | DirectVerdict | None
     error: str | None = None
+    assessment: str | None = None
 
 
 def referee_verdicts(debate: Debate, fmt: VerdictFormat, kind: str = "verdict") -> list[RefereeVerdict]:
     """Parse the final utterance of each referee of ``debate`` (or, ``kind="probe"``, its probes)."""
+    assessments = {u.turn.scored(): u.text for u in debate.transcript.utterances if u.kind == "assessment"}
     out = []
     for utterance in debate.transcript.utterances:
         if utterance.kind != kind:
             continue
+        assessment = assessments.get(utterance.turn) if utterance.turn.scoring else None
         try:
-            out.append(RefereeVerdict(utterance.speaker, utterance.text, fmt.parse(utterance.text)))
+            verdict = fmt.parse(utterance.text)
+            out.append(RefereeVerdict(utterance.speaker, utterance.text, verdict, None, assessment))
         except VerdictError as exc:
-            out.append(RefereeVerdict(utterance.speaker, utterance.text, None, str(exc)))
+            out.append(RefereeVerdict(utterance.speaker, utterance.text, None, str(exc), assessment))
     return out
 
 
@@ -80,7 +87,15 @@ def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdic
     return {agent: [v for _, v in sorted(pairs, key=lambda p: p[0])] for agent, pairs in out.items()}
 
 
-def _pairwise_order(debate: Debate, fmt: PairwiseFormat, opinions: bool) -> dict[str, Any]:
+def _with_assessment(row: dict[str, Any], ref: RefereeVerdict) -> dict[str, Any]:
+    if ref.assessment is not None:
+        row["assessment"] = ref.assessment
+    return row
+
+
+def _pairwise_order(
+    debate: Debate, fmt: PairwiseFormat, opinions: bool, excluded: frozenset[str] = frozenset()
+) -> dict[str, Any]:
     probes = _probes(debate, fmt) if opinions else {}
     rows: list[dict[str, Any]] = []
     votes: list[Label] = []
@@ -89,7 +104,8 @@ def _pairwise_order(debate: Debate, fmt: PairwiseFormat, opinions: bool) -> dict
         if isinstance(ref.verdict, PairwiseVerdict):
             v = ref.verdict
             winner = pairwise_winner(v, debate.swapped)
-            votes.append(winner)
+            if ref.agent not in excluded:
+                votes.append(winner)
             score_a, score_b = (v.score_2, v.score_1) if debate.swapped else (v.score_1, v.score_2)
             row.update(
                 score_a=score_a,
@@ -105,7 +121,7 @@ def _pairwise_order(debate: Debate, fmt: PairwiseFormat, opinions: bool) -> dict
                 pairwise_winner(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
                 for p in probes[ref.agent]
             ]
-        rows.append(row)
+        rows.append(_with_assessment(row, ref))
     return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
 
 
@@ -114,16 +130,25 @@ def aggregate_pairwise(
 ) -> dict[str, Any]:
     """The verdict record of one pairwise item, debated in one order or in both.
 
+    A referee whose verdict failed to parse in one order is left out of both orders (their
+    labels and summed scores), so a failure cannot tilt the item toward the answer that
+    happened to be shown first in the order that parsed; ``excluded_referees`` names them.
     ``opinions``: attach each referee's probe verdicts (runs with opinion probes).
     """
-    orders = [_pairwise_order(d, fmt, opinions) for d in debates]
-    parsed = [r for o in orders for r in o["referees"] if "error" not in r]
+    failed = frozenset(ref.agent for d in debates for ref in referee_verdicts(d, fmt) if ref.verdict is None)
+    orders = [_pairwise_order(d, fmt, opinions, failed) for d in debates]
+    parsed = [r for o in orders for r in o["referees"] if "error" not in r and r["agent"] not in failed]
     failures = sum(1 for o in orders for r in o["referees"] if "error" in r)
     referee_labels: dict[str, Label] = {}
     for agent in dict.fromkeys(r["agent"] for r in parsed):
         mine = [r for r in parsed if r["agent"] == agent]
         referee_labels[agent] = sum_label(sum(r["score_a"] for r in mine), sum(r["score_b"] for r in mine))
-    record: dict[str, Any] = {"orders": orders, "referee_labels": referee_labels, "parse_failures": failures}
+    record: dict[str, Any] = {
+        "orders": orders,
+        "referee_labels": referee_labels,
+        "parse_failures": failures,
+        "excluded_referees": sorted(failed),
+    }
     if len(debates) > 1:
         score_a = sum(r["score_a"] for r in parsed)
         score_b = sum(r["score_b"] for r in parsed)
@@ -153,7 +178,7 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
             row["opinions"] = [
                 dict(p.scores) if isinstance(p, DirectVerdict) else None for p in probes[ref.agent]
             ]
-        rows.append(row)
+        rows.append(_with_assessment(row, ref))
     scores = {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
     return {"referees": rows, "scores": scores, "parse_failures": len(referees) - len(parsed)}
 

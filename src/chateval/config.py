@@ -95,8 +95,13 @@ class DimensionConfig(_Strict):
 
 
 class VerdictConfig(_Strict):
-    """Verdict format settings: evidence length and (pairwise) the score scale."""
+    """The verdict turn: reason first (or not), token budgets, and (pairwise) the score scale."""
 
+    # A referee writes its assessment as free text, then its constrained scores (ChatEval's
+    # order). false: scores first and one line of evidence after them, in one request.
+    reasoning: bool = True
+    reasoning_max_tokens: int = Field(default=256, ge=1, le=4096)
+    # The evidence line's budget when reasoning is false.
     evidence_max_tokens: int = Field(default=64, ge=1, le=2048)
     low: int = 1
     high: int = 10

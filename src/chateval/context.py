@@ -58,6 +58,8 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
                 continue
             visible = panel.visible(debate, turn)
             grown = sum(_max_tokens(panel, u) for u in visible)
+            if turn.scoring:  # it continues its own assessment
+                grown += panel.verdict_format.assessment_max_tokens
             worst = max(worst, backend.count_prompt_tokens(request.messages) + grown + request.max_tokens)
         for turn in step:
             made.append(panel.utterance(turn, _EMPTY))
@@ -68,7 +70,10 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
 def _max_tokens(panel: Panel, utterance: Utterance) -> int:
     if utterance.kind == "summary":
         return panel.sampling.summary_max_tokens
+    if utterance.kind == "assessment":
+        return panel.verdict_format.assessment_max_tokens
     if panel.is_final(utterance.turn):
+        # Shown with its assessment lead ("Scores:") or with the evidence line after it.
         return panel.verdict_format.max_tokens
     return panel.sampling.discussion_max_tokens
 

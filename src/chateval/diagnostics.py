@@ -11,6 +11,9 @@ group. For each model:
 - ``opinion_changes`` (runs with ``opinion_probes``): over its referees' debates, the share whose
   final verdict differs from the verdict given before any discussion, and the mean number of
   changes along [before discussion, after round 1, ..., final].
+- ``parroting``: the share of its referees' utterances that echo the prompt's instructions, and
+  the share of its verdicts that repeat a verdict their speaker saw (see chateval.parroting):
+  high values mean a panel that repeats instead of judging.
 """
 
 from collections.abc import Mapping, Sequence
@@ -18,6 +21,7 @@ from statistics import fmean
 from typing import Any
 
 from chateval.metrics import direct_metrics, pairwise_metrics
+from chateval.parroting import parroting_summary
 
 
 def _changes(sequence: Sequence[Any]) -> tuple[bool, int] | None:
@@ -39,6 +43,11 @@ def _opinion_summary(sequences: Sequence[Sequence[Any]]) -> dict[str, Any] | Non
     }
 
 
+def _parroting(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    behaviours = [row["parroting"] for row in rows if "parroting" in row]
+    return parroting_summary(behaviours) if behaviours else None
+
+
 def _pairwise_model(records: Sequence[dict[str, Any]], agents: Sequence[str], seed: int) -> dict[str, Any]:
     own = [(r, r["referee_labels"][a]) for r in records for a in agents if a in r["referee_labels"]]
     with_panel = [label == r["label"] for r, label in own if r["label"] is not None]
@@ -57,6 +66,9 @@ def _pairwise_model(records: Sequence[dict[str, Any]], agents: Sequence[str], se
         if labelled
         else None,
         "opinion_changes": _opinion_summary(sequences),
+        "parroting": _parroting(
+            [ref for r in records for o in r["orders"] for ref in o["referees"] if ref["agent"] in agents]
+        ),
     }
 
 
@@ -81,6 +93,7 @@ def _direct_model(records: Sequence[dict[str, Any]], agents: Sequence[str], seed
         "mean_abs_diff_from_panel": fmean(gaps) if gaps else None,
         "humans": direct_metrics(truth, predicted, seed) if truth else None,
         "opinion_changes": _opinion_summary(sequences),
+        "parroting": _parroting([ref for r in records for ref in r["referees"] if ref["agent"] in agents]),
     }
 
 
@@ -97,7 +110,16 @@ def per_model(
     }
 
 
-PER_MODEL_COLUMNS = ("model", "referees", "requests", "agrees with panel", "vs humans", "changed opinion")
+PER_MODEL_COLUMNS = (
+    "model",
+    "referees",
+    "requests",
+    "agrees with panel",
+    "vs humans",
+    "changed opinion",
+    "echoes prompt",
+    "copies a verdict",
+)
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -130,5 +152,15 @@ def per_model_rows(metrics: Mapping[str, Any], run_info: Mapping[str, Any]) -> l
             else "- (opinion_probes off)"
         )
         requests = run_info.get("per_model", {}).get(model, {}).get("requests", "-")
-        rows.append((model, ", ".join(d["referees"]), str(requests), with_panel, vs_humans, changed))
+        parroting = d.get("parroting") or {}
+        echo = _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
+        copy = _share(parroting.get("copy_share"), parroting.get("verdicts_that_saw_one"), "saw one")
+        rows.append(
+            (model, ", ".join(d["referees"]), str(requests), with_panel, vs_humans, changed, echo, copy)
+        )
     return rows
+
+
+def _share(value: float | None, of: int | None, what: str) -> str:
+    """``"12.5% of 48 utterances"``; ``"-"`` when there was nothing to count."""
+    return "-" if value is None else f"{100 * value:.1f}% of {of} {what}"

@@ -56,6 +56,7 @@ def append_step(
                 "round": u.turn.round,
                 "agent": u.turn.agent,
                 "probe": u.turn.probe,
+                "scoring": u.turn.scoring,
                 "speaker": u.speaker,
                 "kind": u.kind,
                 "text": u.text,
@@ -107,7 +108,8 @@ def load(path: Path) -> JournalState:
                 state.progress[key] = step + 1
                 committed = [r for r in pending if r["debate"] == key]
             for r in committed:
-                turn = Turn(r["round"], r["agent"], probe=r.get("probe", r["kind"] == "probe"))
+                probe = r.get("probe", r["kind"] == "probe")
+                turn = Turn(r["round"], r["agent"], probe=probe, scoring=r.get("scoring", False))
                 utterance = Utterance(turn, r["speaker"], r["kind"], r["text"], r["finish_reason"])
                 state.utterances.setdefault(r["debate"], []).append(utterance)
             for model, counts in record["usage"].items():

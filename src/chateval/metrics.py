@@ -4,8 +4,11 @@ Correlations are scipy's (Spearman rho, Kendall tau-b). Cohen's kappa is compute
 confusion counts with numpy, because scikit-learn's ``cohen_kappa_score`` costs ~15 ms a call
 and a bootstrap needs thousands; the tests check it against scikit-learn on random data.
 Confidence intervals: items are resampled with replacement ``N_RESAMPLES`` times (seeded); the
-interval is the 2.5th-97.5th percentile of the statistic (percentile bootstrap). Every metric
-is reported as ``{"value": v, "ci95": [low, high]}``.
+interval is the 2.5th-97.5th percentile of the statistic (percentile bootstrap). When items
+come in groups (Topical-Chat: 6 responses to each of 60 dialogues), whole groups are resampled
+instead (cluster bootstrap): responses to one dialogue are not independent evidence, and
+resampling them one by one would make the interval too narrow. Every metric is reported as
+``{"value": v, "ci95": [low, high]}``.
 
 Degenerate inputs give defined values, never NaN:
 - empty input: accuracy, kappa and correlations 0.0, with ``n`` = 0;
@@ -28,11 +31,11 @@ N_RESAMPLES = 1000
 CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
 
 
-def _codes(labels: Sequence[str]) -> np.ndarray:
+def label_codes(labels: Sequence[str]) -> np.ndarray:
     return np.asarray([LABELS.index(label) for label in labels], dtype=np.int64)
 
 
-def _kappa_from_codes(truth: np.ndarray, predicted: np.ndarray) -> float:
+def kappa_from_codes(truth: np.ndarray, predicted: np.ndarray) -> float:
     n = len(truth)
     if n == 0:
         return 0.0
@@ -53,10 +56,10 @@ def accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
 
 def cohen_kappa(truth: Sequence[str], predicted: Sequence[str]) -> float:
     """Unweighted Cohen's kappa over the three labels A, B, tie."""
-    return _kappa_from_codes(_codes(truth), _codes(predicted))
+    return kappa_from_codes(label_codes(truth), label_codes(predicted))
 
 
-def _correlations(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
+def correlation_pair(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
     from scipy.stats import kendalltau, spearmanr
 
     if len(truth) < 2 or np.all(truth == truth[0]) or np.all(predicted == predicted[0]):
@@ -68,28 +71,49 @@ def _correlations(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, floa
 
 def correlations(truth: Sequence[float], predicted: Sequence[float]) -> dict[str, float]:
     """Spearman rho and Kendall tau-b; 0.0 when either side is constant or too short."""
-    rho, tau = _correlations(np.asarray(truth, dtype=float), np.asarray(predicted, dtype=float))
+    rho, tau = correlation_pair(np.asarray(truth, dtype=float), np.asarray(predicted, dtype=float))
     return {"spearman": rho, "kendall": tau}
 
 
-def resample_indices(n: int, seed: int, n_resamples: int = N_RESAMPLES) -> np.ndarray:
-    """``n_resamples`` rows of ``n`` item indices drawn with replacement (seeded)."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+def resample_indices(
+    n: int, seed: int, groups: Sequence[str] | None = None, n_resamples: int = N_RESAMPLES
+) -> list[np.ndarray]:
+    """``n_resamples`` bootstrap samples of item indices 0..n-1 (seeded).
+
+    Without ``groups``: ``n`` items drawn with replacement. With ``groups`` (each item's group
+    name): as many groups as there are, drawn with replacement, each bringing all its items,
+    so a sample's size varies. Empty when there are fewer than 2 items or 2 groups.
+    """
+    rng = np.random.default_rng(seed)
+    if groups is None:
+        return list(rng.integers(0, n, size=(n_resamples, n))) if n >= 2 else []
+    if len(groups) != n:
+        raise ValueError(f"{len(groups)} group names for {n} items")
+    names = np.asarray(groups)
+    members = [np.flatnonzero(names == name) for name in dict.fromkeys(groups)]
+    if len(members) < 2:
+        return []
+    draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
+    return [np.concatenate([members[g] for g in row]) for row in draws]
 
 
-def _summary(value: float, replicates: np.ndarray) -> dict[str, Any]:
+def interval(value: float, replicates: np.ndarray) -> dict[str, Any]:
+    """``{"value", "ci95"}``: the 2.5th-97.5th percentile of ``replicates`` around ``value``."""
     if len(replicates) == 0:
         return {"value": value, "ci95": [value, value]}
     low, high = np.percentile(replicates, [2.5, 97.5])
     return {"value": value, "ci95": [float(low), float(high)]}
 
 
-def _bootstrap(n: int, statistic: Callable[[np.ndarray], Any], seed: int) -> tuple[Any, np.ndarray]:
-    """The statistic on all items and on every resample (empty when n < 2)."""
+def bootstrap(
+    n: int, statistic: Callable[[np.ndarray], Any], seed: int, groups: Sequence[str] | None = None
+) -> tuple[Any, np.ndarray]:
+    """The statistic on all items and on every resample (empty when nothing can be resampled)."""
     value = statistic(np.arange(n))
-    if n < 2:
+    samples = resample_indices(n, seed, groups)
+    if not samples:
         return value, np.empty((0,))
-    return value, np.asarray([statistic(idx) for idx in resample_indices(n, seed)])
+    return value, np.asarray([statistic(idx) for idx in samples])
 
 
 def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:
@@ -98,31 +122,37 @@ def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:
 
 def pairwise_metrics(truth: Sequence[str], predicted: Sequence[str], seed: int = 0) -> dict[str, Any]:
     """Accuracy and kappa of predicted labels against human labels, with CIs."""
-    t, p = _codes(truth), _codes(predicted)
+    t, p = label_codes(truth), label_codes(predicted)
 
     def statistic(idx: np.ndarray) -> tuple[float, float]:
         ti, pi = t[idx], p[idx]
-        return (float(np.mean(ti == pi)) if len(idx) else 0.0), _kappa_from_codes(ti, pi)
+        return (float(np.mean(ti == pi)) if len(idx) else 0.0), kappa_from_codes(ti, pi)
 
-    (acc, kappa), reps = _bootstrap(len(t), statistic, seed)
+    (acc, kappa), reps = bootstrap(len(t), statistic, seed)
     return {
         "n": len(t),
         "label_counts": {
             "human": {label: list(truth).count(label) for label in LABELS},
             "predicted": {label: list(predicted).count(label) for label in LABELS},
         },
-        "accuracy": _summary(acc, _pair_replicates(reps, 0)),
-        "kappa": _summary(kappa, _pair_replicates(reps, 1)),
+        "accuracy": interval(acc, _pair_replicates(reps, 0)),
+        "kappa": interval(kappa, _pair_replicates(reps, 1)),
     }
 
 
 def direct_metrics(
-    truth: Mapping[str, Sequence[float]], predicted: Mapping[str, Sequence[float]], seed: int = 0
+    truth: Mapping[str, Sequence[float]],
+    predicted: Mapping[str, Sequence[float]],
+    seed: int = 0,
+    groups: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """Per-dimension Spearman and Kendall with CIs, and their average over the paper's four
     dimensions (all scored dimensions when none of the four is present). The average needs
     every averaged dimension scored on the same items: each resample then uses the same item
-    indices for every dimension, so the average's replicates are the mean of theirs."""
+    indices for every dimension, so the average's replicates are the mean of theirs.
+
+    ``groups`` (per dimension, each item's group): resample whole groups (cluster bootstrap).
+    """
     out: dict[str, Any] = {"dimensions": {}}
     values: dict[str, tuple[float, float]] = {}
     replicates: dict[str, np.ndarray] = {}
@@ -130,21 +160,22 @@ def direct_metrics(
         t, p = np.asarray(truth[d], dtype=float), np.asarray(predicted[d], dtype=float)
 
         def statistic(idx: np.ndarray, t: np.ndarray = t, p: np.ndarray = p) -> tuple[float, float]:
-            return _correlations(t[idx], p[idx])
+            return correlation_pair(t[idx], p[idx])
 
-        values[d], replicates[d] = _bootstrap(len(t), statistic, seed)
+        values[d], replicates[d] = bootstrap(len(t), statistic, seed, groups[d] if groups else None)
         out["dimensions"][d] = {
             "n": len(t),
-            "spearman": _summary(values[d][0], _pair_replicates(replicates[d], 0)),
-            "kendall": _summary(values[d][1], _pair_replicates(replicates[d], 1)),
+            "spearman": interval(values[d][0], _pair_replicates(replicates[d], 0)),
+            "kendall": interval(values[d][1], _pair_replicates(replicates[d], 1)),
         }
+    out["resampled"] = f"{len(set(next(iter(groups.values()))))} groups" if groups and truth else "items"
     averaged = [d for d in truth if d in CORRELATION_DIMENSIONS] or list(truth)
     if averaged and len({len(truth[d]) for d in averaged}) == 1:
         mean_value = np.mean([values[d] for d in averaged], axis=0)
         mean_reps = np.mean([replicates[d] for d in averaged], axis=0)
         out["average"] = {
             "dimensions": averaged,
-            "spearman": _summary(float(mean_value[0]), _pair_replicates(mean_reps, 0)),
-            "kendall": _summary(float(mean_value[1]), _pair_replicates(mean_reps, 1)),
+            "spearman": interval(float(mean_value[0]), _pair_replicates(mean_reps, 0)),
+            "kendall": interval(float(mean_value[1]), _pair_replicates(mean_reps, 1)),
         }
     return out

@@ -29,6 +29,7 @@ from chateval.errors import ConfigError, DataError
 from chateval.journal import JOURNAL
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.models import ModelRegistry, on_gpu
+from chateval.parroting import EchoDetector, debate_behaviour
 from chateval.placement import Loader, ModelPool, Placement, memory_shares, plan_placement
 from chateval.prompts import PromptBuilder, Role, get_role
 from chateval.store import prepare_outdir, write_json, write_jsonl
@@ -41,10 +42,11 @@ BackendFactory = Callable[[RunConfig, str], Backend]
 
 def verdict_format(config: RunConfig) -> VerdictFormat:
     """The verdict format the config asks for."""
+    v = config.verdict
     if config.task == "pairwise":
-        return PairwiseFormat(config.verdict.low, config.verdict.high, config.verdict.evidence_max_tokens)
+        return PairwiseFormat(v.low, v.high, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens)
     dims = [Dimension(d.name, d.description, d.low, d.high) for d in config.dimensions]
-    return DirectFormat(dims, config.verdict.evidence_max_tokens)
+    return DirectFormat(dims, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens)
 
 
 def build_panel(config: RunConfig) -> Panel:
@@ -76,7 +78,7 @@ def build_panel(config: RunConfig) -> Panel:
         rounds=config.rounds,
         strategy=get_strategy(config.strategy),
         prompts=PromptBuilder(
-            fmt.form, dims, config.prompt_layout, [(a.name, a.role.description) for a in agents]
+            fmt.instruction, dims, config.prompt_layout, [(a.name, a.role.description) for a in agents]
         ),
         verdict_format=fmt,
         sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),
@@ -111,6 +113,7 @@ def build_debates(items: Sequence[Item], position_calibration: bool = False) -> 
 def item_records(debates: Sequence[Debate], panel: Panel) -> list[dict[str, Any]]:
     """One verdict record per item, in item order (both orders of an item together)."""
     fmt = panel.verdict_format
+    detector = EchoDetector(panel.prompts.instruction_texts())
     groups: dict[str, list[Debate]] = {}
     for debate in debates:
         groups.setdefault(debate.item.id, []).append(debate)
@@ -121,9 +124,17 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[dict[str, Any]
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
             record.update(aggregate_pairwise(group, fmt, panel.opinion_probes))
             record["human_label"] = item.label
+            rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
             record.update(aggregate_direct(group[0], fmt, panel.opinion_probes))
             record["human_scores"] = dict(item.scores) or None
+            if item.group is not None:
+                record["group"] = item.group
+            rows = [(group[0], record["referees"])]
+        for debate, referees in rows:
+            behaviour = debate_behaviour(debate, panel, detector)
+            for row in referees:
+                row["parroting"] = behaviour[row["agent"]].as_dict()
         records.append(record)
     return records
 
@@ -173,6 +184,7 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
                 "round": u.turn.round,
                 "speaker": u.speaker,
                 "kind": u.kind,
+                "probe": u.turn.probe,  # hidden: an opinion probe or an early-stop check
                 "text": u.text,
                 "finish_reason": u.finish_reason,
             }
@@ -198,9 +210,15 @@ def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[st
 
 
 def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any] | None:
-    def collect(scores_of: Any) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
+    grouped = bool(records) and all("group" in r for r in records)
+
+    def collect(
+        scores_of: Any,
+    ) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]:
         truth: dict[str, list[float]] = {}
         predicted: dict[str, list[float]] = {}
+        groups: dict[str, list[str]] = {}
         for r in records:
             scores = scores_of(r)
             if not r["human_scores"] or not scores:
@@ -209,20 +227,23 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str,
                 if name in r["human_scores"]:
                     truth.setdefault(name, []).append(r["human_scores"][name])
                     predicted.setdefault(name, []).append(value)
-        return truth, predicted
+                    groups.setdefault(name, []).append(r.get("group", ""))
+        return truth, predicted, groups
 
-    truth, predicted = collect(lambda r: r["scores"])
-    if not truth:
+    def metrics(scores_of: Any) -> dict[str, Any]:
+        truth, predicted, groups = collect(scores_of)
+        return direct_metrics(truth, predicted, seed, groups if grouped else None)
+
+    if not collect(lambda r: r["scores"])[0]:
         return None
-    out: dict[str, Any] = {"panel": direct_metrics(truth, predicted, seed), "referees": {}}
+    out: dict[str, Any] = {"panel": metrics(lambda r: r["scores"]), "referees": {}}
     agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if "scores" in ref)
     for agent in agents:
-        t, p = collect(
+        out["referees"][agent] = metrics(
             lambda r, agent=agent: next(
                 (x["scores"] for x in r["referees"] if x["agent"] == agent and "scores" in x), None
             )
         )
-        out["referees"][agent] = direct_metrics(t, p, seed)
     return out
 
 
@@ -230,11 +251,14 @@ def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dic
     """Agreement with the human labels the items carry (when any), position-bias statistics
     for pairwise runs, and per-model diagnostics."""
     seed = config.sampling.seed
+    metrics: dict[str, Any] = {"items": len(records)}
     if config.task == "pairwise":
-        metrics = _pairwise_agreement(records, seed) or {}
+        metrics["items_scored"] = sum(1 for r in records if r["label"] is not None)
+        metrics |= _pairwise_agreement(records, seed) or {}
         metrics["position"] = position_stats(records)
     else:
-        metrics = _direct_agreement(records, seed) or {}
+        metrics["items_scored"] = sum(1 for r in records if r["scores"] is not None)
+        metrics |= _direct_agreement(records, seed) or {}
     agent_models = {agent.name: agent.model for agent in build_panel(config).agents}
     metrics["per_model"] = per_model(config.task, records, agent_models, seed)
     return metrics

@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
+from chateval.diagnostics import per_model_rows
 from chateval.runner import RunResult
 
 
@@ -62,20 +62,32 @@ def print_summary(result: RunResult) -> None:
         if "average" in panel:
             table.add_row("average", "", _ci(panel["average"]["spearman"]), _ci(panel["average"]["kendall"]))
         console.print(table)
+    if "items_scored" in metrics and metrics["items_scored"] < metrics["items"]:
+        console.print(
+            f"items scored: {metrics['items_scored']} of {metrics['items']} "
+            "(the others lost every verdict to parse failures)"
+        )
     position = metrics.get("position")
     if position and position.get("consistency") is not None:
-        console.print(
-            f"position consistency {100 * position['consistency']:.1f}%, "
-            f"first-position wins {100 * (position['first_position_win_share'] or 0):.1f}%"
-        )
+        share = position["first_position_win_share"]
+        # No decisive verdict means no evidence either way, not a 0% share.
+        wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
+        console.print(f"position consistency {100 * position['consistency']:.1f}%, {wins}")
     rows = per_model_rows(metrics, info)
-    if len(rows) > 1 or any(not row[-1].startswith("-") for row in rows):
-        table = Table(title="per model")
-        for column in PER_MODEL_COLUMNS:
-            table.add_column(column)
-        for row in rows:
-            table.add_row(*row)
-        console.print(table)
+    if rows:
+        # Lines, not a table: eight columns do not fit an 80-column terminal.
+        console.print("per model:")
+        for model, referees, requests, with_panel, vs_humans, changed, echo, copy in rows:
+            console.print(f"  {model}: {referees} ({requests} requests)", highlight=False)
+            console.print(
+                f"    agrees with panel {with_panel}, vs humans {vs_humans}, changed opinion {changed}",
+                highlight=False,
+            )
+            console.print(f"    echoes the prompt {echo}, copies a verdict it saw {copy}", highlight=False)
+        console.print(
+            "  (echoes: utterances repeating the prompt's instructions; copies: verdicts equal to "
+            "one the referee saw. High shares mean a panel that repeats instead of judging.)"
+        )
     console.print(f"results in {result.outdir}")
 
 

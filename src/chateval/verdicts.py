@@ -1,13 +1,18 @@
-"""Verdict formats: one object gives the answer form shown to referees, the constraint, the parser.
+"""Verdict formats: one object gives the verdict instruction, the constraint and the parser.
 
-The constraint is a regular expression handed to the backend (outlines-built structured
-decoding), so with a working backend every final answer parses. The scores come FIRST and the
-one-line evidence after them: a small model that rambles can only ramble in the evidence, after
-the scores are already written, so it can never starve the verdict (a bounded evidence-first
-pattern was tried: a 240-character bound makes the regex index too large to compile within
-vLLM's 5 s limit). The score lines hold only ASCII characters and every token adds at least one
-character, so ``max_tokens`` = (length of the longest score block) + evidence budget always
-reaches the end of the scores. The reasoning before the verdict is the debate itself.
+A referee's verdict turn, as in ChatEval, explains first and scores last (``reasoning``, the
+default): one request writes the assessment as free text (at most ``assessment_max_tokens``),
+a second request continues that same text after ``Scores:`` with the score lines, constrained
+by a regular expression (outlines-built structured decoding), so with a working backend every
+verdict parses. The second request's prompt is the first one's prompt plus its answer, which
+the engine's prefix cache already holds. Constraining one combined "free text, then scores"
+pattern instead would either let a small model ramble until the budget ends with no scores, or
+need a bounded free-text pattern whose index is too large to compile.
+
+``reasoning=False`` keeps the older form, scores FIRST and one line of evidence after them,
+all constrained in one request: a model that rambles can only ramble in the evidence. The score
+lines hold only ASCII characters and every token adds at least one character, so
+``max_tokens`` = (length of the longest score block) + slack always reaches the end of the scores.
 """
 
 import re
@@ -22,6 +27,30 @@ _TOKEN_SLACK = 4
 _EVIDENCE = "\nEvidence: "
 # Printable ASCII without newline: one line that cannot run into anything after it.
 _EVIDENCE_REGEX = "[ -~]*"
+# What the scoring request appends to a referee's assessment before its constrained score
+# lines (which start on the next line).
+SCORES_LEAD = "Scores:"
+_ORDER_RULE = "A higher score means a better answer; give equal scores only if they are equally good."
+
+
+def scoring_lead(assessment: str) -> str:
+    """The text a scoring request continues: the referee's assessment, then ``Scores:``."""
+    return f"{assessment}\n\n{SCORES_LEAD}" if assessment else SCORES_LEAD
+
+
+def verdict_text(assessment: str | None, scores: str) -> str:
+    """A whole verdict as a later speaker sees it: the assessment and the score lines."""
+    return f"{scoring_lead(assessment)}\n{scores}" if assessment is not None else scores
+
+
+def _instruction(form: str, reasoning: bool) -> str:
+    if reasoning:
+        return (
+            "Give your final verdict. First explain your assessment in a few sentences, in your "
+            "own words and from your own point of view. Then give your scores on their own lines, "
+            f"in exactly this form:\n{form}"
+        )
+    return f"Give your final verdict now, in exactly this form:\n{form}"
 
 
 def _int_range_regex(low: int, high: int) -> str:
@@ -50,35 +79,52 @@ class PairwiseVerdict:
 
 @dataclass(frozen=True)
 class PairwiseFormat:
-    """Two assistants each scored low..high (1..10 by default), then one line of evidence."""
+    """Two assistants each scored low..high (1..10 by default).
+
+    ``reasoning``: an assessment first, then the two score lines; otherwise the score lines
+    then one line of evidence.
+    """
 
     low: int = 1
     high: int = 10
     evidence_max_tokens: int = 64
+    reasoning: bool = True
+    assessment_max_tokens: int = 256
 
     def __post_init__(self) -> None:
         if not 0 <= self.low < self.high:
             raise ConfigError(f"pairwise score scale {self.low}..{self.high} is invalid")
-        if self.evidence_max_tokens < 1:
-            raise ConfigError("evidence_max_tokens must be at least 1")
+        if self.evidence_max_tokens < 1 or self.assessment_max_tokens < 1:
+            raise ConfigError("evidence_max_tokens and reasoning_max_tokens must be at least 1")
+
+    def _scores(self, value: str) -> str:
+        return f"Assistant 1: {value}\nAssistant 2: {value}"
 
     @property
     def form(self) -> str:
-        return (
-            f"Assistant 1: <score from {self.low} to {self.high}>\n"
-            f"Assistant 2: <score from {self.low} to {self.high}>\n"
-            "Evidence: <one line: your main reason>\n"
-            "A higher score means a better answer; give equal scores only if they are equally good."
-        )
+        """The answer form shown to referees."""
+        evidence = "" if self.reasoning else "\nEvidence: <one line: your main reason>"
+        return f"{self._scores(f'<score from {self.low} to {self.high}>')}{evidence}\n{_ORDER_RULE}"
+
+    @property
+    def instruction(self) -> str:
+        """What a referee is asked at its verdict turn."""
+        return _instruction(self.form, self.reasoning)
 
     @property
     def regex(self) -> str:
+        """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
         score = _int_range_regex(self.low, self.high)
-        return f"Assistant 1: {score}\nAssistant 2: {score}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
+        if self.reasoning:
+            return "\n" + self._scores(score)
+        return f"{self._scores(score)}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
 
     @property
     def max_tokens(self) -> int:
-        longest = len(f"Assistant 1: {self.high}\nAssistant 2: {self.high}{_EVIDENCE}")
+        """Token budget of the scores request: always enough to finish the score lines."""
+        if self.reasoning:
+            return len("\n" + self._scores(str(self.high))) + _TOKEN_SLACK
+        longest = len(f"{self._scores(str(self.high))}{_EVIDENCE}")
         return longest + self.evidence_max_tokens + _TOKEN_SLACK
 
     def parse(self, text: str) -> PairwiseVerdict:
@@ -120,10 +166,12 @@ class DirectVerdict:
 
 @dataclass(frozen=True)
 class DirectFormat:
-    """One score line per dimension, then one line of evidence."""
+    """One score line per dimension (after an assessment, or followed by one line of evidence)."""
 
     dimensions: Sequence[Dimension]
     evidence_max_tokens: int = 64
+    reasoning: bool = True
+    assessment_max_tokens: int = 256
 
     def __post_init__(self) -> None:
         if not self.dimensions:
@@ -136,23 +184,35 @@ class DirectFormat:
                 raise ConfigError(f"dimension name {d.name!r} must be letters, digits and underscores")
             if not 0 <= d.low < d.high:
                 raise ConfigError(f"dimension {d.name!r}: scale {d.low}..{d.high} is invalid")
-        if self.evidence_max_tokens < 1:
-            raise ConfigError("evidence_max_tokens must be at least 1")
+        if self.evidence_max_tokens < 1 or self.assessment_max_tokens < 1:
+            raise ConfigError("evidence_max_tokens and reasoning_max_tokens must be at least 1")
 
     @property
     def form(self) -> str:
+        """The answer form shown to referees."""
         lines = "\n".join(f"{d.label}: <score from {d.low} to {d.high}>" for d in self.dimensions)
-        return lines + "\nEvidence: <one line: your main reason>"
+        return lines if self.reasoning else lines + "\nEvidence: <one line: your main reason>"
+
+    @property
+    def instruction(self) -> str:
+        """What a referee is asked at its verdict turn."""
+        return _instruction(self.form, self.reasoning)
 
     @property
     def regex(self) -> str:
+        """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
         lines = "\n".join(f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high)}" for d in self.dimensions)
+        if self.reasoning:
+            return "\n" + lines
         return f"{lines}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
 
     @property
     def max_tokens(self) -> int:
-        longest = len("\n".join(f"{d.label}: {d.high}" for d in self.dimensions) + _EVIDENCE)
-        return longest + self.evidence_max_tokens + _TOKEN_SLACK
+        """Token budget of the scores request: always enough to finish the score lines."""
+        longest = len("\n".join(f"{d.label}: {d.high}" for d in self.dimensions))
+        if self.reasoning:
+            return longest + 1 + _TOKEN_SLACK
+        return longest + len(_EVIDENCE) + self.evidence_max_tokens + _TOKEN_SLACK
 
     def parse(self, text: str) -> DirectVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""

@@ -24,7 +24,9 @@ class GenerationRequest:
     """Everything a backend needs to produce one completion.
 
     ``regex`` (when set) constrains the whole completion to that regular expression; the
-    backend enforces it with outlines-built structured decoding.
+    backend enforces it with outlines-built structured decoding. When the last message is an
+    assistant message, the completion continues it (a lead such as ``"Critic:"``, or a
+    referee's written assessment followed by ``"Scores:"``); the result holds only the new text.
     """
 
     model: str
@@ -104,13 +106,25 @@ class HFTokenCounting:
     chat_template: str | None
 
     def render_ids(self, messages: Sequence[ChatMessage]) -> list[int]:
-        """``messages`` rendered with the model's chat template, ready for generation, as ids."""
-        conversation = [{"role": m.role, "content": m.content} for m in messages]
+        """``messages`` rendered with the model's chat template, ready for generation, as ids.
+
+        A final assistant message is a lead to continue (see ``GenerationRequest``): the chat
+        before it is rendered with the generation prompt and the lead's tokens follow. That is
+        exactly where the model's own answer would have started, for any template (the
+        template's ``continue_final_message`` instead searches the rendered text for the lead
+        and strips its trailing whitespace).
+        """
+        lead = messages[-1].content if messages and messages[-1].role == "assistant" else None
+        chat = messages[:-1] if lead is not None else messages
+        conversation = [{"role": m.role, "content": m.content} for m in chat]
         ids = self.tokenizer.apply_chat_template(
             conversation, tokenize=True, add_generation_prompt=True, chat_template=self.chat_template
         )
         # transformers 5 returns a BatchEncoding here, 4.x a plain list of ids.
-        return list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+        rendered = list(ids["input_ids"] if hasattr(ids, "keys") else ids)
+        if lead:
+            rendered += self.tokenizer.encode(lead, add_special_tokens=False)
+        return rendered
 
     def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self.render_ids(messages))

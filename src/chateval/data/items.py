@@ -23,7 +23,9 @@ class PairwiseItem:
 class DirectItem:
     """A conversation context, an optional knowledge fact and the response to score.
 
-    ``scores`` holds human scores per dimension when known.
+    ``scores`` holds human scores per dimension when known. ``group`` names the cluster the
+    item belongs to when several responses answer one context (Topical-Chat: 6 responses per
+    dialogue); confidence intervals then resample whole groups.
     """
 
     id: str
@@ -31,6 +33,7 @@ class DirectItem:
     response: str
     knowledge: str = ""
     scores: Mapping[str, float] = field(default_factory=dict)
+    group: str | None = None
 
 
 Item = PairwiseItem | DirectItem

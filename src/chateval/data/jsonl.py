@@ -125,6 +125,7 @@ def load_direct(data: "DataConfig") -> list[Item]:
                 response=text_field(record, "response", where),
                 knowledge=text_field(record, "knowledge", where, required=False),
                 scores=numeric_scores(record, where),
+                group=text_field(record, "group", where, required=False) or None,
             )
         )
     return items

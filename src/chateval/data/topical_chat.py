@@ -2,7 +2,8 @@
 
 A JSON list of ``{source, context, system_id, system_output, scores}``: ``source`` is the
 dialogue history (turns split by newlines), ``context`` the knowledge fact, ``system_output``
-the response to judge and ``scores`` the mean of three annotators per dimension.
+the response to judge and ``scores`` the mean of three annotators per dimension. Responses to
+the same dialogue share a ``group``.
 """
 
 from typing import TYPE_CHECKING
@@ -31,17 +32,21 @@ def load_topical_chat(data: "DataConfig") -> list[Item]:
     path = data.path
     records = read_json_list(path)
     items: list[Item] = []
+    dialogues: dict[str, str] = {}  # dialogue text -> its group name, in first-seen order
     for index, record in enumerate(records):
         where = f"{path}: item {index}"
         if not isinstance(record, dict):
             raise DataError(f"{where}: expected a JSON object")
+        source = text_field(record, "source", where)
         items.append(
             DirectItem(
                 id=str(index),
-                context=_dialogue(text_field(record, "source", where)),
+                context=_dialogue(source),
                 response=text_field(record, "system_output", where),
                 knowledge=text_field(record, "context", where, required=False),
                 scores=numeric_scores(record, where),
+                # Its 360 responses answer 60 dialogues: intervals resample whole dialogues.
+                group=dialogues.setdefault(source, f"dialogue {len(dialogues)}"),
             )
         )
     return items

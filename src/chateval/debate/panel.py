@@ -63,7 +63,8 @@ class Panel:
     early_stop: bool = False
 
     def plan(self) -> list[Step]:
-        """The strategy's steps, plus early-stop check steps and the final probe step."""
+        """The strategy's steps, plus early-stop check steps and the final probe step; with
+        reasoning, every step of verdict turns is followed by a step of their scores."""
         n = len(self.agents)
         steps = self.strategy.plan(n, self.rounds)
         if self.early_stop:
@@ -77,7 +78,20 @@ class Panel:
             steps = with_checks
         if self.opinion_probes:
             steps.append(tuple(Turn(r, a, probe=True) for r in range(self.rounds) for a in range(n)))
-        return steps
+        if not self.reasoning:
+            return steps
+        with_scores: list[Step] = []
+        for step in steps:
+            with_scores.append(step)
+            scored = tuple(t.scored() for t in step if self.is_final(t))
+            if scored:
+                with_scores.append(scored)
+        return with_scores
+
+    @property
+    def reasoning(self) -> bool:
+        """Verdict turns write an assessment before their constrained scores."""
+        return self.verdict_format.reasoning
 
     def finished(self, debate: Debate) -> bool:
         """Every referee has given its verdict (at the end, or at an early-stop check)."""
@@ -96,11 +110,12 @@ class Panel:
         return not self.finished(debate)
 
     def is_check(self, step: Step) -> bool:
-        """An early-stop check step: every referee's probe for one round, mid-debate."""
+        """An early-stop check step that gives verdicts: every referee's probe (its scores,
+        with reasoning) for one round, mid-debate."""
         return (
             self.early_stop
             and len(step) == len(self.agents)
-            and all(t.probe and t.round == step[0].round for t in step)
+            and all(t.probe and t.round == step[0].round and t.scoring == self.reasoning for t in step)
             and 0 < step[0].round < self.rounds
         )
 
@@ -129,17 +144,28 @@ class Panel:
         return len(set(opinions)) == 1
 
     def is_final(self, turn: Turn) -> bool:
-        """A referee's last round (and every probe) carries the verdict instruction and constraint."""
+        """A referee's last round (and every probe) carries the verdict instruction."""
         return turn.probe or (not turn.is_summary and turn.round == self.rounds - 1)
+
+    def constrained(self, turn: Turn) -> bool:
+        """The turn writes score lines under the verdict format's constraint."""
+        return self.is_final(turn) and (turn.scoring or not self.reasoning)
 
     def visible(self, debate: Debate, turn: Turn) -> list[Utterance]:
         """What the speaker of ``turn`` sees. Probe and check answers are hidden from everyone;
-        a probe sees what its speaker saw when entering its round."""
-        said = tuple(u for u in debate.transcript.utterances if u.kind != "probe")
+        a probe sees what its speaker saw when entering its round. A scoring turn sees what its
+        assessment saw (its own assessment is the lead it continues)."""
+        turn = turn.reasoned()
+        said = tuple(u for u in debate.transcript.utterances if not u.turn.probe)
         if not turn.probe:
             return self.strategy.visible(Transcript(said), turn)
         earlier = Transcript(tuple(u for u in said if u.turn.round < turn.round))
         return self.strategy.visible(earlier, Turn(turn.round, turn.agent))
+
+    def assessment(self, debate: Debate, turn: Turn) -> str:
+        """The assessment a scoring turn continues: its own verdict turn's first half."""
+        wanted = turn.reasoned()
+        return next(u.text for u in debate.transcript.utterances if u.turn == wanted)
 
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
@@ -156,16 +182,28 @@ class Panel:
             )
         agent = self.agents[turn.agent]
         final = self.is_final(turn)
+        constrained = self.constrained(turn)
+        if constrained:
+            max_tokens = self.verdict_format.max_tokens
+        elif final:
+            max_tokens = self.verdict_format.assessment_max_tokens
+        else:
+            max_tokens = s.discussion_max_tokens
         return GenerationRequest(
             model=agent.model,
             messages=self.prompts.agent_messages(
-                debate.item, agent.role, agent.name, visible, final, debate.swapped
+                debate.item,
+                agent.name,
+                visible,
+                final,
+                debate.swapped,
+                self.assessment(debate, turn) if turn.scoring else None,
             ),
-            max_tokens=self.verdict_format.max_tokens if final else s.discussion_max_tokens,
+            max_tokens=max_tokens,
             temperature=s.temperature,
             top_p=s.top_p,
             seed=s.seed,
-            regex=self.verdict_format.regex if final else None,
+            regex=self.verdict_format.regex if constrained else None,
         )
 
     def utterance(self, turn: Turn, result: GenerationResult) -> Utterance:
@@ -174,5 +212,9 @@ class Panel:
             return Utterance(
                 turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason
             )
-        kind: UtteranceKind = "probe" if turn.probe else "verdict" if self.is_final(turn) else "discussion"
+        kind: UtteranceKind = "discussion"
+        if self.constrained(turn):
+            kind = "probe" if turn.probe else "verdict"
+        elif self.is_final(turn):
+            kind = "assessment"
         return Utterance(turn, self.agents[turn.agent].name, kind, result.text.strip(), result.finish_reason)

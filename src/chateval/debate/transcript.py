@@ -5,7 +5,7 @@ from typing import Literal
 
 SUMMARIZER = "summarizer"
 
-UtteranceKind = Literal["discussion", "verdict", "summary", "probe"]
+UtteranceKind = Literal["discussion", "assessment", "verdict", "summary", "probe"]
 
 
 @dataclass(frozen=True)
@@ -15,15 +15,28 @@ class Turn:
     ``agent`` is the index of a panel member, or None for the summarizer. A ``probe`` turn
     asks a referee for its verdict as of the start of ``round`` (round 0: before any
     discussion); nobody sees its answer.
+
+    A verdict turn (a referee's last round, or a probe) with reasoning on is two turns in
+    consecutive steps: first the free-text assessment, then the constrained scores
+    (``scoring``), which continue the referee's own assessment.
     """
 
     round: int
     agent: int | None
     probe: bool = False
+    scoring: bool = False
 
     @property
     def is_summary(self) -> bool:
         return self.agent is None
+
+    def scored(self) -> "Turn":
+        """The scoring half of this verdict turn."""
+        return Turn(self.round, self.agent, self.probe, scoring=True)
+
+    def reasoned(self) -> "Turn":
+        """The assessment half of this verdict turn."""
+        return Turn(self.round, self.agent, self.probe, scoring=False)
 
 
 @dataclass(frozen=True)

@@ -1,14 +1,21 @@
 """Prompt rendering: Jinja templates and the referee role library (our own wording).
 
+What every layout gives a referee at its turn (as ChatEval's prompts do): the task; the
+discussion it may see, every utterance under its speaker's name ("Critic: ..."); its own
+persona and the turn's instruction (talk, or the verdict instruction in its last round); and
+the system prompt's rule that a referee forms its own judgement and need not give the same
+scores as the others. Its answer continues a lead with its own name, so the model speaks as
+that referee and the text it writes is, token for token, how later turns show it.
+
 Prompt layouts (the same task and the same visible discussion, framed differently; they
 differ in what an engine with prefix caching can reuse):
 
-- ``conversation`` (default): the debate is one growing chat. The first user message holds the
-  panel's rules (every referee's brief, how to speak, the verdict form: the same for every
-  item), then the task; every utterance is an assistant message, preceded by the short user
-  message that asked its speaker to talk; a summary is shown as user-side text. In one-by-one
-  talk a turn's prompt therefore starts with the previous request's whole text, prompt and
-  answer, already in the engine's cache: only the new short request is computed.
+- ``conversation`` (default): the debate is one growing chat. The first user message names
+  the panel's referees (the same for every item), then the task; every utterance is an
+  assistant message, preceded by the user message that asked its speaker to talk (its persona
+  and instruction); a summary is shown as user-side text. In one-by-one talk a turn's prompt
+  therefore starts with the previous request's whole text, prompt and answer, already in the
+  engine's cache: only the new request is computed.
 - ``shared_first``: one user message; task, discussion so far, then the speaker's role and
   instruction. Agents and rounds reuse the task prefix, but every new utterance and the role
   text are computed again for each request.
@@ -29,7 +36,7 @@ from chateval.backends.base import ChatMessage
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.transcript import Utterance
 from chateval.errors import ConfigError
-from chateval.verdicts import Dimension
+from chateval.verdicts import Dimension, scoring_lead, verdict_text
 
 
 @dataclass(frozen=True)
@@ -75,32 +82,72 @@ PromptLayout = Literal["conversation", "shared_first", "role_first"]
 PROMPT_LAYOUTS: tuple[PromptLayout, ...] = get_args(PromptLayout)
 
 
+@dataclass(frozen=True)
+class Said:
+    """One thing a listener is shown: who said it, the text, and in answer to what."""
+
+    speaker: str
+    text: str
+    kind: Literal["discussion", "verdict", "summary"]
+
+
+def spoken(visible: Sequence[Utterance]) -> list[Said]:
+    """What a listener is shown for ``visible``, oldest first.
+
+    A reasoned verdict is two utterances (the assessment, then the scores that continue it);
+    a listener sees them as the one answer they form.
+    """
+    scores = {u.turn: u for u in visible if u.turn.scoring}
+    said: list[Said] = []
+    for utterance in visible:
+        if utterance.turn.scoring:
+            continue  # shown with its assessment
+        if utterance.kind == "summary":
+            said.append(Said(utterance.speaker, utterance.text, "summary"))
+        elif utterance.kind == "discussion":
+            said.append(Said(utterance.speaker, utterance.text, "discussion"))
+        elif utterance.kind == "assessment" and utterance.turn.scored() in scores:
+            text = verdict_text(utterance.text, scores[utterance.turn.scored()].text)
+            said.append(Said(utterance.speaker, text, "verdict"))
+        else:  # an unreasoned verdict (or an assessment whose scores are not shown)
+            said.append(Said(utterance.speaker, utterance.text, "verdict"))
+    return said
+
+
 class PromptBuilder:
     """Builds the chat messages of agent turns and summarizer turns for one task.
 
-    ``verdict_form`` is the verdict format's answer template. ``roster`` is the panel's (speaker
-    name, role description) pairs in speaking order; the conversation layout states them, the
-    discussion rule and the verdict form once up front, so each turn's request only names its
-    speaker and what is asked.
+    ``verdict_instruction`` is what the verdict format asks of a referee at its verdict turn.
+    ``roster`` is the panel's (speaker name, persona) pairs in speaking order; a referee's own
+    persona is restated at each of its turns, the conversation layout's rules name the panel.
     """
 
     def __init__(
         self,
-        verdict_form: str,
+        verdict_instruction: str,
         dimensions: Sequence[Dimension] = (),
         layout: PromptLayout = "conversation",
         roster: Sequence[tuple[str, str]] = (),
     ) -> None:
-        self.verdict_form = verdict_form
+        self.verdict_instruction = verdict_instruction
         self.dimensions = list(dimensions)
         self.layout = layout
-        # One line per referee in the rules, whatever line breaks a custom brief has.
-        self.roster = [(name, " ".join(brief.split())) for name, brief in roster]
+        # One line per persona, whatever line breaks a custom description has.
+        self.roster = {name: " ".join(persona.split()) for name, persona in roster}
         if layout == "conversation" and not self.roster:
             raise ValueError("the conversation layout needs the panel's roster")
         self.system = _render("system.j2").strip()
         # The conversation layout's rules are the same for every item and turn: rendered once.
-        self.rules = _render("panel_rules.j2", roster=self.roster, verdict_form=verdict_form).strip()
+        self.rules = _render("panel_rules.j2", names=", ".join(self.roster)).strip()
+
+    def instruction_texts(self) -> list[str]:
+        """Every instruction chateval writes into this panel's prompts (not the task's data):
+        what a referee echoing its prompt would repeat."""
+        texts = [self.system, self.rules, _render("summarizer.j2").strip()]
+        texts += [self._turn(name, final) for name in self.roster for final in (False, True)]
+        # The task's framing, without an item's text.
+        texts += [self.task_block(PairwiseItem("", "", "", "")), self.task_block(DirectItem("", "", ""))]
+        return texts
 
     def task_block(self, item: Item, swapped: bool = False) -> str:
         """The part every speaker of this item shares. ``swapped`` shows answer B first."""
@@ -113,27 +160,30 @@ class PromptBuilder:
     def agent_messages(
         self,
         item: Item,
-        role: Role,
         agent_name: str,
         visible: Sequence[Utterance],
         final: bool,
         swapped: bool = False,
+        assessment: str | None = None,
     ) -> tuple[ChatMessage, ...]:
-        """Messages for a referee's turn, in this builder's layout."""
+        """Messages for a referee's turn, in this builder's layout.
+
+        The last message is the lead the referee's answer continues: its name, and for the
+        scores of a reasoned verdict (``assessment`` set) its own assessment and ``Scores:``.
+        """
+        if agent_name not in self.roster:
+            raise ValueError(f"{agent_name!r} is not on the panel roster")
+        lead = f"{agent_name}:" if assessment is None else f"{agent_name}: {scoring_lead(assessment)}"
+        ask = self._turn(agent_name, final)
         if self.layout == "conversation":
-            if all(agent_name != name for name, _ in self.roster):
-                raise ValueError(f"{agent_name!r} is not on the panel roster of the conversation layout")
-            return self._conversation(item, swapped, visible, self._ask(agent_name, final))
-        shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=visible)
-        own = _render(
-            "turn.j2",
-            agent_name=agent_name,
-            role_description=role.description,
-            final=final,
-            verdict_form=self.verdict_form,
+            return self._conversation(item, swapped, visible, ask) + (ChatMessage("assistant", lead),)
+        shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=spoken(visible))
+        body = ask + "\n\n" + shared if self.layout == "role_first" else shared + "\n" + ask
+        return (
+            ChatMessage("system", self.system),
+            ChatMessage("user", body.strip()),
+            ChatMessage("assistant", lead),
         )
-        body = own.strip() + "\n\n" + shared if self.layout == "role_first" else shared + own
-        return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
 
     def summarizer_messages(
         self, item: Item, visible: Sequence[Utterance], swapped: bool = False
@@ -144,34 +194,42 @@ class PromptBuilder:
         body = (
             self.task_block(item, swapped)
             + "\n"
-            + _render("discussion.j2", discussion=visible)
+            + _render("discussion.j2", discussion=spoken(visible))
             + _render("summarizer.j2")
         )
         return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
 
-    @staticmethod
-    def _ask(speaker: str, final: bool) -> str:
-        """The conversation layout's short request that asks ``speaker`` to talk (or judge)."""
-        return _render("ask.j2", agent_name=speaker, final=final).strip()
+    def _turn(self, speaker: str, final: bool) -> str:
+        """A referee's turn: who it is (its persona) and what it is asked."""
+        return _render(
+            "turn.j2",
+            agent_name=speaker,
+            role_description=self.roster[speaker],
+            final=final,
+            verdict_instruction=self.verdict_instruction,
+        ).strip()
 
     def _conversation(
         self, item: Item, swapped: bool, visible: Sequence[Utterance], ask: str
     ) -> tuple[ChatMessage, ...]:
         """The debate as one chat: rules and task, then (request, utterance) pairs, then ``ask``.
 
-        A referee's utterance follows the short request its speaker answered, as the answer to
-        it; a summary (which no referee said) is user-side text. So in one-by-one talk a prompt
-        begins with the whole text, prompt plus answer, of the request before it.
+        A referee's utterance follows the request its speaker answered, as the answer to it,
+        under its name; a summary (which no referee said) is user-side text. So in one-by-one
+        talk a prompt begins with the whole text, prompt plus answer, of the request before it.
         """
         # The panel's rules come before the task: the same for every item, so they stay cached.
         pending = self.rules + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
         messages = [ChatMessage("system", self.system)]
-        for utterance in visible:
-            if utterance.kind == "summary":
-                pending += _render("summary.j2", summary=utterance.text).strip() + "\n\n"
+        for said in spoken(visible):
+            if said.kind == "summary":
+                pending += _render("summary.j2", summary=said.text).strip() + "\n\n"
                 continue
-            pending += self._ask(utterance.speaker, utterance.kind in ("verdict", "probe"))
-            messages += [ChatMessage("user", pending.strip()), ChatMessage("assistant", utterance.text)]
+            pending += self._turn(said.speaker, said.kind == "verdict")
+            messages += [
+                ChatMessage("user", pending.strip()),
+                ChatMessage("assistant", f"{said.speaker}: {said.text}"),
+            ]
             pending = ""
         messages.append(ChatMessage("user", (pending + ask).strip()))
         return tuple(messages)
