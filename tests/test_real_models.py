@@ -1,8 +1,9 @@
 """Real-model runs with the default model (SmolLM2-135M-Instruct) on both backends.
 
 Each backend is loaded once per session; runs are 2 items with short talk, so the suite stays
-fast on 2 CPU cores. What must hold: every referee's final verdict parses, and with step
-barriers (transformers) the number of backend calls is one per debate step; vLLM streams.
+fast on 2 CPU cores. What must hold: every referee's final verdict parses (each referee first
+writes its assessment, then its constrained scores), and with step barriers (transformers) the
+number of backend calls is one per debate step; vLLM streams.
 """
 
 import json
@@ -17,7 +18,8 @@ from tests.conftest import tiny_config
 
 pytestmark = pytest.mark.slow
 
-STEPS = {"one_by_one": 4, "simultaneous": 2, "simultaneous_summarizer": 3}
+# A reasoned verdict is two steps (assessment, then scores).
+STEPS = {"one_by_one": 6, "simultaneous": 3, "simultaneous_summarizer": 4}
 DIMENSIONS = [
     {"name": "naturalness", "description": "sounds natural", "low": 1, "high": 3},
     {"name": "groundedness", "description": "uses the fact", "low": 0, "high": 1},
@@ -38,6 +40,7 @@ def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]: 
         for order in orders:
             assert len(order["referees"]) == agents
             assert all("error" not in referee for referee in order["referees"])
+            assert all(isinstance(referee["assessment"], str) for referee in order["referees"])
     return verdicts
 
 
@@ -54,7 +57,7 @@ def test_pairwise_debate_parses_every_verdict(
     assert all(len(v["orders"]) == 2 for v in verdicts)  # position calibration: both orders
     transcripts = [json.loads(line) for line in (tmp_path / "transcripts.jsonl").read_text().splitlines()]
     kinds = [m["kind"] for m in transcripts[0]["messages"]]
-    assert kinds.count("verdict") == 2
+    assert kinds.count("verdict") == kinds.count("assessment") == 2
     assert kinds.count("summary") == (1 if strategy == "simultaneous_summarizer" else 0)
 
 
@@ -71,7 +74,7 @@ def test_direct_scoring_parses_every_verdict(
         dimensions=DIMENSIONS,
     )
     result = run(config, tmp_path, backends={DEFAULT_MODEL: backend})
-    verdicts = check_run(tmp_path, 2, items=2, agents=2)
+    verdicts = check_run(tmp_path, STEPS["simultaneous"], items=2, agents=2)
     for record in verdicts:
         assert set(record["scores"]) == {"naturalness", "groundedness"}
         assert 1 <= record["scores"]["naturalness"] <= 3

@@ -1,9 +1,11 @@
 """Reports over finished run folders: report.md with paper-shaped tables, and PNG plots.
 
 Tables: pairwise runs (accuracy and kappa with 95% CIs, position consistency, first-position
-share, parse failures), direct runs (Spearman / Kendall per dimension and average), and a
-strategy comparison. Plots (matplotlib, Agg): accuracy and kappa vs number of referees and vs
-rounds, with CI error bars, and per-dimension correlations.
+share, parse failures), direct runs (Spearman / Kendall per dimension and average), a
+strategy comparison, and paired comparisons: each run against the first run of its task, on
+the items both judged (paired bootstrap intervals of the differences; exact McNemar test for
+pairwise accuracy; see chateval.compare). Plots (matplotlib, Agg): accuracy and kappa vs
+number of referees and vs rounds, with CI error bars, and per-dimension correlations.
 """
 
 import json
@@ -14,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from chateval.compare import compare_records
 from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.errors import DataError
 from chateval.store import write_text
@@ -31,6 +34,15 @@ class RunSummary:
     @property
     def name(self) -> str:
         return str(self.info.get("name", self.folder.name))
+
+
+def load_verdicts(run: RunSummary) -> list[dict[str, Any]]:
+    """The run's verdict records (verdicts.jsonl)."""
+    path = run.folder / "verdicts.jsonl"
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: unreadable verdicts ({exc})") from None
 
 
 def load_run(folder: Path) -> RunSummary:
@@ -86,6 +98,64 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
             f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
             f"| {run.info['verdict_parse_failures']} |"
         )
+    return "\n".join(lines)
+
+
+def _signed_ci(metric: dict[str, Any]) -> str:
+    low, high = metric["ci95"]
+    return f"{metric['value']:+.3f} [{low:+.3f}, {high:+.3f}]"
+
+
+def _reading(difference: dict[str, Any], p_value: float | None = None) -> str:
+    """Plain words for a paired difference: does the data support a gap?"""
+    low, high = difference["ci95"]
+    excludes_zero = low > 0 or high < 0
+    if p_value is not None and (p_value < 0.05) != excludes_zero:
+        return "borderline (the tests disagree)"
+    return "more than noise" if excludes_zero else "within noise"
+
+
+def comparison_table(runs: Sequence[RunSummary]) -> str:
+    """Every run against the first run of the same task, on the items both judged."""
+    reference = runs[0]
+    reference_records = load_verdicts(reference)
+    task = reference.info["task"]
+    if task == "pairwise":
+        lines = [
+            f"| run vs {reference.name} | shared items | accuracy difference [95% CI] | kappa difference "
+            "[95% CI] | only ref right / only run right | McNemar p | reading |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+    else:
+        lines = [
+            f"| run vs {reference.name} | shared items | resampled | average Spearman difference [95% CI] "
+            "| average Kendall difference [95% CI] | reading |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+    for run in runs[1:]:
+        seed = int(run.config.get("sampling", {}).get("seed", 0))
+        compared = compare_records(task, reference_records, load_verdicts(run), seed)
+        if compared is None:
+            columns = lines[0].count("|") - 1
+            lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
+            continue
+        if task == "pairwise":
+            accuracy, mcnemar = compared["accuracy"]["difference"], compared["mcnemar"]
+            lines.append(
+                f"| {run.name} | {compared['n']} | {_signed_ci(accuracy)} "
+                f"| {_signed_ci(compared['kappa']['difference'])} "
+                f"| {mcnemar['a_only_right']} / {mcnemar['b_only_right']} | {mcnemar['p_value']:.3f} "
+                f"| {_reading(accuracy, mcnemar['p_value'])} |"
+            )
+        else:
+            average = compared.get("average", {})
+            spearman = average.get("spearman", {}).get("difference")
+            kendall = average.get("kendall", {}).get("difference")
+            lines.append(
+                f"| {run.name} | {compared['n']} | {compared['resampled']} "
+                f"| {_signed_ci(spearman) if spearman else '-'} | {_signed_ci(kendall) if kendall else '-'} "
+                f"| {_reading(spearman) if spearman else '-'} |"
+            )
     return "\n".join(lines)
 
 
@@ -272,6 +342,24 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
         ]
         if _plot_dimensions(direct, outdir / "direct_dimensions.png"):
             parts += ["![per-dimension correlations](direct_dimensions.png)", ""]
+    for task, group in (("pairwise", pairwise), ("direct", direct)):
+        if len(group) > 1:
+            parts += [
+                f"## Paired comparisons ({task})",
+                "",
+                f"Each run against `{group[0].name}` (the first {task} run named) on the items both judged "
+                "and humans labelled: the difference (run minus reference) with a paired bootstrap 95% "
+                "interval"
+                + (
+                    ", and the exact McNemar test on the items only one of the two got right"
+                    if task == "pairwise"
+                    else " (whole dialogues resampled where items are grouped)"
+                )
+                + ". A gap is more than noise when its interval excludes 0.",
+                "",
+                comparison_table(group),
+                "",
+            ]
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]

@@ -1,0 +1,120 @@
+"""Statistics a reviewer can check by hand: cluster bootstrap, paired run comparisons, McNemar."""
+
+import numpy as np
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from chateval.compare import compare_direct, compare_pairwise, compare_records, mcnemar_exact
+from chateval.metrics import N_RESAMPLES, direct_metrics, resample_indices
+
+
+def test_mcnemar_exact_matches_the_binomial_by_hand() -> None:
+    # 1 vs 7 discordant items: P(X <= 1 | n=8, p=1/2) = (1 + 8) / 256, doubled for two sides.
+    assert mcnemar_exact(1, 7) == pytest.approx(2 * 9 / 256)
+    assert mcnemar_exact(7, 1) == pytest.approx(2 * 9 / 256)
+    # 0 vs 5: (1/2)^5, doubled.
+    assert mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert mcnemar_exact(3, 3) == pytest.approx(1.0)
+    assert mcnemar_exact(0, 0) == 1.0  # no discordant item: no evidence of a difference
+
+
+def test_paired_pairwise_comparison_by_hand() -> None:
+    truth = ["A", "A", "B", "B", "tie"]
+    run_a = ["A", "B", "B", "A", "tie"]  # right on items 1, 3, 5
+    run_b = ["A", "A", "B", "B", "A"]  # right on items 1-4
+    out = compare_pairwise(truth, run_a, run_b, seed=3)
+    assert out["n"] == 5
+    assert out["accuracy"]["a"] == pytest.approx(0.6) and out["accuracy"]["b"] == pytest.approx(0.8)
+    assert out["accuracy"]["difference"]["value"] == pytest.approx(0.2)
+    assert out["kappa"]["a"] == pytest.approx(cohen_kappa_score(truth, run_a))
+    assert out["kappa"]["b"] == pytest.approx(cohen_kappa_score(truth, run_b))
+    # Item 5 only run A got right; items 2 and 4 only run B: P(X <= 1 | n=3) = 4/8, doubled -> 1.
+    assert out["mcnemar"] == {"a_only_right": 1, "b_only_right": 2, "p_value": pytest.approx(1.0)}
+    # The interval is the percentile interval of the difference on the SAME resampled items.
+    t, a, b = (np.asarray(x) for x in (truth, run_a, run_b))
+    diffs = [np.mean(b[i] == t[i]) - np.mean(a[i] == t[i]) for i in resample_indices(5, 3)]
+    assert out["accuracy"]["difference"]["ci95"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])))
+
+
+def test_identical_runs_differ_by_exactly_zero() -> None:
+    truth = ["A", "B", "tie", "A", "B", "A"]
+    labels = ["A", "B", "B", "A", "A", "A"]
+    out = compare_pairwise(truth, labels, labels)
+    assert out["accuracy"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    assert out["kappa"]["difference"]["ci95"] == [0.0, 0.0]
+    assert out["mcnemar"]["p_value"] == 1.0
+
+
+def test_pairing_narrows_the_interval_of_correlated_runs() -> None:
+    """Run B fixes 8 of run A's 40 errors and breaks nothing: the paired interval excludes 0,
+    though each run's own interval (about +-0.11 wide at n=80) would overlap the other's."""
+    rng = np.random.default_rng(0)
+    truth = list(rng.choice(["A", "B", "tie"], size=80))
+    run_a = [t if i >= 40 else {"A": "B", "B": "tie", "tie": "A"}[t] for i, t in enumerate(truth)]
+    run_b = [truth[i] if i < 8 else label for i, label in enumerate(run_a)]
+    out = compare_pairwise(truth, run_a, run_b)
+    diff = out["accuracy"]["difference"]
+    assert diff["value"] == pytest.approx(8 / 80) and diff["ci95"][0] > 0
+    assert out["mcnemar"]["p_value"] == pytest.approx(2 / 2**8)
+
+
+def test_cluster_resamples_draw_whole_groups_by_hand() -> None:
+    groups = ["d0", "d0", "d1", "d2", "d2", "d2"]
+    samples = resample_indices(6, seed=5, groups=groups)
+    draws = np.random.default_rng(5).integers(0, 3, size=(N_RESAMPLES, 3))
+    members = [[0, 1], [2], [3, 4, 5]]
+    assert len(samples) == N_RESAMPLES
+    for sample, row in zip(samples, draws, strict=True):
+        assert list(sample) == [i for g in row for i in members[g]]
+    assert resample_indices(3, 0, groups=["one"] * 3) == []  # one group: nothing to resample
+
+
+def test_cluster_bootstrap_widens_the_interval_of_clustered_data() -> None:
+    """Six near-copies per dialogue carry about as much evidence as one response each."""
+    rng = np.random.default_rng(1)
+    base_truth = rng.normal(size=12)
+    base_pred = base_truth + rng.normal(scale=1.5, size=12)
+    truth = {"coherence": list(np.repeat(base_truth, 6) + rng.normal(scale=0.01, size=72))}
+    pred = {"coherence": list(np.repeat(base_pred, 6) + rng.normal(scale=0.01, size=72))}
+    groups = {"coherence": [f"d{i // 6}" for i in range(72)]}
+    by_item = direct_metrics(truth, pred)
+    by_group = direct_metrics(truth, pred, groups=groups)
+    assert by_item["resampled"] == "items" and by_group["resampled"] == "12 groups"
+    width = {
+        name: m["dimensions"]["coherence"]["spearman"]["ci95"][1] - m["dimensions"]["coherence"]["spearman"]["ci95"][0]
+        for name, m in (("item", by_item), ("group", by_group))
+    }
+    assert by_item["dimensions"]["coherence"]["spearman"]["value"] == by_group["dimensions"]["coherence"]["spearman"]["value"]
+    assert width["group"] > 1.5 * width["item"]
+
+
+def test_paired_direct_comparison() -> None:
+    truth = {"coherence": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "naturalness": [3.0, 1.0, 2.0, 6.0, 5.0, 4.0]}
+    run_a = {"coherence": [1, 2, 3, 4, 5, 6], "naturalness": [1, 1, 1, 2, 2, 2]}
+    run_b = {"coherence": [6, 5, 4, 3, 2, 1], "naturalness": [1, 1, 1, 2, 2, 2]}
+    groups = ["g0", "g0", "g1", "g1", "g2", "g2"]
+    out = compare_direct(truth, run_a, run_b, seed=0, groups=groups)
+    coherence = out["dimensions"]["coherence"]["spearman"]
+    assert (coherence["a"], coherence["b"]) == (pytest.approx(1.0), pytest.approx(-1.0))
+    assert coherence["difference"]["value"] == pytest.approx(-2.0)
+    assert out["dimensions"]["naturalness"]["kendall"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    assert out["average"]["spearman"]["difference"]["value"] == pytest.approx(-1.0)
+    assert out["resampled"] == "3 groups"
+
+
+def test_compare_records_uses_only_items_both_runs_scored() -> None:
+    a = [
+        {"item_id": "1", "label": "A", "human_label": "A"},
+        {"item_id": "2", "label": None, "human_label": "B"},  # lost every verdict in run A
+        {"item_id": "3", "label": "B", "human_label": "tie"},
+    ]
+    b = [
+        {"item_id": "1", "label": "B", "human_label": "A"},
+        {"item_id": "2", "label": "B", "human_label": "B"},
+        {"item_id": "3", "label": "tie", "human_label": "tie"},
+        {"item_id": "4", "label": "A", "human_label": "A"},  # not in run A
+    ]
+    out = compare_records("pairwise", a, b)
+    assert out is not None and out["n"] == 2
+    assert out["mcnemar"] == {"a_only_right": 1, "b_only_right": 1, "p_value": pytest.approx(1.0)}
+    assert compare_records("pairwise", a, [{"item_id": "9", "label": "A", "human_label": "A"}]) is None
