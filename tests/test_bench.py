@@ -88,6 +88,29 @@ def test_bench_early_stop_reports_savings() -> None:
     assert "accuracy" in early["metrics"]
 
 
+def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
+    """compact_scores_first: no persona at each turn, no assessment before the scores."""
+    backend = ScriptedBackend(MODEL, agreeing)
+    report = run_bench(
+        config(position_calibration=False),
+        backends={MODEL: backend},
+        extra_modes=["scores_first", "compact_scores_first"],
+    )
+    by_mode = modes(report)
+    per_debate = {"scheduled": 3 * 4, "scores_first": 3 * 3, "compact_scores_first": 3 * 3}
+    for mode, requests in per_debate.items():
+        assert by_mode[mode]["requests"] == 6 * requests
+        assert mode == "scheduled" or "accuracy" in by_mode[mode]["metrics"]
+    compact_requests = backend.calls[-1]  # the last step of the last mode: the verdicts
+    assert all(r.regex and "Evidence" in r.regex for r in compact_requests)
+    assert all(
+        r.messages[-1].role == "user" and "Speak now" not in r.messages[-1].content for r in compact_requests
+    )
+    persona = "You look for weaknesses first"
+    assert all(persona not in r.messages[-1].content for r in compact_requests)  # brief only in the rules
+    assert by_mode["scheduled"]["prompt_tokens"] > by_mode["compact_scores_first"]["prompt_tokens"]
+
+
 def test_bench_rejects_unknown_modes() -> None:
     with pytest.raises(ConfigError, match="unknown bench modes"):
         run_bench(tiny_config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)}, extra_modes=["warp"])

@@ -36,7 +36,8 @@ def test_gpu_bench_dry_run_on_cpu(registry: ModelRegistry, tmp_path: Path) -> No
     with_cache, without = report["prefix_cache"], report["no_prefix_cache"]
     modes = {m["mode"]: m for m in with_cache["modes"]}
     assert set(modes) == {"scheduled", "limit", "sequential"}
-    assert with_cache["debates"] == 2 and modes["scheduled"]["requests"] == 12  # 3 referees x 2 rounds x 2
+    # 3 referees x (2 rounds + the verdict's scores) x 2 debates
+    assert with_cache["debates"] == 2 and modes["scheduled"]["requests"] == 18
     # Batches of referees share the panel rules: reused with the cache on, never without it.
     assert modes["scheduled"]["prefix_cache_hit_rate"] > 0.2
     assert all(m["prefix_cache_hit_rate"] == 0 for m in without["modes"])

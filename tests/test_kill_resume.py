@@ -35,7 +35,7 @@ def config_tree() -> dict[str, object]:
         "agents": [{"role": "critic"}, {"role": "everyday_reader"}],
         "models_dir": str(MODELS_DIR),
         "sampling": {"discussion_max_tokens": 12, "summary_max_tokens": 12},
-        "verdict": {"evidence_max_tokens": 6},
+        "verdict": {"evidence_max_tokens": 6, "reasoning_max_tokens": 12},
     }
 
 

@@ -22,19 +22,39 @@ DETECTOR = EchoDetector(PANEL.prompts.instruction_texts())
 LAST = PANEL.rounds - 1
 
 PARROTING = debate(
-    (Turn(0, 0), "Critic", "discussion", "[Your turn: Critic] You are Critic. You look for weaknesses first: factual slips, gaps"),
+    (
+        Turn(0, 0),
+        "Critic",
+        "discussion",
+        "[Your turn: Critic] You are Critic. You look for weaknesses first: factual slips, gaps",
+    ),
     (Turn(0, 1), "Everyday Reader", "discussion", "Tell the panel what you think in two or three sentences."),
     (Turn(LAST, 0), "Critic", "assessment", "I agree with the panel."),
     (Turn(LAST, 0, scoring=True), "Critic", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
-    (Turn(LAST, 1), "Everyday Reader", "assessment", "Judge the answers of two AI assistants to the user question below."),
+    (
+        Turn(LAST, 1),
+        "Everyday Reader",
+        "assessment",
+        "Judge the answers of two AI assistants to the user question below.",
+    ),
     (Turn(LAST, 1, scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
 )
 INDEPENDENT = debate(
     (Turn(0, 0), "Critic", "discussion", "Nine minutes gives a hard yolk; the second answer says nothing."),
-    (Turn(0, 1), "Everyday Reader", "discussion", "I just want a time I can set on my phone, so the first helps."),
+    (
+        Turn(0, 1),
+        "Everyday Reader",
+        "discussion",
+        "I just want a time I can set on my phone, so the first helps.",
+    ),
     (Turn(LAST, 0), "Critic", "assessment", "The first answer is precise."),
     (Turn(LAST, 0, scoring=True), "Critic", "verdict", "Assistant 1: 8\nAssistant 2: 2"),
-    (Turn(LAST, 1), "Everyday Reader", "assessment", "The first answer is usable; I would add a tip on cooling."),
+    (
+        Turn(LAST, 1),
+        "Everyday Reader",
+        "assessment",
+        "The first answer is usable; I would add a tip on cooling.",
+    ),
     (Turn(LAST, 1, scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 3"),
 )
 
@@ -79,7 +99,9 @@ def test_shares_per_model_from_verdict_records(tmp_path: Path) -> None:
     records = item_records([PARROTING], PANEL) + [
         {**r, "item_id": "q2"} for r in item_records([INDEPENDENT], PANEL)
     ]
-    summary = per_model("pairwise", records, {"Critic": "m", "Everyday Reader": "m"}, seed=0)["m"]["parroting"]
+    summary = per_model("pairwise", records, {"Critic": "m", "Everyday Reader": "m"}, seed=0)["m"][
+        "parroting"
+    ]
     assert summary == {
         "utterances": 8,
         "echoing": 3,
@@ -88,4 +110,4 @@ def test_shares_per_model_from_verdict_records(tmp_path: Path) -> None:
         "copied": 1,
         "copy_share": 0.5,
     }
-    assert parroting_summary([]) ["echo_share"] is None
+    assert parroting_summary([])["echo_share"] is None

@@ -30,10 +30,14 @@ SUMMARY = "[The note taker's summary of the discussion so far]\n"
 DISCUSSION = "[Panel discussion so far]\n"
 
 
+SPEAKER = re.compile(r"You are (the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)\.")
+
+
 def speaker_of(request: GenerationRequest) -> str:
-    """Who a request asks to speak: the name its lead starts with, or the summarizer."""
-    last = request.messages[-1]
-    return last.content.split(":")[0] if last.role == "assistant" else "Summarizer"
+    """Who a request asks to speak: named in the last request it was given (any layout)."""
+    asked = next(m for m in reversed(request.messages) if m.role == "user")
+    name = SPEAKER.findall(asked.content)[-1]
+    return "Summarizer" if name == "the panel's note taker" else name
 
 
 def shown(request: GenerationRequest) -> list[tuple[str, str]]:
@@ -57,12 +61,16 @@ def shown(request: GenerationRequest) -> list[tuple[str, str]]:
 def _conversation(messages: tuple[ChatMessage, ...]) -> list[tuple[str, str]]:
     history = messages[:-1] if messages[-1].role == "assistant" else messages  # not the lead
     pairs: list[tuple[str, str]] = []
-    for message in history:
-        if message.role == "user" and SUMMARY in message.content:
-            pairs.append(("Summarizer", message.content.split(SUMMARY)[1].split("\n")[0]))
+    for previous, message in zip(history, history[1:], strict=False):
+        if previous.role == "user" and SUMMARY in previous.content:
+            pairs.append(("Summarizer", previous.content.split(SUMMARY)[1].split("\n")[0]))
         if message.role == "assistant":
             name, _, text = message.content.partition(": ")
+            if name not in SPEAKERS:  # compact: the name is in the request it answers
+                name, text = SPEAKER.findall(previous.content)[-1], message.content
             pairs.append((name, text))
+    if SUMMARY in history[-1].content:
+        pairs.append(("Summarizer", history[-1].content.split(SUMMARY)[1].split("\n")[0]))
     return pairs
 
 
@@ -72,7 +80,8 @@ def informed_responder(request: GenerationRequest) -> str:
     text = prompt_text(request)
     item = re.findall(r"\[(?:Assistant 1's answer|Response to judge)\]\n(.*)", text)[0]
     lead = request.messages[-1].content if request.messages[-1].role == "assistant" else ""
-    n = sum(map(ord, repr((speaker_of(request), item, shown(request), request.regex, lead))))
+    own = lead.removeprefix(f"{speaker_of(request)}:").strip()  # its own assessment, if any
+    n = sum(map(ord, repr((speaker_of(request), item, shown(request), request.regex, own))))
     if request.regex and "Coherence" in request.regex:
         return f"\nCoherence: {n % 5 + 1}"
     if request.regex:
@@ -119,7 +128,7 @@ def test_layouts_give_identical_results(strategy: str, variant: str, tmp_path: P
         results[layout] = [
             (tmp_path / layout / name).read_text() for name in ("verdicts.jsonl", "metrics.json")
         ]
-    assert results["conversation"] == results["shared_first"] == results["role_first"]
+    assert all(results[layout] == results["conversation"] for layout in LAYOUTS)
 
 
 def test_conversation_shows_each_utterance_under_its_speaker() -> None:

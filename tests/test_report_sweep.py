@@ -54,7 +54,10 @@ def test_sweep_loads_each_model_once_and_report_renders(tmp_path: Path) -> None:
     # Paired comparisons against the first run: scripted referees always prefer answer 1, so
     # every run gives the same labels and differs from r1 by exactly 0 on all 12 items.
     assert "## Paired comparisons (pairwise)" in text and "| run vs r1 |" in text
-    assert "| r2 | 12 | +0.000 [+0.000, +0.000] | +0.000 [+0.000, +0.000] | 0 / 0 | 1.000 | within noise |" in text
+    assert (
+        "| r2 | 12 | +0.000 [+0.000, +0.000] | +0.000 [+0.000, +0.000] | 0 / 0 | 1.000 | within noise |"
+        in text
+    )
     assert (tmp_path / "report/pairwise_vs_rounds.png").stat().st_size > 1000
     assert (tmp_path / "report/pairwise_vs_agents.png").is_file()
     assert (tmp_path / "report/direct_dimensions.png").is_file()

@@ -81,10 +81,14 @@ def test_cluster_bootstrap_widens_the_interval_of_clustered_data() -> None:
     by_group = direct_metrics(truth, pred, groups=groups)
     assert by_item["resampled"] == "items" and by_group["resampled"] == "12 groups"
     width = {
-        name: m["dimensions"]["coherence"]["spearman"]["ci95"][1] - m["dimensions"]["coherence"]["spearman"]["ci95"][0]
+        name: m["dimensions"]["coherence"]["spearman"]["ci95"][1]
+        - m["dimensions"]["coherence"]["spearman"]["ci95"][0]
         for name, m in (("item", by_item), ("group", by_group))
     }
-    assert by_item["dimensions"]["coherence"]["spearman"]["value"] == by_group["dimensions"]["coherence"]["spearman"]["value"]
+    assert (
+        by_item["dimensions"]["coherence"]["spearman"]["value"]
+        == by_group["dimensions"]["coherence"]["spearman"]["value"]
+    )
     assert width["group"] > 1.5 * width["item"]
 
 

@@ -40,7 +40,15 @@ from chateval.runner import (
     stopped_early,
 )
 
-EXTRA_MODES = ("barrier", "early_stop", *PROMPT_LAYOUTS)
+# Variants of the config measured beside it: a prompt layout, or one of these.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "early_stop": {"early_stop": True},
+    # Verdicts without the assessment first (scores, then one line of evidence).
+    "scores_first": {"verdict": {"reasoning": False}},
+    # The default before faithful debates: compact layout and scores-first verdicts.
+    "compact_scores_first": {"prompt_layout": "compact", "verdict": {"reasoning": False}},
+}
+EXTRA_MODES = ("barrier", *VARIANTS, *PROMPT_LAYOUTS)
 ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
 # A cost model has three coefficients: fewer timed requests than this cannot pin them down.
@@ -360,8 +368,8 @@ def run_bench(
             variant = config
             if extra in PROMPT_LAYOUTS:
                 variant = config.model_copy(update={"prompt_layout": extra})
-            elif extra == "early_stop":
-                variant = config.model_copy(update={"early_stop": True})
+            elif extra in VARIANTS:
+                variant = _variant(config, VARIANTS[extra])
             variant_panel = build_panel(variant)
             variant_debates = build_debates(items, calibrate)
             stream = streaming and extra != "barrier"
@@ -370,12 +378,13 @@ def run_bench(
                 _scheduled(p, d, pool, s)
 
             result = _measure(extra, recorders, work)
-            if extra == "early_stop":
+            if extra != "barrier":  # a variant of the method: did its results change?
                 records = item_records(variant_debates, variant_panel)
-                result.extra = {
+                result.extra = {"metrics": _headline(compute_metrics(variant, records))}
+            if extra == "early_stop":
+                result.extra |= {
                     "requests_saved": scheduled.requests - result.requests,
                     "stopped_debates": sum(1 for d in variant_debates if stopped_early(d)),
-                    "metrics": _headline(compute_metrics(variant, records)),
                 }
             modes.append(result)
     finally:
@@ -407,6 +416,15 @@ def run_bench(
         "efficiency_scheduled_vs_limit": round(by_mode["limit"].seconds / scheduled.seconds, 3),
         "metrics": _headline(metrics),
     }
+
+
+def _variant(config: RunConfig, changes: Mapping[str, Any]) -> RunConfig:
+    """``config`` with ``changes`` (a nested mapping of config keys) applied."""
+    update: dict[str, Any] = {}
+    for key, value in changes.items():
+        current = getattr(config, key)
+        update[key] = current.model_copy(update=value) if isinstance(value, dict) else value
+    return config.model_copy(update=update)
 
 
 def _headline(metrics: dict[str, Any]) -> dict[str, Any]:

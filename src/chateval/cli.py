@@ -127,7 +127,10 @@ def bench(
         list[str],
         typer.Option(
             "--extra",
-            help="Also run: barrier, early_stop, or a prompt layout (conversation, shared_first, ...).",
+            help=(
+                "Also run: barrier, early_stop, scores_first, compact_scores_first (the earlier "
+                "default), or a prompt layout (conversation, shared_first, role_first, compact)."
+            ),
         ),
     ] = [],  # noqa: B006
     overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006

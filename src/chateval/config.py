@@ -174,8 +174,9 @@ class RunConfig(_Strict):
     scheduling: Literal["auto", "barrier", "streaming"] = "auto"
     # How turns are laid out for prefix caching (see chateval.prompts). conversation: the debate
     # as one growing chat, each turn's prompt extending the previous request; shared_first: one
-    # message, shared task first and the speaker's role last; role_first: role first (to compare).
-    prompt_layout: Literal["conversation", "shared_first", "role_first"] = "conversation"
+    # message, shared task first and the speaker's role last; role_first: role first (to compare);
+    # compact: the conversation layout without personas at each turn (the earlier default).
+    prompt_layout: Literal["conversation", "shared_first", "role_first", "compact"] = "conversation"
     backend: BackendName = "vllm"
     # Items whose debate would not fit a model's context: cut their answers (logged, recorded
     # in verdicts.jsonl) or refuse the run before it starts.

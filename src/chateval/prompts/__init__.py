@@ -21,6 +21,10 @@ differ in what an engine with prefix caching can reuse):
   text are computed again for each request.
 - ``role_first``: the speaker's part first (the order naive implementations use), kept to
   measure what the other layouts buy.
+- ``compact``: the conversation layout as it was before personas were restated at each turn:
+  every referee's brief in the shared rules, a short "You are Critic. Speak now." at each turn,
+  answers without the speaker's name. Fewer tokens per turn, weaker personas; kept to measure
+  what the faithful layout costs.
 """
 
 from collections.abc import Sequence
@@ -78,7 +82,7 @@ def _render(name: str, **context: Any) -> str:
     return _environment().get_template(name).render(**context)
 
 
-PromptLayout = Literal["conversation", "shared_first", "role_first"]
+PromptLayout = Literal["conversation", "shared_first", "role_first", "compact"]
 PROMPT_LAYOUTS: tuple[PromptLayout, ...] = get_args(PromptLayout)
 
 
@@ -134,11 +138,16 @@ class PromptBuilder:
         self.layout = layout
         # One line per persona, whatever line breaks a custom description has.
         self.roster = {name: " ".join(persona.split()) for name, persona in roster}
-        if layout == "conversation" and not self.roster:
-            raise ValueError("the conversation layout needs the panel's roster")
+        if layout in ("conversation", "compact") and not self.roster:
+            raise ValueError(f"the {layout} layout needs the panel's roster")
         self.system = _render("system.j2").strip()
-        # The conversation layout's rules are the same for every item and turn: rendered once.
-        self.rules = _render("panel_rules.j2", names=", ".join(self.roster)).strip()
+        # The conversation layouts' rules are the same for every item and turn: rendered once.
+        if layout == "compact":
+            self.rules = _render(
+                "compact_rules.j2", roster=list(self.roster.items()), verdict_instruction=verdict_instruction
+            ).strip()
+        else:
+            self.rules = _render("panel_rules.j2", names=", ".join(self.roster)).strip()
 
     def instruction_texts(self) -> list[str]:
         """Every instruction chateval writes into this panel's prompts (not the task's data):
@@ -175,6 +184,11 @@ class PromptBuilder:
             raise ValueError(f"{agent_name!r} is not on the panel roster")
         lead = f"{agent_name}:" if assessment is None else f"{agent_name}: {scoring_lead(assessment)}"
         ask = self._turn(agent_name, final)
+        if self.layout == "compact":  # no name lead: only the scores continue an assessment
+            chat = self._conversation(item, swapped, visible, ask)
+            return chat + (
+                (ChatMessage("assistant", scoring_lead(assessment)),) if assessment is not None else ()
+            )
         if self.layout == "conversation":
             return self._conversation(item, swapped, visible, ask) + (ChatMessage("assistant", lead),)
         shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=spoken(visible))
@@ -189,7 +203,7 @@ class PromptBuilder:
         self, item: Item, visible: Sequence[Utterance], swapped: bool = False
     ) -> tuple[ChatMessage, ...]:
         """Messages for the summarizer: the task, the discussion to condense, the instruction."""
-        if self.layout == "conversation":
+        if self.layout in ("conversation", "compact"):
             return self._conversation(item, swapped, visible, _render("summarizer.j2").strip())
         body = (
             self.task_block(item, swapped)
@@ -201,6 +215,8 @@ class PromptBuilder:
 
     def _turn(self, speaker: str, final: bool) -> str:
         """A referee's turn: who it is (its persona) and what it is asked."""
+        if self.layout == "compact":
+            return _render("compact_ask.j2", agent_name=speaker, final=final).strip()
         return _render(
             "turn.j2",
             agent_name=speaker,
@@ -226,10 +242,8 @@ class PromptBuilder:
                 pending += _render("summary.j2", summary=said.text).strip() + "\n\n"
                 continue
             pending += self._turn(said.speaker, said.kind == "verdict")
-            messages += [
-                ChatMessage("user", pending.strip()),
-                ChatMessage("assistant", f"{said.speaker}: {said.text}"),
-            ]
+            answer = said.text if self.layout == "compact" else f"{said.speaker}: {said.text}"
+            messages += [ChatMessage("user", pending.strip()), ChatMessage("assistant", answer)]
             pending = ""
         messages.append(ChatMessage("user", (pending + ask).strip()))
         return tuple(messages)
