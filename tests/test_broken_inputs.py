@@ -32,3 +32,48 @@ def test_broken_input_is_a_clear_error(case: dict[str, Any], tmp_path: Path) -> 
     assert "Traceback" not in result.output
     assert result.output.count("\n") == 1  # one line
     assert not (tmp_path / "out").exists()  # nothing written for bad input
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("bad_syntax.yaml", "bad_syntax.yaml: invalid YAML at line 4, column 1: expected ',' or ']'"),
+        ("not_utf8_config.yaml", "not_utf8_config.yaml:3: not UTF-8 text (byte 0xe9"),
+    ],
+)
+def test_broken_config_is_a_one_line_error(config: str, message: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["run", str(BROKEN / config), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "Traceback" not in result.output and result.output.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_numeric_label_keys_match_the_data(tmp_path: Path) -> None:
+    """``labels: {1: A, 2: B}`` (YAML integers) maps a column of 1s and 2s."""
+    from chateval.config import load_config
+    from chateval.data import load_items
+
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        yaml.safe_dump(
+            {
+                "task": "pairwise",
+                "agents": [{"role": "critic"}],
+                "data": {
+                    "format": "table_pairwise",
+                    "path": str(BROKEN / "numeric_labels.csv"),
+                    "fields": {
+                        "question": "prompt",
+                        "answer_a": "left",
+                        "answer_b": "right",
+                        "label": "winner",
+                    },
+                    "labels": {1: "A", 2: "B"},
+                },
+            }
+        )
+    )
+    assert "1: A" in path.read_text()  # written as a YAML integer key
+    items = load_items(load_config(path).data)
+    assert [item.label for item in items] == ["A", "B"]  # type: ignore[union-attr]

@@ -11,6 +11,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from chateval.errors import ConfigError
+from chateval.textfile import read_utf8
 
 Task = Literal["pairwise", "direct"]
 BackendName = Literal["vllm", "transformers"]
@@ -73,6 +74,15 @@ class DataConfig(_Strict):
     fields: FieldMap = FieldMap()
     labels: dict[str, Literal["A", "B", "tie"]] = Field(default_factory=dict)
     scores: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _label_keys_as_text(cls, value: Any) -> Any:
+        """``{1: A, 2: B}``: YAML reads bare numbers as numbers; a data file's values are
+        compared as text, so the keys are too."""
+        if isinstance(value, dict):
+            return {str(key): label for key, label in value.items()}
+        return value
 
 
 class SamplingConfig(_Strict):
@@ -289,6 +299,14 @@ def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """Where and what a YAML syntax error is, on one line."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{where}: {problem}"
+
+
 def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     """A config file as a mapping, with ``extends: other.yaml`` resolved (relative paths in
     the base stay relative to the base file's folder)."""
@@ -297,9 +315,9 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     if path.resolve() in chain:
         raise ConfigError(f"{path}: 'extends' cycle through {' -> '.join(str(p) for p in chain)}")
     try:
-        tree = yaml.safe_load(path.read_text(encoding="utf-8"))
+        tree = yaml.safe_load(read_utf8(path, ConfigError))
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML: {exc}") from None
+        raise ConfigError(f"{path}: invalid YAML{_yaml_where(exc)}") from None
     if not isinstance(tree, dict):
         raise ConfigError(f"{path}: a config must be a YAML mapping")
     base_name = tree.pop("extends", None)

@@ -15,6 +15,7 @@ from chateval.data.items import Item, Label, PairwiseItem
 from chateval.data.jsonl import read_json_list, read_jsonl, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
+from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig
@@ -50,7 +51,7 @@ def _review_labels(folder: Path, a: str, b: str, count: int) -> list[Label] | No
         mapping[_REVIEW_NAMES[a]] = "A"
     if b in _REVIEW_NAMES:
         mapping[_REVIEW_NAMES[b]] = "B"
-    lines = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [line.strip() for line in read_utf8(path).splitlines()]
     if len(lines) != count:
         raise DataError(f"{path}: {len(lines)} labels for {count} questions")
     labels: list[Label] = []

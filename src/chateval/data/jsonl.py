@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chateval.data.items import LABELS, DirectItem, Item, PairwiseItem
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
+from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig
@@ -22,17 +23,16 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise DataError(f"{path}: data file not found")
     records: list[tuple[int, dict[str, Any]]] = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-            if not isinstance(record, dict):
-                raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-            records.append((number, record))
+    for number, line in enumerate(read_utf8(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        records.append((number, record))
     if not records:
         raise DataError(f"{path}: no records")
     return records
@@ -41,7 +41,7 @@ def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
 def read_json_list(path: Path) -> list[Any]:
     """A JSON file holding a list; DataError names the file and the problem."""
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
+        records = json.loads(read_utf8(path))
     except FileNotFoundError:
         raise DataError(f"{path}: data file not found") from None
     except json.JSONDecodeError as exc:

@@ -6,6 +6,7 @@ the fields holding human scores. No code needed for a new data set.
 """
 
 import csv
+import io
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from chateval.data.items import DirectItem, Item, Label, PairwiseItem
 from chateval.data.jsonl import item_id, read_jsonl, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
+from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig
@@ -28,18 +30,17 @@ def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:
         return [(f"{path}:{n}", r) for n, r in read_jsonl(path)]
     if suffix == ".json":
         try:
-            records = json.loads(path.read_text(encoding="utf-8"))
+            records = json.loads(read_utf8(path))
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
         if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
             raise DataError(f"{path}: expected a JSON list of objects")
         return [(f"{path}: item {i}", r) for i, r in enumerate(records)]
     if suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as handle:
-            try:
-                rows = list(csv.DictReader(handle))
-            except csv.Error as exc:
-                raise DataError(f"{path}: invalid CSV ({exc})") from None
+        try:
+            rows = list(csv.DictReader(io.StringIO(read_utf8(path), newline="")))
+        except csv.Error as exc:
+            raise DataError(f"{path}: invalid CSV ({exc})") from None
         # Line numbers count the header as line 1.
         return [(f"{path}:{i + 2}", dict(r)) for i, r in enumerate(rows)]
     raise DataError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json or .csv")
