@@ -134,3 +134,23 @@ def test_reasoning_off_keeps_one_constrained_verdict_request() -> None:
     assert all(
         r.messages[-1].content in {"General Public:", "Critic:", "News Author:"} for r in verdict_requests
     )
+
+
+def test_scores_written_in_the_assessment_are_left_to_the_constrained_request() -> None:
+    """A referee that writes its scores in free text has them cut there: the constrained
+    request continues from the same point and writes the only scores that count."""
+    answers = iter(
+        ["Answer 1 is exact.\nScores:\nAssistant 1: 9\nAssistant 2: 2", "\nAssistant 1: 8\nAssistant 2: 3"]
+    )
+    config = tiny_config(
+        rounds=1,
+        agents=[{"role": "critic"}],
+        position_calibration=False,
+        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1},
+    )
+    backend = ScriptedBackend(MODEL, lambda request: next(answers))
+    debates = build_debates(load_run_items(config))
+    Scheduler({MODEL: backend}).run(build_panel(config), debates)
+    assessment, verdict = debates[0].transcript.utterances
+    assert assessment.text == "Answer 1 is exact." and verdict.text == "Assistant 1: 8\nAssistant 2: 3"
+    assert backend.calls[1][0].messages[-1].content == "Critic: Answer 1 is exact.\n\nScores:"

@@ -168,3 +168,18 @@ def test_an_item_whose_every_referee_failed_is_not_scored() -> None:
     record = aggregate_pairwise([first, swapped], PairwiseFormat())
     assert record["excluded_referees"] == ["Critic", "Editor"]
     assert record["label"] is None and record["referee_labels"] == {}
+
+
+def test_an_assessment_stops_where_its_writer_starts_the_scores() -> None:
+    """The constrained request writes the scores, so free-text scores are cut off first."""
+    fmt = PairwiseFormat()
+    assert (
+        fmt.assessment("Answer 1 is exact.\nScores:\nAssistant 1: 9\nAssistant 2: 2") == "Answer 1 is exact."
+    )
+    assert fmt.assessment("Answer 1 is exact.\n\n**Assistant 1: 9**") == "Answer 1 is exact."
+    assert fmt.assessment("Assistant 1: gives the exact time.\nAssistant 2: hedges.") == (
+        "Assistant 1: gives the exact time.\nAssistant 2: hedges."
+    )  # prose about an assistant, no score: kept
+    assert fmt.assessment("Scores: 9 and 2") == ""
+    dims = [Dimension("naturalness", "d", 1, 3), Dimension("groundedness", "d", 0, 1)]
+    assert DirectFormat(dims).assessment("Reads well.\nNaturalness: 3\nGroundedness: 1") == "Reads well."

@@ -30,7 +30,9 @@ _CUTTABLE: dict[type, tuple[tuple[str, Keep], ...]] = {
     PairwiseItem: (("answer_a", "start"), ("answer_b", "start")),
     DirectItem: (("response", "start"), ("context", "end")),
 }
-_EMPTY = GenerationResult("", 0, 0, "stop")  # a simulated utterance, sized by its max_tokens
+# A simulated utterance, sized by its max_tokens. Not empty: a reasoned verdict joins its
+# assessment and scores with a blank line that an empty assessment would leave out.
+_EMPTY = GenerationResult("x", 0, 0, "stop")
 _MAX_PASSES = 6  # re-measure after each cut: token counts of joined text are not additive
 
 

@@ -76,7 +76,13 @@ def _opinion(panel: Panel, utterance: Utterance) -> object | None:
 
 def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> dict[str, RefereeBehaviour]:
     """Each referee's behaviour in ``debate``, by speaker name (probes are not counted)."""
-    said = [u for u in debate.transcript.utterances if not u.turn.probe or u.kind == "verdict"]
+    # Probes are hidden, but a settled early-stop check is the debate's verdict (its assessment too).
+    verdicts = {u.turn for u in debate.transcript.utterances if u.kind == "verdict"}
+    said = [
+        u
+        for u in debate.transcript.utterances
+        if not u.turn.probe or u.turn in verdicts or u.turn.scored() in verdicts
+    ]
     out: dict[str, RefereeBehaviour] = {}
     for agent in panel.agents:
         mine = [u for u in said if u.speaker == agent.name]

@@ -185,6 +185,7 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
                 "speaker": u.speaker,
                 "kind": u.kind,
                 "probe": u.turn.probe,  # hidden: an opinion probe or an early-stop check
+                "scoring": u.turn.scoring,  # the scores that continue the assessment before
                 "text": u.text,
                 "finish_reason": u.finish_reason,
             }

@@ -9,6 +9,11 @@ the engine's prefix cache already holds. Constraining one combined "free text, t
 pattern instead would either let a small model ramble until the budget ends with no scores, or
 need a bounded free-text pattern whose index is too large to compile.
 
+The assessment request is asked for the whole verdict, explanation then scores; where its
+answer starts writing scores (a ``Scores:`` line or the first score line), it is cut, and the
+constrained request writes them: the scores come from the constrained decoder only, never
+from free text that could disagree with them.
+
 ``reasoning=False`` keeps the older form, scores FIRST and one line of evidence after them,
 all constrained in one request: a model that rambles can only ramble in the evidence. The score
 lines hold only ASCII characters and every token adds at least one character, so
@@ -41,6 +46,15 @@ def scoring_lead(assessment: str) -> str:
 def verdict_text(assessment: str | None, scores: str) -> str:
     """A whole verdict as a later speaker sees it: the assessment and the score lines."""
     return f"{scoring_lead(assessment)}\n{scores}" if assessment is not None else scores
+
+
+def _assessment_only(text: str, first_score_label: str) -> str:
+    """``text`` up to where its writer starts its scores (a ``Scores:`` line, or the first score
+    line, e.g. ``Assistant 1: 7``): the constrained request writes the scores from there."""
+    start = re.search(
+        rf"(?im)^[ \t*#]*(?:{re.escape(SCORES_LEAD)}|{re.escape(first_score_label)}[ \t]*:[ \t]*\d)", text
+    )
+    return (text[: start.start()] if start else text).strip()
 
 
 def _instruction(form: str, reasoning: bool) -> str:
@@ -126,6 +140,10 @@ class PairwiseFormat:
             return len("\n" + self._scores(str(self.high))) + _TOKEN_SLACK
         longest = len(f"{self._scores(str(self.high))}{_EVIDENCE}")
         return longest + self.evidence_max_tokens + _TOKEN_SLACK
+
+    def assessment(self, text: str) -> str:
+        """A referee's assessment without any scores it began to write itself."""
+        return _assessment_only(text, "Assistant 1")
 
     def parse(self, text: str) -> PairwiseVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""
@@ -213,6 +231,10 @@ class DirectFormat:
         if self.reasoning:
             return longest + 1 + _TOKEN_SLACK
         return longest + len(_EVIDENCE) + self.evidence_max_tokens + _TOKEN_SLACK
+
+    def assessment(self, text: str) -> str:
+        """A referee's assessment without any scores it began to write itself."""
+        return _assessment_only(text, self.dimensions[0].label)
 
     def parse(self, text: str) -> DirectVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""

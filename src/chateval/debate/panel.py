@@ -10,8 +10,9 @@ from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.data.items import Item
 from chateval.debate.strategies import Step, Strategy
 from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
+from chateval.errors import VerdictError
 from chateval.prompts import PromptBuilder, Role
-from chateval.verdicts import VerdictFormat
+from chateval.verdicts import DirectVerdict, PairwiseVerdict, VerdictFormat
 
 
 @dataclass(frozen=True)
@@ -128,9 +129,6 @@ class Panel:
         return [Utterance(u.turn, u.speaker, "verdict", u.text, u.finish_reason) for u in utterances]
 
     def _unanimous(self, texts: list[str]) -> bool:
-        from chateval.errors import VerdictError
-        from chateval.verdicts import DirectVerdict, PairwiseVerdict
-
         opinions: list[object] = []
         for text in texts:
             try:
@@ -213,8 +211,10 @@ class Panel:
                 turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason
             )
         kind: UtteranceKind = "discussion"
+        text = result.text.strip()
         if self.constrained(turn):
             kind = "probe" if turn.probe else "verdict"
         elif self.is_final(turn):
             kind = "assessment"
-        return Utterance(turn, self.agents[turn.agent].name, kind, result.text.strip(), result.finish_reason)
+            text = self.verdict_format.assessment(text)  # the scores are the next request's
+        return Utterance(turn, self.agents[turn.agent].name, kind, text, result.finish_reason)
