@@ -24,56 +24,64 @@ class _Strict(BaseModel):
 class RoleSpec(_Strict):
     """A referee persona given inline in a config."""
 
-    name: str = Field(min_length=1)
-    description: str = Field(min_length=1)
+    name: str = Field(min_length=1, description="The speaker name other referees see.")
+    description: str = Field(min_length=1, description="The persona, restated at each of its turns.")
 
 
 class AgentConfig(_Strict):
     """One referee: a role (library key or inline persona) and the model that speaks for it."""
 
-    role: str | RoleSpec
-    model: str = "smollm2-135m"
-    name: str | None = None
+    role: str | RoleSpec = Field(
+        description="A role key from `chateval roles` (e.g. critic), or an inline {name, description}."
+    )
+    model: str = Field(default="smollm2-135m", description="A model name from models/registry.yaml.")
+    name: str | None = Field(
+        default=None, description="Speaker name; default: the role's name (numbered when repeated)."
+    )
 
 
 class SummarizerConfig(_Strict):
-    """The summarizer of ``simultaneous_summarizer``; its model defaults to the first agent's."""
+    """The summarizer of ``simultaneous_summarizer``."""
 
-    model: str | None = None
+    model: str | None = Field(default=None, description="Its model; default: the first agent's.")
 
 
 class FieldMap(_Strict):
     """Which source field holds each item field (generic ``table_*`` formats).
 
     Pairwise uses id, question, answer_a, answer_b, label; direct uses id, context, response,
-    knowledge. Unset optional fields (label, knowledge) are simply not read. ``id`` unset:
-    the record number is the id.
+    knowledge. Unset optional fields (label, knowledge) are simply not read.
     """
 
-    id: str | None = None
-    question: str = "question"
-    answer_a: str = "answer_a"
-    answer_b: str = "answer_b"
-    label: str | None = None
-    context: str = "context"
-    response: str = "response"
-    knowledge: str | None = None
+    id: str | None = Field(default=None, description="The id field; unset: the record number is the id.")
+    question: str = Field(default="question", description="Pairwise: the question.")
+    answer_a: str = Field(default="answer_a", description="Pairwise: the first answer.")
+    answer_b: str = Field(default="answer_b", description="Pairwise: the second answer.")
+    label: str | None = Field(default=None, description="Pairwise: the human label (mapped by `labels`).")
+    context: str = Field(default="context", description="Direct: the conversation so far.")
+    response: str = Field(default="response", description="Direct: the response to score.")
+    knowledge: str | None = Field(default=None, description="Direct: an optional fact the response may use.")
 
 
 class DataConfig(_Strict):
-    """Where the items come from, and how to read them.
+    """Where the items come from, and how to read them."""
 
-    ``pair`` picks the two systems to compare in multi-system sources (FairEval);
-    ``fields``/``labels``/``scores`` map a user's own table onto chateval's items.
-    """
-
-    format: str
-    path: Path
-    limit: int | None = Field(default=None, ge=1)
-    pair: tuple[str, str] | None = None
-    fields: FieldMap = FieldMap()
-    labels: dict[str, Literal["A", "B", "tie"]] = Field(default_factory=dict)
-    scores: dict[str, str] = Field(default_factory=dict)
+    format: str = Field(
+        description="jsonl_pairwise, jsonl_direct, faireval, chateval_faireval, topical_chat, "
+        "table_pairwise or table_direct."
+    )
+    path: Path = Field(description="The data file or folder, relative to the config file.")
+    limit: int | None = Field(default=None, ge=1, description="Use the first N items only.")
+    pair: tuple[str, str] | None = Field(
+        default=None, description="The two systems to compare in multi-system sources (FairEval)."
+    )
+    fields: FieldMap = Field(default=FieldMap(), description="`table_*`: which field holds what.")
+    labels: dict[str, Literal["A", "B", "tie"]] = Field(
+        default_factory=dict, description="`table_pairwise`: the data's label values mapped to A, B or tie."
+    )
+    scores: dict[str, str] = Field(
+        default_factory=dict, description="`table_direct`: dimension name -> field holding its human score."
+    )
 
     @field_validator("labels", mode="before")
     @classmethod
@@ -88,67 +96,86 @@ class DataConfig(_Strict):
 class SamplingConfig(_Strict):
     """Decoding settings shared by every request of a run."""
 
-    temperature: float = Field(default=0.0, ge=0.0)
-    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
-    seed: int = 0
-    discussion_max_tokens: int = Field(default=96, ge=1)
-    summary_max_tokens: int = Field(default=128, ge=1)
+    temperature: float = Field(default=0.0, ge=0.0, description="0 is greedy decoding (reproducible).")
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, description="Nucleus sampling when temperature > 0.")
+    seed: int = Field(default=0, description="Sampling seed, also the bootstrap's seed.")
+    discussion_max_tokens: int = Field(default=96, ge=1, description="Budget of a discussion turn.")
+    summary_max_tokens: int = Field(default=128, ge=1, description="Budget of a summary.")
 
 
 class DimensionConfig(_Strict):
     """A direct-scoring dimension and its integer scale."""
 
-    name: str
-    description: str
-    low: int = 1
-    high: int = 5
+    name: str = Field(description="Letters, digits and underscores; shown capitalised.")
+    description: str = Field(description="What the dimension asks, shown to the referees.")
+    low: int = Field(default=1, description="Lowest score.")
+    high: int = Field(default=5, description="Highest score.")
 
 
 class VerdictConfig(_Strict):
     """The verdict turn: reason first (or not), token budgets, and (pairwise) the score scale."""
 
-    # A referee writes its assessment as free text, then its constrained scores (ChatEval's
-    # order). false: scores first and one line of evidence after them, in one request.
-    reasoning: bool = True
-    reasoning_max_tokens: int = Field(default=256, ge=1, le=4096)
-    # The evidence line's budget when reasoning is false.
-    evidence_max_tokens: int = Field(default=64, ge=1, le=2048)
-    low: int = 1
-    high: int = 10
+    reasoning: bool = Field(
+        default=True,
+        description="A referee writes its assessment as free text, then its constrained scores "
+        "(ChatEval's order); false: scores first and one line of evidence, in one request.",
+    )
+    reasoning_max_tokens: int = Field(default=256, ge=1, le=4096, description="Budget of the assessment.")
+    evidence_max_tokens: int = Field(
+        default=64, ge=1, le=2048, description="Budget of the evidence line when reasoning is false."
+    )
+    low: int = Field(default=1, description="Pairwise: lowest score.")
+    high: int = Field(default=10, description="Pairwise: highest score.")
 
 
 class VllmConfig(_Strict):
-    """vLLM engine settings. ``gpu_memory_utilization`` means host memory on CPU builds."""
+    """vLLM engine settings."""
 
-    gpu_memory_utilization: float | None = Field(default=None, gt=0.0, le=1.0)
-    enforce_eager: bool = True
-    max_num_seqs: int = Field(default=256, ge=1)
-    cpu_kvcache_space_gib: int = Field(default=1, ge=1)
-    # Tokens per KV-cache block; prefix-cache hits count whole blocks only. None: 32 on CPU
-    # builds (which take multiples of 32; vLLM's own default there is 128), vLLM's default on GPUs.
-    block_size: int | None = Field(default=None, ge=1)
+    gpu_memory_utilization: float | None = Field(
+        default=None,
+        gt=0.0,
+        le=1.0,
+        description="Share of GPU memory (host memory on CPU builds); default 0.85 on a GPU, 0.3 on a CPU.",
+    )
+    enforce_eager: bool = Field(
+        default=True, description="Skip torch.compile and CUDA graphs (faster start)."
+    )
+    max_num_seqs: int = Field(default=256, ge=1, description="Most sequences in one engine step.")
+    cpu_kvcache_space_gib: int = Field(default=1, ge=1, description="CPU builds: KV cache size in GiB.")
+    block_size: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens per KV-cache block (prefix-cache hits count whole blocks); default 32 on "
+        "CPU builds (multiples of 32 only), vLLM's own on GPUs.",
+    )
 
 
 class TransformersConfig(_Strict):
     """transformers backend settings."""
 
-    batch_size: int = Field(default=16, ge=1)
-    device: str | None = None
-    # Keep every request's KV cache and start later requests from the longest prefix they share
-    # with a kept one (see the backend); the kept caches take at most kv_store_gib.
-    prefix_cache: bool = True
-    kv_store_gib: float = Field(default=4.0, gt=0)
+    batch_size: int = Field(default=16, ge=1, description="Requests per generate call.")
+    device: str | None = Field(default=None, description="cuda or cpu; default: cuda when available.")
+    prefix_cache: bool = Field(
+        default=True,
+        description="Keep every request's KV cache and start later requests from the longest prefix "
+        "they share with a kept one.",
+    )
+    kv_store_gib: float = Field(default=4.0, gt=0, description="Memory for the kept KV caches.")
 
 
 class PlacementConfig(_Strict):
-    """How the panel's models share the machine (see chateval.placement).
+    """How the panel's models share the machine (see chateval.placement)."""
 
-    ``memory_fractions`` sets a vLLM engine's memory share per model (GPU memory, or host memory
-    on CPU builds); co-resident models on a GPU otherwise split 0.85 by their estimated needs.
-    """
-
-    mode: Literal["auto", "co_resident", "phased"] = "auto"
-    memory_fractions: dict[str, float] = Field(default_factory=dict)
+    mode: Literal["auto", "co_resident", "phased"] = Field(
+        default="auto",
+        description="co_resident: all models loaded; phased: one at a time; auto: co-resident when "
+        "they fit in 80% of free memory.",
+    )
+    memory_fractions: dict[str, float] = Field(
+        default_factory=dict,
+        description="A vLLM engine's memory share per model; co-resident models on a GPU otherwise "
+        "split 0.85 by their estimated needs.",
+    )
 
     @field_validator("memory_fractions")
     @classmethod
@@ -162,43 +189,65 @@ class PlacementConfig(_Strict):
 class RunConfig(_Strict):
     """A complete evaluation run."""
 
-    # Used as the default run folder name: no path separators, so it cannot escape runs/.
-    name: str = Field(default="run", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
-    task: Task
-    data: DataConfig
-    agents: list[AgentConfig] = Field(min_length=1)
-    strategy: str = "one_by_one"
-    rounds: int = Field(default=2, ge=1, le=20)
-    # Pairwise only: debate every item in both answer orders, in the same batches, and
-    # combine by summed scores (FairEval's BPC).
-    position_calibration: bool = True
-    # Ask each referee for a hidden verdict before the discussion and after every non-final
-    # round (one extra batched step): per-model diagnostics then report opinion changes.
-    opinion_probes: bool = False
-    # Stop an item's debate after a round whose referees all give the same verdict (asked in a
-    # check step after every non-final round). Off by default: the paper runs all rounds.
-    early_stop: bool = False
-    # barrier: one batched engine call per step; streaming: each debate's next request enters
-    # the running engine as soon as it is ready (co-resident vLLM only); auto: streaming
-    # when possible. Greedy results are the same either way.
-    scheduling: Literal["auto", "barrier", "streaming"] = "auto"
-    # How turns are laid out for prefix caching (see chateval.prompts). conversation: the debate
-    # as one growing chat, each turn's prompt extending the previous request; shared_first: one
-    # message, shared task first and the speaker's role last; role_first: role first (to compare);
-    # compact: the conversation layout without personas at each turn (the earlier default).
-    prompt_layout: Literal["conversation", "shared_first", "role_first", "compact"] = "conversation"
-    backend: BackendName = "vllm"
-    # Items whose debate would not fit a model's context: cut their answers (logged, recorded
-    # in verdicts.jsonl) or refuse the run before it starts.
-    context_policy: Literal["truncate", "fail"] = "truncate"
-    summarizer: SummarizerConfig = SummarizerConfig()
-    sampling: SamplingConfig = SamplingConfig()
-    verdict: VerdictConfig = VerdictConfig()
-    dimensions: list[DimensionConfig] = Field(default_factory=list)
-    models_dir: Path | None = None
-    vllm: VllmConfig = VllmConfig()
-    transformers: TransformersConfig = TransformersConfig()
-    placement: PlacementConfig = PlacementConfig()
+    name: str = Field(
+        default="run",
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+        description="The run's name and default folder (runs/NAME); no path separators.",
+    )
+    task: Task = Field(description="pairwise (two answers) or direct (one response, per dimension).")
+    data: DataConfig = Field(description="The items to judge.")
+    agents: list[AgentConfig] = Field(min_length=1, description="The referees, in speaking order.")
+    strategy: str = Field(
+        default="one_by_one", description="one_by_one, simultaneous or simultaneous_summarizer."
+    )
+    rounds: int = Field(default=2, ge=1, le=20, description="Rounds of talk; the verdict comes in the last.")
+    position_calibration: bool = Field(
+        default=True,
+        description="Pairwise: debate every item in both answer orders, in the same batches, and "
+        "combine by summed scores (FairEval's BPC).",
+    )
+    opinion_probes: bool = Field(
+        default=False,
+        description="Ask each referee for a hidden verdict before the talk and after each round "
+        "(per-model opinion changes).",
+    )
+    early_stop: bool = Field(
+        default=False,
+        description="Stop an item's debate after a round whose referees all give the same verdict "
+        "(asked in a check step); the paper runs all rounds.",
+    )
+    scheduling: Literal["auto", "barrier", "streaming"] = Field(
+        default="auto",
+        description="barrier: one batched call per step; streaming: each debate's next request enters "
+        "the running engine when ready (co-resident vLLM); auto: streaming when possible.",
+    )
+    prompt_layout: Literal["conversation", "shared_first", "role_first", "compact"] = Field(
+        default="conversation",
+        description="How turns are laid out for prefix caching (see chateval.prompts); compact is the "
+        "earlier default, without personas at each turn.",
+    )
+    backend: BackendName = Field(default="vllm", description="vllm or transformers.")
+    context_policy: Literal["truncate", "fail"] = Field(
+        default="truncate",
+        description="Items whose debate would not fit a model's context: cut their answers (logged) "
+        "or refuse the run before it starts.",
+    )
+    summarizer: SummarizerConfig = Field(
+        default=SummarizerConfig(), description="simultaneous_summarizer only."
+    )
+    sampling: SamplingConfig = Field(default=SamplingConfig(), description="Decoding settings.")
+    verdict: VerdictConfig = Field(default=VerdictConfig(), description="The verdict turn.")
+    dimensions: list[DimensionConfig] = Field(
+        default_factory=list, description="Direct only: the dimensions scored."
+    )
+    models_dir: Path | None = Field(
+        default=None, description="The folder of registry.yaml, relative to the config file."
+    )
+    vllm: VllmConfig = Field(default=VllmConfig(), description="vLLM engine settings.")
+    transformers: TransformersConfig = Field(
+        default=TransformersConfig(), description="transformers backend settings."
+    )
+    placement: PlacementConfig = Field(default=PlacementConfig(), description="Where the models live.")
 
     @field_validator("strategy")
     @classmethod
