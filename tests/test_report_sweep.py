@@ -94,3 +94,21 @@ def test_summary_prints_pairwise_and_direct_results(
     out = capsys.readouterr().out
     assert "accuracy" in out and "kappa" in out and "position consistency" in out
     assert "spearman" in out and "average" in out
+    assert "echoes the prompt: 0.0% of" in out and "copies a verdict it saw: 100.0% of 24 verdicts" in out
+
+
+def test_summary_says_when_no_verdict_was_decisive(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every verdict a tie: there is no first-position share to report, not a 0% one."""
+    from chateval.summary import print_summary
+
+    def ties(request: GenerationRequest) -> str:
+        return "\nAssistant 1: 5\nAssistant 2: 5" if request.regex else " a remark"
+
+    [result] = run_sweep(
+        [CONFIGS_DIR / "quickstart.yaml"], tmp_path, backend_factory=lambda c, m: ScriptedBackend(m, ties)
+    )
+    print_summary(result)
+    out = capsys.readouterr().out
+    assert "no decisive verdicts" in out and "first-position wins" not in out

@@ -154,7 +154,7 @@ def per_model_rows(metrics: Mapping[str, Any], run_info: Mapping[str, Any]) -> l
         requests = run_info.get("per_model", {}).get(model, {}).get("requests", "-")
         parroting = d.get("parroting") or {}
         echo = _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
-        copy = _share(parroting.get("copy_share"), parroting.get("verdicts_that_saw_one"), "saw one")
+        copy = _share(parroting.get("copy_share"), parroting.get("verdicts_that_saw_one"), "verdicts")
         rows.append(
             (model, ", ".join(d["referees"]), str(requests), with_panel, vs_humans, changed, echo, copy)
         )

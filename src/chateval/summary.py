@@ -78,15 +78,18 @@ def print_summary(result: RunResult) -> None:
         # Lines, not a table: eight columns do not fit an 80-column terminal.
         console.print("per model:")
         for model, referees, requests, with_panel, vs_humans, changed, echo, copy in rows:
-            console.print(f"  {model}: {referees} ({requests} requests)", highlight=False)
-            console.print(
-                f"    agrees with panel {with_panel}, vs humans {vs_humans}, changed opinion {changed}",
-                highlight=False,
-            )
-            console.print(f"    echoes the prompt {echo}, copies a verdict it saw {copy}", highlight=False)
+            opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
+            for line in (
+                f"  {model} ({referees}; {requests} requests)",
+                f"    agrees with panel {with_panel}, vs humans {vs_humans}, {opinions}",
+                f"    echoes the prompt: {echo}",
+                f"    copies a verdict it saw: {copy}",
+            ):
+                console.print(line, highlight=False, soft_wrap=True)
         console.print(
-            "  (echoes: utterances repeating the prompt's instructions; copies: verdicts equal to "
-            "one the referee saw. High shares mean a panel that repeats instead of judging.)"
+            "  echoes: utterances repeating the prompt's instructions; copies: verdicts equal\n"
+            "  to one the referee saw. High shares: a panel that repeats instead of judging.",
+            highlight=False,
         )
     console.print(f"results in {result.outdir}")
 
