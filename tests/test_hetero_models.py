@@ -71,14 +71,15 @@ def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> Non
         "data.limit": 2,
         "sampling.discussion_max_tokens": 12,
         "verdict.evidence_max_tokens": 6,
-        "verdict.reasoning_max_tokens": 12,
+        # Scores-first verdicts: fewer steps, so fewer vLLM loads (tens of seconds each on 2
+        # cores); this test is about phased placement, reasoned verdicts are tested elsewhere.
+        "verdict.reasoning": "false",
     }
     command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "hetero_quickstart.yaml")]
     command += ["-o", str(tmp_path)] + [f"--set={k}={v}" for k, v in overrides.items()]
     subprocess.run(command, check=True, cwd=ROOT, timeout=900)
     info = json.loads((tmp_path / "run.json").read_text())
     placement = info["placement"]
-    # simultaneous, 2 rounds + probes, each verdict step followed by its scores step: 5 steps
-    # [A|B] [B|A] [A|B] [B|A] [A|B] -> two loads, then at most one swap per step
-    assert placement["mode"] == "phased" and sum(placement["loads"].values()) <= 6
+    # simultaneous, 2 rounds + probes: [A|B] [B|A] [A|B] -> at most one swap per step
+    assert placement["mode"] == "phased" and sum(placement["loads"].values()) <= 4
     check(info, tmp_path)
