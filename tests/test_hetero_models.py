@@ -55,7 +55,14 @@ def test_co_resident_vllm_panel(
 
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_phased_transformers_panel(strategy: str, second_model: str, tmp_path: Path) -> None:
-    config = hetero_config(strategy=strategy, backend="transformers", placement={"mode": "phased"})
+    # Scores-first verdicts: fewer steps, so fewer model swaps; reasoned verdicts of both models
+    # are tested co-resident above.
+    config = hetero_config(
+        strategy=strategy,
+        backend="transformers",
+        placement={"mode": "phased"},
+        verdict={"evidence_max_tokens": 6, "reasoning": False},
+    )
     result = run(config, tmp_path)
     placement = result.run_info["placement"]
     assert placement["mode"] == "phased" and placement["loads"][SECOND_MODEL] >= 1
