@@ -94,12 +94,16 @@ def _with_assessment(row: dict[str, Any], ref: RefereeVerdict) -> dict[str, Any]
 
 
 def _pairwise_order(
-    debate: Debate, fmt: PairwiseFormat, opinions: bool, excluded: frozenset[str] = frozenset()
+    debate: Debate,
+    referees: Sequence[RefereeVerdict],
+    fmt: PairwiseFormat,
+    opinions: bool,
+    excluded: frozenset[str],
 ) -> dict[str, Any]:
     probes = _probes(debate, fmt) if opinions else {}
     rows: list[dict[str, Any]] = []
     votes: list[Label] = []
-    for ref in referee_verdicts(debate, fmt):
+    for ref in referees:
         row: dict[str, Any] = {"agent": ref.agent}
         if isinstance(ref.verdict, PairwiseVerdict):
             v = ref.verdict
@@ -135,8 +139,12 @@ def aggregate_pairwise(
     happened to be shown first in the order that parsed; ``excluded_referees`` names them.
     ``opinions``: attach each referee's probe verdicts (runs with opinion probes).
     """
-    failed = frozenset(ref.agent for d in debates for ref in referee_verdicts(d, fmt) if ref.verdict is None)
-    orders = [_pairwise_order(d, fmt, opinions, failed) for d in debates]
+    parsed_orders = [referee_verdicts(d, fmt) for d in debates]
+    failed = frozenset(ref.agent for refs in parsed_orders for ref in refs if ref.verdict is None)
+    orders = [
+        _pairwise_order(d, refs, fmt, opinions, failed)
+        for d, refs in zip(debates, parsed_orders, strict=True)
+    ]
     parsed = [r for o in orders for r in o["referees"] if "error" not in r and r["agent"] not in failed]
     failures = sum(1 for o in orders for r in o["referees"] if "error" in r)
     referee_labels: dict[str, Label] = {}

@@ -47,8 +47,9 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "scores_first": {"verdict": {"reasoning": False}},
     # The default before faithful debates: compact layout and scores-first verdicts.
     "compact_scores_first": {"prompt_layout": "compact", "verdict": {"reasoning": False}},
+    **{layout: {"prompt_layout": layout} for layout in PROMPT_LAYOUTS},
 }
-EXTRA_MODES = ("barrier", *VARIANTS, *PROMPT_LAYOUTS)
+EXTRA_MODES = ("barrier", *VARIANTS)
 ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
 # A cost model has three coefficients: fewer timed requests than this cannot pin them down.
@@ -365,11 +366,7 @@ def run_bench(
 
         for extra in extra_modes:
             announce(extra)
-            variant = config
-            if extra in PROMPT_LAYOUTS:
-                variant = config.model_copy(update={"prompt_layout": extra})
-            elif extra in VARIANTS:
-                variant = _variant(config, VARIANTS[extra])
+            variant = _variant(config, VARIANTS.get(extra, {}))
             variant_panel = build_panel(variant)
             variant_debates = build_debates(items, calibrate)
             stream = streaming and extra != "barrier"

@@ -19,6 +19,7 @@ from typing import Any
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.transcript import Utterance
 from chateval.errors import VerdictError
+from chateval.verdicts import DirectVerdict
 
 ECHO_WORDS = 8
 _WORD = re.compile(r"[a-z0-9']+")
@@ -68,10 +69,9 @@ def _opinion(panel: Panel, utterance: Utterance) -> object | None:
         verdict = panel.verdict_format.parse(utterance.text)
     except VerdictError:
         return None
-    scores = getattr(verdict, "scores", None)
-    if scores is not None:
-        return tuple(sorted(scores.items()))
-    return (getattr(verdict, "score_1", None), getattr(verdict, "score_2", None))
+    if isinstance(verdict, DirectVerdict):
+        return tuple(sorted(verdict.scores.items()))
+    return (verdict.score_1, verdict.score_2)
 
 
 def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> dict[str, RefereeBehaviour]:

@@ -214,9 +214,9 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str,
     # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
     grouped = bool(records) and all("group" in r for r in records)
 
-    def collect(
-        scores_of: Any,
-    ) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]:
+    Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]
+
+    def collect(scores_of: Any) -> Collected:
         truth: dict[str, list[float]] = {}
         predicted: dict[str, list[float]] = {}
         groups: dict[str, list[str]] = {}
@@ -231,20 +231,22 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str,
                     groups.setdefault(name, []).append(r.get("group", ""))
         return truth, predicted, groups
 
-    def metrics(scores_of: Any) -> dict[str, Any]:
-        truth, predicted, groups = collect(scores_of)
+    def metrics(collected: Collected) -> dict[str, Any]:
+        truth, predicted, groups = collected
         return direct_metrics(truth, predicted, seed, groups if grouped else None)
 
-    if not collect(lambda r: r["scores"])[0]:
+    panel = collect(lambda r: r["scores"])
+    if not panel[0]:
         return None
-    out: dict[str, Any] = {"panel": metrics(lambda r: r["scores"]), "referees": {}}
+    out: dict[str, Any] = {"panel": metrics(panel), "referees": {}}
     agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if "scores" in ref)
     for agent in agents:
-        out["referees"][agent] = metrics(
+        own = collect(
             lambda r, agent=agent: next(
                 (x["scores"] for x in r["referees"] if x["agent"] == agent and "scores" in x), None
             )
         )
+        out["referees"][agent] = metrics(own)
     return out
 
 

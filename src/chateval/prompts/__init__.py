@@ -182,22 +182,24 @@ class PromptBuilder:
         """
         if agent_name not in self.roster:
             raise ValueError(f"{agent_name!r} is not on the panel roster")
-        lead = f"{agent_name}:" if assessment is None else f"{agent_name}: {scoring_lead(assessment)}"
         ask = self._turn(agent_name, final)
-        if self.layout == "compact":  # no name lead: only the scores continue an assessment
-            chat = self._conversation(item, swapped, visible, ask)
-            return chat + (
-                (ChatMessage("assistant", scoring_lead(assessment)),) if assessment is not None else ()
+        if self.layout in ("conversation", "compact"):
+            messages = self._conversation(item, swapped, visible, ask)
+        else:
+            shared = (
+                self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=spoken(visible))
             )
-        if self.layout == "conversation":
-            return self._conversation(item, swapped, visible, ask) + (ChatMessage("assistant", lead),)
-        shared = self.task_block(item, swapped) + "\n" + _render("discussion.j2", discussion=spoken(visible))
-        body = ask + "\n\n" + shared if self.layout == "role_first" else shared + "\n" + ask
-        return (
-            ChatMessage("system", self.system),
-            ChatMessage("user", body.strip()),
-            ChatMessage("assistant", lead),
-        )
+            body = ask + "\n\n" + shared if self.layout == "role_first" else shared + "\n" + ask
+            messages = (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
+        lead = self._lead(agent_name, assessment)
+        return messages + ((ChatMessage("assistant", lead),) if lead is not None else ())
+
+    def _lead(self, speaker: str, assessment: str | None) -> str | None:
+        """What the speaker's answer continues: its name (and its assessment before its scores).
+        The compact layout names no speaker, so only its scores continue something."""
+        if self.layout == "compact":
+            return None if assessment is None else scoring_lead(assessment)
+        return f"{speaker}:" if assessment is None else f"{speaker}: {scoring_lead(assessment)}"
 
     def summarizer_messages(
         self, item: Item, visible: Sequence[Utterance], swapped: bool = False
