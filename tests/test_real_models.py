@@ -26,6 +26,44 @@ DIMENSIONS = [
 ]
 
 
+def check_distribution(distribution: dict, decoded: int) -> None:  # type: ignore[type-arg]
+    """A stored score distribution sums to 1 over the allowed values, and under greedy decoding
+    its most likely value is the decoded one.
+
+    Greedy decoding picks the likeliest token at each position, not the likeliest value, so for
+    a value of two tokens ("10" as "1", "0") the check is on its first token: the mass of the
+    values sharing that token is the largest.
+    """
+    probabilities = {int(v): p for v, p in distribution["probabilities"].items()}
+    assert sum(probabilities.values()) == pytest.approx(1.0, abs=1e-3)
+    assert distribution["unmapped"] == pytest.approx(0.0, abs=1e-3)
+    first = str(decoded)[0]
+
+    def first_token_mass(piece: str) -> float:
+        return sum(p for v, p in probabilities.items() if str(v).startswith(piece))
+
+    if any(str(v).startswith(first) and v != decoded for v in probabilities) or len(str(decoded)) > 1:
+        assert first_token_mass(first) >= max(first_token_mass(str(v)[0]) for v in probabilities) - 1e-6
+    else:
+        assert probabilities[decoded] >= max(probabilities.values()) - 1e-6
+
+
+def check_soft(verdicts: list[dict]) -> None:  # type: ignore[type-arg]
+    """Every verdict of a real-model run came with a readable distribution per score."""
+    for record in verdicts:
+        for order in record.get("orders", [record]):
+            for referee in order["referees"]:
+                if "score_a" in referee:  # pairwise: distributions in the order shown
+                    shown = (referee["score_a"], referee["score_b"])
+                    decoded = shown[::-1] if order["swapped"] else shown
+                    for distribution, value in zip(referee["distributions"], decoded, strict=True):
+                        check_distribution(distribution, value)
+                else:
+                    for name, value in referee["scores"].items():
+                        check_distribution(referee["distributions"][name], value)
+        assert record.get("soft_label") in ("A", "B", "tie") or record.get("soft_scores") is not None
+
+
 def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]:  # type: ignore[type-arg]
     info = json.loads((outdir / "run.json").read_text())
     assert info["verdict_parse_failures"] == 0
@@ -53,6 +91,7 @@ def test_pairwise_debate_parses_every_verdict(
     config = tiny_config(backend=backend_name, strategy=strategy)
     run(config, tmp_path, backends={DEFAULT_MODEL: backend})
     verdicts = check_run(tmp_path, STEPS[strategy], items=2, agents=2)
+    check_soft(verdicts)
     assert all(v["label"] in ("A", "B", "tie") for v in verdicts)
     assert all(len(v["orders"]) == 2 for v in verdicts)  # position calibration: both orders
     transcripts = [json.loads(line) for line in (tmp_path / "transcripts.jsonl").read_text().splitlines()]
@@ -75,6 +114,7 @@ def test_direct_scoring_parses_every_verdict(
     )
     result = run(config, tmp_path, backends={DEFAULT_MODEL: backend})
     verdicts = check_run(tmp_path, STEPS["simultaneous"], items=2, agents=2)
+    check_soft(verdicts)
     for record in verdicts:
         assert set(record["scores"]) == {"naturalness", "groundedness"}
         assert 1 <= record["scores"]["naturalness"] <= 3
@@ -117,11 +157,33 @@ def test_over_long_answer_is_cut_to_the_real_tokenizer(
 
 @pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous_summarizer"])
 def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, tmp_path: Path) -> None:
-    texts = {}
+    transcripts, verdicts = {}, {}
     for mode in ("barrier", "streaming"):
         config = tiny_config(strategy=strategy, scheduling=mode, early_stop=True, opinion_probes=True)
         result = run(config, tmp_path / mode, backends={DEFAULT_MODEL: vllm_backend})
         assert result.run_info["scheduling"] == mode
         assert result.run_info["verdict_parse_failures"] == 0
-        texts[mode] = [(tmp_path / mode / f).read_text() for f in ("transcripts.jsonl", "verdicts.jsonl")]
-    assert texts["barrier"] == texts["streaming"]
+        transcripts[mode] = (tmp_path / mode / "transcripts.jsonl").read_text()
+        verdicts[mode] = [
+            json.loads(line) for line in (tmp_path / mode / "verdicts.jsonl").read_text().splitlines()
+        ]
+    assert transcripts["barrier"] == transcripts["streaming"]
+    # Same greedy text; the score probabilities come from batches of another make-up, so they
+    # agree to float noise, not to the last digit.
+    assert_close(verdicts["barrier"], verdicts["streaming"])
+
+
+def assert_close(a: object, b: object, tolerance: float = 2e-3) -> None:
+    """Equal JSON trees, floats within ``tolerance``."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert a == pytest.approx(b, abs=tolerance)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_close(a[key], b[key], tolerance)
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_close(x, y, tolerance)
+    else:
+        assert a == b

@@ -7,6 +7,12 @@ orders and the label comes from the summed scores (FairEval's BPC): each answer'
 over both orders and all referees; the larger sum wins, equal sums tie.
 Direct: the panel's score per dimension is the mean over referees.
 A verdict that does not parse is recorded as a failure with its raw text, never as a tie.
+
+Soft verdicts (when the scores came with token probabilities, ``chateval.soft``): each score's
+expected value stands in for the decoded one. Pairwise: the expected scores summed over the
+referees and both answer orders, larger wins (``soft_label``); direct: the mean of the referees'
+expected scores (``soft_scores``). An item gets a soft decision only when every referee counted
+for its hard decision has distributions.
 """
 
 from collections import Counter
@@ -18,6 +24,7 @@ from typing import Any
 from chateval.data.items import Label
 from chateval.debate.panel import Debate
 from chateval.errors import VerdictError
+from chateval.soft import ScoreDistribution
 from chateval.verdicts import DirectFormat, DirectVerdict, PairwiseFormat, PairwiseVerdict, VerdictFormat
 
 
@@ -25,7 +32,8 @@ from chateval.verdicts import DirectFormat, DirectVerdict, PairwiseFormat, Pairw
 class RefereeVerdict:
     """One referee's parsed verdict, or the raw text and error when it failed to parse.
 
-    ``assessment`` is what the referee wrote before its scores (None without reasoning).
+    ``assessment`` is what the referee wrote before its scores (None without reasoning);
+    ``distributions`` its scores' distributions, in score-line order (None: not read).
     """
 
     agent: str
@@ -33,6 +41,14 @@ class RefereeVerdict:
     verdict: PairwiseVerdict | DirectVerdict | None
     error: str | None = None
     assessment: str | None = None
+    distributions: tuple[ScoreDistribution, ...] | None = None
+
+    def expected(self) -> list[float] | None:
+        """Each score's expected value, or None unless every one can be read."""
+        if self.distributions is None:
+            return None
+        values = [d.expected for d in self.distributions]
+        return None if any(v is None for v in values) else [float(v) for v in values if v is not None]
 
 
 def referee_verdicts(debate: Debate, fmt: VerdictFormat, kind: str = "verdict") -> list[RefereeVerdict]:
@@ -45,7 +61,11 @@ def referee_verdicts(debate: Debate, fmt: VerdictFormat, kind: str = "verdict") 
         assessment = assessments.get(utterance.turn) if utterance.turn.scoring else None
         try:
             verdict = fmt.parse(utterance.text)
-            out.append(RefereeVerdict(utterance.speaker, utterance.text, verdict, None, assessment))
+            out.append(
+                RefereeVerdict(
+                    utterance.speaker, utterance.text, verdict, None, assessment, utterance.distributions
+                )
+            )
         except VerdictError as exc:
             out.append(RefereeVerdict(utterance.speaker, utterance.text, None, str(exc), assessment))
     return out
@@ -69,12 +89,27 @@ def majority_label(labels: Sequence[Label]) -> Label | None:
 
 
 def sum_label(score_a: float, score_b: float) -> Label:
-    """The label of summed scores: larger sum wins, equal sums tie."""
+    """The label of summed scores: larger sum wins, equal sums tie.
+
+    Sums of expected scores are compared at 6 decimals, so that the same scores added in
+    another order cannot break a tie by a rounding error.
+    """
+    score_a, score_b = round(score_a, 6), round(score_b, 6)
     if score_a > score_b:
         return "A"
     if score_b > score_a:
         return "B"
     return "tie"
+
+
+def _soft_pairwise(row: dict[str, Any], ref: RefereeVerdict, swapped: bool) -> None:
+    """Add a referee's distributions and expected scores (in A/B terms) to its row."""
+    expected = ref.expected()
+    if ref.distributions is None or expected is None:
+        return
+    row["distributions"] = [d.as_dict() for d in ref.distributions]  # in the order shown
+    soft_a, soft_b = (expected[1], expected[0]) if swapped else (expected[0], expected[1])
+    row.update(soft_score_a=round(soft_a, 4), soft_score_b=round(soft_b, 4))
 
 
 def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdict | DirectVerdict | None]]:
@@ -118,6 +153,7 @@ def _pairwise_order(
                 winner_shown=v.winner_shown,
                 evidence=v.evidence,
             )
+            _soft_pairwise(row, ref, debate.swapped)
         else:
             row.update(error=ref.error, raw=ref.raw)
         if ref.agent in probes:
@@ -148,9 +184,12 @@ def aggregate_pairwise(
     parsed = [r for o in orders for r in o["referees"] if "error" not in r and r["agent"] not in failed]
     failures = sum(1 for o in orders for r in o["referees"] if "error" in r)
     referee_labels: dict[str, Label] = {}
+    soft_referee_labels: dict[str, Label] = {}
     for agent in dict.fromkeys(r["agent"] for r in parsed):
         mine = [r for r in parsed if r["agent"] == agent]
         referee_labels[agent] = sum_label(sum(r["score_a"] for r in mine), sum(r["score_b"] for r in mine))
+        if all("soft_score_a" in r for r in mine):
+            soft_referee_labels[agent] = _summed(mine, "soft_score_a", "soft_score_b")[2]
     record: dict[str, Any] = {
         "orders": orders,
         "referee_labels": referee_labels,
@@ -158,12 +197,26 @@ def aggregate_pairwise(
         "excluded_referees": sorted(failed),
     }
     if len(debates) > 1:
-        score_a = sum(r["score_a"] for r in parsed)
-        score_b = sum(r["score_b"] for r in parsed)
-        record.update(score_a=score_a, score_b=score_b, label=sum_label(score_a, score_b) if parsed else None)
+        score_a, score_b, label = _summed(parsed, "score_a", "score_b")
+        record.update(score_a=score_a, score_b=score_b, label=label if parsed else None)
     else:
         record["label"] = orders[0]["label"]
+    if parsed and all("soft_score_a" in r for r in parsed):
+        soft_a, soft_b, soft_label = _summed(parsed, "soft_score_a", "soft_score_b")
+        record.update(
+            soft_score_a=round(soft_a, 4),
+            soft_score_b=round(soft_b, 4),
+            soft_label=soft_label,
+            soft_referee_labels=soft_referee_labels,
+        )
     return record
+
+
+def _summed(rows: Sequence[dict[str, Any]], key_a: str, key_b: str) -> tuple[float, float, Label]:
+    """Scores of A and of B summed over ``rows``, and the label of the sums."""
+    score_a = sum(r[key_a] for r in rows)
+    score_b = sum(r[key_b] for r in rows)
+    return score_a, score_b, sum_label(score_a, score_b)
 
 
 def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) -> dict[str, Any]:
@@ -172,6 +225,8 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
     probes = _probes(debate, fmt) if opinions else {}
     rows: list[dict[str, Any]] = []
     parsed: list[DirectVerdict] = []
+    soft: list[dict[str, float]] = []
+    names = [d.name for d in fmt.dimensions]
     for ref in referees:
         if isinstance(ref.verdict, DirectVerdict):
             parsed.append(ref.verdict)
@@ -180,6 +235,11 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
                 "scores": dict(ref.verdict.scores),
                 "evidence": ref.verdict.evidence,
             }
+            expected = ref.expected()
+            if ref.distributions is not None and expected is not None:
+                row["distributions"] = {n: d.as_dict() for n, d in zip(names, ref.distributions, strict=True)}
+                row["soft_scores"] = {n: round(v, 4) for n, v in zip(names, expected, strict=True)}
+                soft.append(row["soft_scores"])
         else:
             row = {"agent": ref.agent, "error": ref.error, "raw": ref.raw}
         if ref.agent in probes:
@@ -187,8 +247,12 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
                 dict(p.scores) if isinstance(p, DirectVerdict) else None for p in probes[ref.agent]
             ]
         rows.append(_with_assessment(row, ref))
-    scores = {d.name: fmean(v.scores[d.name] for v in parsed) for d in fmt.dimensions} if parsed else None
-    return {"referees": rows, "scores": scores, "parse_failures": len(referees) - len(parsed)}
+    scores = {n: fmean(v.scores[n] for v in parsed) for n in names} if parsed else None
+    failures = len(referees) - len(parsed)
+    record: dict[str, Any] = {"referees": rows, "scores": scores, "parse_failures": failures}
+    if parsed and len(soft) == len(parsed):
+        record["soft_scores"] = {n: round(fmean(s[n] for s in soft), 4) for n in names}
+    return record
 
 
 def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -126,6 +126,22 @@ class VerdictConfig(_Strict):
     )
     low: int = Field(default=1, description="Pairwise: lowest score.")
     high: int = Field(default=10, description="Pairwise: highest score.")
+    soft: bool = Field(
+        default=True,
+        description="Read each constrained score's probability over the scale from the model "
+        "(no extra engine call): soft verdicts, reported next to the hard ones.",
+    )
+    aggregation: Literal["hard", "soft"] = Field(
+        default="hard",
+        description="The headline metrics: hard (decoded scores) or soft (expected scores; "
+        "pairwise: summed over referees and both orders, larger wins). Both are always reported.",
+    )
+
+    @model_validator(mode="after")
+    def _soft_needs_probabilities(self) -> "VerdictConfig":
+        if self.aggregation == "soft" and not self.soft:
+            raise ValueError("aggregation: soft needs soft: true (the scores' probabilities)")
+        return self
 
 
 class VllmConfig(_Strict):

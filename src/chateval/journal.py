@@ -15,6 +15,7 @@ from typing import Any
 from chateval.debate.scheduler import ModelUsage
 from chateval.debate.transcript import Turn, Utterance
 from chateval.errors import DataError
+from chateval.soft import ScoreDistribution
 
 JOURNAL = "journal.jsonl"
 
@@ -48,24 +49,7 @@ def append_step(
 
     ``debate`` set: the step of that one debate (streaming); otherwise the step of all debates.
     """
-    lines = [
-        json.dumps(
-            {
-                "step": index,
-                "debate": key,
-                "round": u.turn.round,
-                "agent": u.turn.agent,
-                "probe": u.turn.probe,
-                "scoring": u.turn.scoring,
-                "speaker": u.speaker,
-                "kind": u.kind,
-                "text": u.text,
-                "finish_reason": u.finish_reason,
-            },
-            ensure_ascii=False,
-        )
-        for key, u in added
-    ]
+    lines = [json.dumps(_utterance_record(index, key, u), ensure_ascii=False) for key, u in added]
     marker: dict[str, Any] = {"step_done": index, "usage": {m: vars(u) for m, u in usage.items()}}
     if debate is not None:
         marker["debate"] = debate
@@ -74,6 +58,38 @@ def append_step(
         handle.write("\n".join(lines) + "\n")
         handle.flush()
         os.fsync(handle.fileno())
+
+
+def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "step": index,
+        "debate": key,
+        "round": u.turn.round,
+        "agent": u.turn.agent,
+        "probe": u.turn.probe,
+        "scoring": u.turn.scoring,
+        "speaker": u.speaker,
+        "kind": u.kind,
+        "text": u.text,
+        "finish_reason": u.finish_reason,
+    }
+    if u.distributions is not None:
+        record["distributions"] = [d.as_dict() for d in u.distributions]
+    return record
+
+
+def _utterance(record: dict[str, Any]) -> Utterance:
+    probe = record.get("probe", record["kind"] == "probe")
+    turn = Turn(record["round"], record["agent"], probe=probe, scoring=record.get("scoring", False))
+    distributions = record.get("distributions")
+    return Utterance(
+        turn,
+        record["speaker"],
+        record["kind"],
+        record["text"],
+        record["finish_reason"],
+        None if distributions is None else tuple(ScoreDistribution.from_dict(d) for d in distributions),
+    )
 
 
 def load(path: Path) -> JournalState:
@@ -108,10 +124,7 @@ def load(path: Path) -> JournalState:
                 state.progress[key] = step + 1
                 committed = [r for r in pending if r["debate"] == key]
             for r in committed:
-                probe = r.get("probe", r["kind"] == "probe")
-                turn = Turn(r["round"], r["agent"], probe=probe, scoring=r.get("scoring", False))
-                utterance = Utterance(turn, r["speaker"], r["kind"], r["text"], r["finish_reason"])
-                state.utterances.setdefault(r["debate"], []).append(utterance)
+                state.utterances.setdefault(r["debate"], []).append(_utterance(r))
             for model, counts in record["usage"].items():
                 state.usage.setdefault(model, ModelUsage()).merge(ModelUsage(**counts))
             pending = []

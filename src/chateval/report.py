@@ -101,6 +101,34 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
+def aggregation_table(runs: Sequence[RunSummary]) -> str:
+    """Each run's hard and soft verdicts side by side: agreement with CIs and the tie share."""
+    pairwise = runs[0].info["task"] == "pairwise"
+    if pairwise:
+        header = "| run | verdicts | items scored | accuracy [95% CI] | kappa [95% CI] | tie decisions |"
+    else:
+        header = "| run | verdicts | items scored | average rho [95% CI] | average tau [95% CI] |"
+    lines = [header, "|" + " --- |" * (header.count("|") - 1)]
+    for run in runs:
+        m = run.metrics or {}
+        aggregations = m.get("aggregations", {})
+        for name in ("hard", "soft"):
+            found = aggregations.get(name)
+            if found is None:
+                if name == "soft":  # absent, not zero: say why
+                    lines.append(f"| {run.name} | soft | {m.get('soft_verdicts', 'not recorded')} |")
+                continue
+            panel = found.get("panel", {})
+            cells = [run.name, name, str(found.get("items_scored", "-"))]
+            if pairwise:
+                cells += [_ci(panel.get("accuracy")), _ci(panel.get("kappa")), _pct(found.get("tie_share"))]
+            else:
+                average = panel.get("average", {})
+                cells += [_ci(average.get("spearman")), _ci(average.get("kendall"))]
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _signed_ci(metric: dict[str, Any]) -> str:
     low, high = metric["ci95"]
     return f"{metric['value']:+.3f} [{low:+.3f}, {high:+.3f}]"
@@ -333,6 +361,19 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             name = f"pairwise_vs_{key}.png"
             if _plot_vs(pairwise, key, label, outdir / name):
                 parts += [f"![accuracy and kappa vs {label}]({name})", ""]
+    for task, group in (("pairwise", pairwise), ("direct", direct)):
+        if group and any("aggregations" in (r.metrics or {}) for r in group):
+            summed = ", summed over referees and both answer orders (larger wins)"
+            summed = summed if task == "pairwise" else ""
+            parts += [
+                f"## Hard and soft verdicts ({task})",
+                "",
+                "Hard: the decoded scores. Soft: each score's expected value under the referee's own "
+                "probabilities over the scale" + summed + ". Ties: the share of items decided as a tie.",
+                "",
+                aggregation_table(group),
+                "",
+            ]
     if direct:
         parts += [
             "## Direct scoring (turn-level Spearman rho / Kendall tau vs human scores)",

@@ -10,12 +10,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 from chateval import __version__, journal
 from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends import TokenizerOnly
-from chateval.backends.base import Backend
+from chateval.backends.base import Backend, HFTokenCounting
 from chateval.config import RunConfig, dump_config
 from chateval.context import fit_items
 from chateval.data import load_items
@@ -32,6 +33,7 @@ from chateval.models import ModelRegistry, on_gpu
 from chateval.parroting import EchoDetector, debate_behaviour
 from chateval.placement import Loader, ModelPool, Placement, memory_shares, plan_placement
 from chateval.prompts import PromptBuilder, Role, get_role
+from chateval.soft import check_vocabulary
 from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
 
@@ -85,7 +87,21 @@ def build_panel(config: RunConfig) -> Panel:
         summarizer_model=config.summarizer_model,
         opinion_probes=config.opinion_probes,
         early_stop=config.early_stop,
+        soft=config.verdict.soft,
     )
+
+
+def check_soft_verdicts(panel: Panel, counters: Mapping[str, object]) -> None:
+    """Refuse, before anything runs, a referee model whose score probabilities cannot be read.
+
+    Backends without a vocabulary (scripted ones) are skipped: their results say themselves
+    whether they carry probabilities.
+    """
+    referee_models = dict.fromkeys(a.model for a in panel.agents)
+    for model in referee_models:
+        counter = counters.get(model)
+        if isinstance(counter, HFTokenCounting):
+            check_vocabulary(model, counter.digit_tokens().values(), panel.verdict_format.scales)
 
 
 def load_run_items(config: RunConfig) -> list[Item]:
@@ -194,25 +210,40 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
     }
 
 
-def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any] | None:
-    labelled = [r for r in records if r["human_label"] is not None and r["label"] is not None]
-    if not labelled:
+def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+    """Agreement of the panel and of each referee, from the hard labels or the soft ones."""
+    label, referee_labels = ("soft_label", "soft_referee_labels") if soft else ("label", "referee_labels")
+    decided = [r for r in records if r.get(label) is not None]
+    if not decided:
         return None
+    out: dict[str, Any] = {
+        "items_scored": len(decided),
+        "tie_share": sum(1 for r in decided if r[label] == "tie") / len(decided),
+    }
+    labelled = [r for r in decided if r["human_label"] is not None]
+    if not labelled:
+        return out
     truth = [r["human_label"] for r in labelled]
-    out: dict[str, Any] = {"panel": pairwise_metrics(truth, [r["label"] for r in labelled], seed)}
-    agents = dict.fromkeys(a for r in labelled for a in r["referee_labels"])
+    out["panel"] = pairwise_metrics(truth, [r[label] for r in labelled], seed)
+    agents = dict.fromkeys(a for r in labelled for a in r.get(referee_labels, {}))
     out["referees"] = {}
     for agent in agents:
-        mine = [r for r in labelled if agent in r["referee_labels"]]
+        mine = [r for r in labelled if agent in r.get(referee_labels, {})]
         out["referees"][agent] = pairwise_metrics(
-            [r["human_label"] for r in mine], [r["referee_labels"][agent] for r in mine], seed
+            [r["human_label"] for r in mine], [r[referee_labels][agent] for r in mine], seed
         )
     return out
 
 
-def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str, Any] | None:
+def _direct_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+    """Correlations of the panel and of each referee, from decoded or expected scores."""
+    key = "soft_scores" if soft else "scores"
+    scored = [r for r in records if r.get(key) is not None]
+    if not scored:
+        return None
+    out: dict[str, Any] = {"items_scored": len(scored)}
     # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
-    grouped = bool(records) and all("group" in r for r in records)
+    grouped = all("group" in r for r in records)
 
     Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]
 
@@ -235,33 +266,67 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int) -> dict[str,
         truth, predicted, groups = collected
         return direct_metrics(truth, predicted, seed, groups if grouped else None)
 
-    panel = collect(lambda r: r["scores"])
+    panel = collect(lambda r: r.get(key))
     if not panel[0]:
-        return None
-    out: dict[str, Any] = {"panel": metrics(panel), "referees": {}}
-    agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if "scores" in ref)
+        return out
+    out |= {"panel": metrics(panel), "referees": {}}
+    agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if key in ref)
     for agent in agents:
         own = collect(
             lambda r, agent=agent: next(
-                (x["scores"] for x in r["referees"] if x["agent"] == agent and "scores" in x), None
+                (x[key] for x in r["referees"] if x["agent"] == agent and key in x), None
             )
         )
         out["referees"][agent] = metrics(own)
     return out
 
 
+def _distribution_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How sure the referees were and how much of their distributions rests on approximation."""
+    found: list[dict[str, Any]] = []
+    for r in records:
+        for ref in (x for o in r.get("orders", [r]) for x in o["referees"]):
+            kept = ref.get("distributions")
+            found += kept.values() if isinstance(kept, dict) else kept or []
+    if not found:
+        return {}
+    return {
+        "scores_read": len(found),
+        "mean_entropy_bits": fmean(d["entropy"] for d in found if d["entropy"] is not None),
+        "mean_ambiguous": fmean(d["ambiguous"] for d in found),
+        "mean_unmapped": fmean(d["unmapped"] for d in found),
+    }
+
+
 def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Agreement with the human labels the items carry (when any), position-bias statistics
-    for pairwise runs, and per-model diagnostics."""
+    """Agreement with the human labels the items carry (when any), for the hard verdicts and,
+    when the scores came with probabilities, the soft ones (``aggregations``); the config's
+    ``verdict.aggregation`` is the headline. Plus position-bias statistics for pairwise runs
+    and per-model diagnostics."""
     seed = config.sampling.seed
-    metrics: dict[str, Any] = {"items": len(records)}
-    if config.task == "pairwise":
-        metrics["items_scored"] = sum(1 for r in records if r["label"] is not None)
-        metrics |= _pairwise_agreement(records, seed) or {}
-        metrics["position"] = position_stats(records)
+    agreement = _pairwise_agreement if config.task == "pairwise" else _direct_agreement
+    hard = agreement(records, seed, soft=False) or {"items_scored": 0}
+    soft = agreement(records, seed, soft=True)
+    if soft is not None:
+        soft |= _distribution_stats(records)
+    if not config.verdict.soft:
+        status = "off (verdict.soft: false)"
+    elif soft is None:
+        status = "unavailable: no verdict came with token probabilities (the backend cannot read them)"
     else:
-        metrics["items_scored"] = sum(1 for r in records if r["scores"] is not None)
-        metrics |= _direct_agreement(records, seed) or {}
+        status = "read"
+    wanted = config.verdict.aggregation
+    headline = soft if wanted == "soft" and soft is not None else hard
+    metrics: dict[str, Any] = {
+        "items": len(records),
+        "items_scored": headline["items_scored"],
+        **{k: headline[k] for k in ("panel", "referees") if k in headline},
+        "aggregation": wanted if headline is soft else "hard",
+        "soft_verdicts": status,
+        "aggregations": {"hard": hard} | ({"soft": soft} if soft is not None else {}),
+    }
+    if config.task == "pairwise":
+        metrics["position"] = position_stats(records)
     agent_models = {agent.name: agent.model for agent in build_panel(config).agents}
     metrics["per_model"] = per_model(config.task, records, agent_models, seed)
     return metrics
@@ -333,6 +398,8 @@ def run(
             m: pool.get(m) if m in pool.resident() or registry is None else TokenizerOnly(m, registry)
             for m in models
         }
+        if config.verdict.soft:
+            check_soft_verdicts(panel, counters)
         items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(pool, on_step)

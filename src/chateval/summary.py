@@ -15,6 +15,35 @@ def _ci(metric: dict[str, Any]) -> str:
     return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
 
 
+def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
+    """Agreement with the humans, hard and soft verdicts side by side."""
+    found = {name: a["panel"] for name, a in aggregations.items() if "panel" in a}
+    if all("accuracy" in panel for panel in found.values()):
+        table = Table(title="agreement with human labels (95% CI)")
+        for column in ("verdicts", "n", "accuracy", "kappa", "ties"):
+            table.add_column(column)
+        for name, panel in found.items():
+            ties = aggregations[name].get("tie_share")
+            table.add_row(
+                name,
+                str(panel["n"]),
+                _ci(panel["accuracy"]),
+                _ci(panel["kappa"]),
+                "-" if ties is None else f"{100 * ties:.0f}%",
+            )
+        console.print(table)
+        return
+    for name, panel in found.items():
+        table = Table(title=f"correlation with human scores, {name} verdicts (95% CI)")
+        for column in ("dimension", "n", "spearman", "kendall"):
+            table.add_column(column)
+        for dimension, d in panel["dimensions"].items():
+            table.add_row(dimension, str(d["n"]), _ci(d["spearman"]), _ci(d["kendall"]))
+        if "average" in panel:
+            table.add_row("average", "", _ci(panel["average"]["spearman"]), _ci(panel["average"]["kendall"]))
+        console.print(table)
+
+
 def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables."""
     info = result.run_info
@@ -46,22 +75,20 @@ def print_summary(result: RunResult) -> None:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
     metrics = result.metrics or {}
-    panel = metrics.get("panel")
-    if panel and "accuracy" in panel:
-        table = Table(title="agreement with human labels (95% CI)")
-        for column in ("n", "accuracy", "kappa"):
-            table.add_column(column)
-        table.add_row(str(panel["n"]), _ci(panel["accuracy"]), _ci(panel["kappa"]))
-        console.print(table)
-    elif panel:
-        table = Table(title="correlation with human scores (95% CI)")
-        for column in ("dimension", "n", "spearman", "kendall"):
-            table.add_column(column)
-        for name, d in panel["dimensions"].items():
-            table.add_row(name, str(d["n"]), _ci(d["spearman"]), _ci(d["kendall"]))
-        if "average" in panel:
-            table.add_row("average", "", _ci(panel["average"]["spearman"]), _ci(panel["average"]["kendall"]))
-        console.print(table)
+    aggregations = metrics.get("aggregations", {})
+    if any("panel" in a for a in aggregations.values()):
+        _print_agreement(console, aggregations)
+    status = metrics.get("soft_verdicts")
+    soft = aggregations.get("soft")
+    if soft and "mean_entropy_bits" in soft:
+        console.print(
+            f"soft verdicts: {soft['scores_read']} scores read, mean entropy "
+            f"{soft['mean_entropy_bits']:.2f} bits, {100 * soft['mean_ambiguous']:.1f}% of their mass "
+            f"approximated, {100 * soft['mean_unmapped']:.1f}% unmapped",
+            highlight=False,
+        )
+    elif status and status != "read":
+        console.print(f"soft verdicts: {status}", highlight=False)
     if "items_scored" in metrics and metrics["items_scored"] < metrics["items"]:
         console.print(
             f"items scored: {metrics['items_scored']} of {metrics['items']} "

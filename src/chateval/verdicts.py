@@ -38,6 +38,9 @@ SCORES_LEAD = "Scores:"
 _ORDER_RULE = "A higher score means a better answer; give equal scores only if they are equally good."
 
 
+_PAIRWISE = re.compile(r"\s*Assistant 1: (?P<s1>\d+)\nAssistant 2: (?P<s2>\d+)(\nEvidence: (?P<ev>[^\n]*))?")
+
+
 def scoring_lead(assessment: str) -> str:
     """The text a scoring request continues: the referee's assessment, then ``Scores:``."""
     return f"{assessment}\n\n{SCORES_LEAD}" if assessment else SCORES_LEAD
@@ -145,12 +148,20 @@ class PairwiseFormat:
         """A referee's assessment without any scores it began to write itself."""
         return _assessment_only(text, "Assistant 1")
 
+    @property
+    def scales(self) -> tuple[tuple[int, ...], ...]:
+        """The allowed values of each score line, in order."""
+        values = tuple(range(self.low, self.high + 1))
+        return (values, values)
+
+    def score_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """Where each score value is in ``text`` (a scores completion), in score-line order."""
+        match = _PAIRWISE.match(text)
+        return [match.span("s1"), match.span("s2")] if match else None
+
     def parse(self, text: str) -> PairwiseVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""
-        match = re.match(
-            r"\s*Assistant 1: (?P<s1>\d+)\nAssistant 2: (?P<s2>\d+)(\nEvidence: (?P<ev>[^\n]*))?",
-            text,
-        )
+        match = _PAIRWISE.match(text)
         if match is None:
             raise VerdictError(f"pairwise verdict does not match the format: {text[-200:]!r}")
         s1, s2 = int(match["s1"]), int(match["s2"])
@@ -236,12 +247,25 @@ class DirectFormat:
         """A referee's assessment without any scores it began to write itself."""
         return _assessment_only(text, self.dimensions[0].label)
 
+    @property
+    def scales(self) -> tuple[tuple[int, ...], ...]:
+        """The allowed values of each score line (one per dimension), in order."""
+        return tuple(tuple(range(d.low, d.high + 1)) for d in self.dimensions)
+
+    def _score_line(self, d: Dimension, text: str) -> re.Match[str] | None:
+        return re.search(rf"^{re.escape(d.label)}: (\d+)\s*$", text, flags=re.MULTILINE)
+
+    def score_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """Where each score value is in ``text`` (a scores completion), one per dimension."""
+        found = [self._score_line(d, text) for d in self.dimensions]
+        return [m.span(1) for m in found if m] if all(found) else None
+
     def parse(self, text: str) -> DirectVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""
         match = re.search(r"^Evidence: ([^\n]*)", text, flags=re.MULTILINE)
         scores: dict[str, int] = {}
         for d in self.dimensions:
-            found = re.search(rf"^{re.escape(d.label)}: (\d+)\s*$", text, flags=re.MULTILINE)
+            found = self._score_line(d, text)
             if found is None:
                 raise VerdictError(f"direct verdict lacks a score for {d.name!r}: {text[-200:]!r}")
             value = int(found[1])

@@ -4,7 +4,7 @@ Backends know nothing about debates; strategies never call a backend. A backend 
 exactly one model; the scheduler groups the requests of a step by model.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -27,6 +27,9 @@ class GenerationRequest:
     backend enforces it with outlines-built structured decoding. When the last message is an
     assistant message, the completion continues it (a lead such as ``"Critic:"``, or a
     referee's written assessment followed by ``"Scores:"``); the result holds only the new text.
+
+    ``probabilities_of`` (soft verdicts): token texts (digit strings) whose probabilities the
+    result reports at every generated position, taken after the constraint's mask.
     """
 
     model: str
@@ -36,6 +39,7 @@ class GenerationRequest:
     top_p: float = 1.0
     seed: int | None = None
     regex: str | None = None
+    probabilities_of: tuple[str, ...] = ()
 
 
 FinishReason = Literal["stop", "length"]
@@ -44,13 +48,21 @@ Keep = Literal["start", "end"]
 
 @dataclass(frozen=True)
 class GenerationResult:
-    """One completion plus the token counts the run accounting needs."""
+    """One completion plus the token counts the run accounting needs.
+
+    For a request with ``probabilities_of``, a backend that can read token probabilities sets
+    ``token_ends`` (where each generated token, a final end token included, ends in ``text``)
+    and ``token_probabilities`` (per generated token: each asked-for text and its probability,
+    summed over the tokens that spell it). None: this backend cannot report them.
+    """
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     finish_reason: FinishReason
     cached_tokens: int = 0  # prompt tokens served from the engine's prefix cache
+    token_ends: tuple[int, ...] = ()
+    token_probabilities: tuple[Mapping[str, float], ...] | None = None
 
 
 class TokenCounter(Protocol):
@@ -128,6 +140,40 @@ class HFTokenCounting:
 
     def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
         return len(self.render_ids(messages))
+
+    def digit_tokens(self) -> dict[int, str]:
+        """Every non-special token whose text holds an ASCII digit, id -> text (kept after the
+        first call).
+
+        Only tokens whose vocabulary entry holds a digit can decode to one (byte-level and
+        SentencePiece vocabularies keep digits as they are, byte-fallback tokens are written
+        ``<0x37>``), so only those are decoded: decoding a 262k vocabulary one token at a
+        time takes tens of seconds.
+        """
+        found: dict[int, str] | None = self.__dict__.get("_digit_tokens")
+        if found is None:
+            added = getattr(self.tokenizer, "added_tokens_decoder", {})
+            special = set(self.tokenizer.all_special_ids) | {i for i, t in added.items() if t.special}
+            found = {}
+            for entry, token in self.tokenizer.get_vocab().items():
+                if token in special or not any("0" <= c <= "9" for c in entry):
+                    continue
+                text = self.tokenizer.decode([token])
+                if any("0" <= c <= "9" for c in text):
+                    found[token] = text
+            self._digit_tokens = found
+        return found
+
+    def ids_of(self, texts: Sequence[str]) -> dict[int, str]:
+        """Every token id whose text is one of ``texts`` (digit strings), mapped to that text."""
+        wanted = set(texts)
+        return {i: t for i, t in self.digit_tokens().items() if t in wanted}
+
+    def token_ends(self, ids: Sequence[int]) -> tuple[int, ...]:
+        """Where each of the generated ``ids`` ends in their decoded text."""
+        return tuple(
+            len(self.tokenizer.decode(ids[: k + 1], skip_special_tokens=True)) for k in range(len(ids))
+        )
 
     def count_tokens(self, text: str) -> int:
         return len(self.tokenizer.encode(text, add_special_tokens=False))

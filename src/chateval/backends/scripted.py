@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 
 from chateval.backends.base import ChatMessage, GenerationRequest, GenerationResult, Keep
 
-Responder = Callable[[GenerationRequest], str]
+# A responder returns the completion's text, or a whole result (to script token probabilities).
+Responder = Callable[[GenerationRequest], str | GenerationResult]
 
 
 class ScriptedBackend:
@@ -37,9 +38,12 @@ class ScriptedBackend:
         self.calls.append(list(requests))
         results = []
         for request in requests:
-            text = self.responder(request)
+            answer = self.responder(request)
+            if isinstance(answer, GenerationResult):
+                results.append(answer)
+                continue
             prompt_tokens = self.count_prompt_tokens(request.messages)
-            results.append(GenerationResult(text, prompt_tokens, len(text.split()), "stop"))
+            results.append(GenerationResult(answer, prompt_tokens, len(answer.split()), "stop"))
         return results
 
     def close(self) -> None:

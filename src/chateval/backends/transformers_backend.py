@@ -18,7 +18,7 @@ prompt. Only models whose layers are all full attention reuse (``full_attention_
 
 import logging
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,7 @@ from chateval.models import ModelSpec, runtime_dtype
 
 log = logging.getLogger(__name__)
 
-_GroupKey = tuple[int, float, float, int | None, str | None]
+_GroupKey = tuple[int, float, float, int | None, str | None, tuple[str, ...]]
 
 # A reusable prefix shorter than this is not worth a separate forward pass and a cache copy.
 MIN_SHARED_PREFIX = 32
@@ -60,6 +60,33 @@ def full_attention_only(config: Any) -> bool:
     if layer_types:
         return all(kind == "full_attention" for kind in layer_types)
     return getattr(text, "sliding_window", None) is None
+
+
+class _ProbabilityRecorder:
+    """A logits processor that keeps, at every step, the probabilities of some tokens per row
+    (softmax of the scores it is handed) and changes nothing."""
+
+    def __init__(self, texts: Mapping[int, str]) -> None:
+        self.ids = list(texts)
+        self.texts = [texts[i] for i in self.ids]
+        self.steps: list[list[list[float]]] = []  # step -> row -> probability per id
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        probabilities = torch.softmax(scores.float(), dim=-1)[:, self.ids]
+        self.steps.append(probabilities.tolist())
+        return scores
+
+    def row(self, index: int, length: int) -> tuple[dict[str, float], ...]:
+        """The first ``length`` positions of row ``index``, per text."""
+        out = []
+        for step in self.steps[:length]:
+            by_text: dict[str, float] = {}
+            for text, p in zip(self.texts, step[index], strict=True):
+                by_text[text] = by_text.get(text, 0.0) + p
+            out.append(by_text)
+        return tuple(out)
 
 
 class TransformersBackend(HFTokenCounting):
@@ -120,7 +147,7 @@ class TransformersBackend(HFTokenCounting):
         prompts = [self.render_ids(r.messages) for r in requests]
         groups: dict[_GroupKey, list[int]] = defaultdict(list)
         for i, r in enumerate(requests):
-            groups[(r.max_tokens, r.temperature, r.top_p, r.seed, r.regex)].append(i)
+            groups[(r.max_tokens, r.temperature, r.top_p, r.seed, r.regex, r.probabilities_of)].append(i)
         # Sort by the tokens each prompt must compute (its length less what is kept for it), so
         # that a batch's rows pad little where padding costs a forward pass.
         computed = [len(p) - self._kept_length(p) for p in prompts]
@@ -266,7 +293,7 @@ class TransformersBackend(HFTokenCounting):
         import torch
         from transformers import LogitsProcessorList
 
-        max_tokens, temperature, top_p, seed, regex = key
+        max_tokens, temperature, top_p, seed, regex, probabilities_of = key
         input_ids, attention_mask, cache, reused = self._batch_inputs(rows)
         sampling: dict[str, Any] = {"do_sample": False}
         if temperature > 0:
@@ -274,6 +301,11 @@ class TransformersBackend(HFTokenCounting):
             if seed is not None:
                 torch.manual_seed(seed)
         processors = LogitsProcessorList([self._logits_processor(regex)] if regex else [])
+        recorder = _ProbabilityRecorder(self.ids_of(probabilities_of)) if probabilities_of else None
+        if recorder is not None:
+            # After the constraint's mask: generate runs the processors it is given before its
+            # temperature and top-p warpers, so these are vLLM's numbers (masked, untempered).
+            processors.append(recorder)
         try:
             with torch.inference_mode():
                 output = self.hf_model.generate(
@@ -298,9 +330,10 @@ class TransformersBackend(HFTokenCounting):
         ]
         self._keep(cache, attention_mask, rows, fed)
         results = []
-        for tokens, row, cached, end in zip(new_tokens, rows, reused, ends, strict=True):
+        for index, (tokens, row, cached, end) in enumerate(zip(new_tokens, rows, reused, ends, strict=True)):
             finished = end is not None
             generated = tokens[:end] if end is not None else tokens
+            emitted = tokens[: end + 1] if end is not None else tokens  # with the end token
             results.append(
                 GenerationResult(
                     text=self.tokenizer.decode(generated, skip_special_tokens=True),
@@ -308,6 +341,8 @@ class TransformersBackend(HFTokenCounting):
                     completion_tokens=len(generated) + (1 if finished else 0),
                     finish_reason="stop" if finished or len(generated) < max_tokens else "length",
                     cached_tokens=cached,
+                    token_ends=self.token_ends(emitted) if recorder else (),
+                    token_probabilities=recorder.row(index, len(emitted)) if recorder else None,
                 )
             )
         return results

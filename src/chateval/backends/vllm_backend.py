@@ -5,8 +5,9 @@ caching is on, so agents and rounds of one item reuse the cached shared prompt p
 """
 
 import logging
+import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,18 +97,24 @@ class VllmBackend(HFTokenCounting):
         except Exception as exc:  # vLLM raises many types; the user needs one clear message
             raise BackendError(f"vLLM could not load model {model!r} from {folder}: {exc}") from exc
         self.tokenizer = self.llm.get_tokenizer()
+        self._submitted: dict[str, GenerationRequest] = {}  # streaming requests not yet finished
         VllmBackend._open += 1
 
     def _sampling_params(self, request: GenerationRequest) -> Any:
         from vllm import SamplingParams
         from vllm.sampling_params import StructuredOutputsParams
 
+        # Exact ids, not a top-k that could miss a value; vLLM takes them from the logits after
+        # the grammar's mask and before temperature, so they are renormalised over the allowed
+        # tokens.
+        ids = list(self.ids_of(request.probabilities_of)) if request.probabilities_of else None
         return SamplingParams(
             max_tokens=request.max_tokens,
             temperature=request.temperature,
             top_p=request.top_p,
             seed=request.seed,
             structured_outputs=StructuredOutputsParams(regex=request.regex) if request.regex else None,
+            logprob_token_ids=ids or None,
         )
 
     def prompt_ids(self, request: GenerationRequest) -> list[int]:
@@ -131,7 +138,7 @@ class VllmBackend(HFTokenCounting):
             )
         except Exception as exc:
             raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
-        return [_result(output) for output in outputs]
+        return [self._result(output, r) for output, r in zip(outputs, requests, strict=True)]
 
     # Streaming: requests enter the running engine as soon as they are ready (no step barrier).
     def submit(self, key: str, request: GenerationRequest) -> None:
@@ -144,6 +151,7 @@ class VllmBackend(HFTokenCounting):
             )
         except Exception as exc:
             raise BackendError(f"vLLM could not queue a request for {self.model!r}: {exc}") from exc
+        self._submitted[key] = request
 
     def poll(self) -> list[tuple[str, GenerationResult]]:
         """Run one engine step; return the requests that finished in it."""
@@ -151,7 +159,27 @@ class VllmBackend(HFTokenCounting):
             outputs = self.llm.llm_engine.step()
         except Exception as exc:
             raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
-        return [(o.request_id, _result(o)) for o in outputs if o.finished]
+        return [
+            (o.request_id, self._result(o, self._submitted.pop(o.request_id))) for o in outputs if o.finished
+        ]
+
+    def _result(self, output: Any, request: GenerationRequest) -> GenerationResult:
+        completion = output.outputs[0]
+        ends: tuple[int, ...] = ()
+        probabilities = None
+        if request.probabilities_of and completion.logprobs is not None:
+            texts = self.ids_of(request.probabilities_of)
+            ends = self.token_ends(completion.token_ids)
+            probabilities = tuple(_by_text(position or {}, texts) for position in completion.logprobs)
+        return GenerationResult(
+            text=completion.text,
+            prompt_tokens=len(output.prompt_token_ids or ()),
+            completion_tokens=len(completion.token_ids),
+            finish_reason="length" if completion.finish_reason == "length" else "stop",
+            cached_tokens=int(output.num_cached_tokens or 0),
+            token_ends=ends,
+            token_probabilities=probabilities,
+        )
 
     def reset_cache(self) -> None:
         """Forget cached prefixes (benchmarks compare modes from a cold cache)."""
@@ -192,12 +220,11 @@ class VllmBackend(HFTokenCounting):
             torch.cuda.empty_cache()
 
 
-def _result(output: Any) -> GenerationResult:
-    completion = output.outputs[0]
-    return GenerationResult(
-        text=completion.text,
-        prompt_tokens=len(output.prompt_token_ids or ()),
-        completion_tokens=len(completion.token_ids),
-        finish_reason="length" if completion.finish_reason == "length" else "stop",
-        cached_tokens=int(output.num_cached_tokens or 0),
-    )
+def _by_text(position: Mapping[int, Any], texts: Mapping[int, str]) -> dict[str, float]:
+    """One position's asked-for probabilities, summed per text (a tokenizer may spell a digit
+    with two tokens, Gemma's ``7`` and its byte-fallback ``<0x37>``)."""
+    out: dict[str, float] = {}
+    for token, logprob in position.items():
+        if token in texts:
+            out[texts[token]] = out.get(texts[token], 0.0) + math.exp(logprob.logprob)
+    return out

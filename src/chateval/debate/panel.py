@@ -4,7 +4,7 @@ The panel is the glue between a strategy (who sees what) and the backends (reque
 a (debate, turn) pair into a GenerationRequest and a GenerationResult back into an Utterance.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.data.items import Item
@@ -12,6 +12,7 @@ from chateval.debate.strategies import Step, Strategy
 from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.errors import VerdictError
 from chateval.prompts import PromptBuilder, Role
+from chateval.soft import ScoreDistribution, read_score, score_pieces
 from chateval.verdicts import DirectVerdict, PairwiseVerdict, VerdictFormat
 
 
@@ -62,6 +63,8 @@ class Panel:
     # After each non-final round, ask every referee for its verdict (a check step); a debate
     # whose referees all agree stops there, the check answers becoming its verdicts.
     early_stop: bool = False
+    # Ask for the probabilities of the score values with every constrained score (soft verdicts).
+    soft: bool = False
 
     def plan(self) -> list[Step]:
         """The strategy's steps, plus early-stop check steps and the final probe step; with
@@ -126,7 +129,7 @@ class Panel:
             return utterances
         if not self._unanimous([u.text for u in utterances]):
             return utterances
-        return [Utterance(u.turn, u.speaker, "verdict", u.text, u.finish_reason) for u in utterances]
+        return [replace(u, kind="verdict") for u in utterances]
 
     def _unanimous(self, texts: list[str]) -> bool:
         opinions: list[object] = []
@@ -202,6 +205,7 @@ class Panel:
             top_p=s.top_p,
             seed=s.seed,
             regex=self.verdict_format.regex if constrained else None,
+            probabilities_of=score_pieces(self.verdict_format.scales) if constrained and self.soft else (),
         )
 
     def utterance(self, turn: Turn, result: GenerationResult) -> Utterance:
@@ -212,9 +216,23 @@ class Panel:
             )
         kind: UtteranceKind = "discussion"
         text = result.text.strip()
+        distributions = None
         if self.constrained(turn):
             kind = "probe" if turn.probe else "verdict"
+            distributions = self._distributions(result)
         elif self.is_final(turn):
             kind = "assessment"
             text = self.verdict_format.assessment(text)  # the scores are the next request's
-        return Utterance(turn, self.agents[turn.agent].name, kind, text, result.finish_reason)
+        return Utterance(turn, self.agents[turn.agent].name, kind, text, result.finish_reason, distributions)
+
+    def _distributions(self, result: GenerationResult) -> tuple[ScoreDistribution, ...] | None:
+        """Each score's distribution, when the backend reported token probabilities."""
+        if not self.soft or result.token_probabilities is None:
+            return None
+        spans = self.verdict_format.score_spans(result.text)
+        if spans is None:
+            return None  # the verdict does not parse: it counts as a failure, hard and soft
+        return tuple(
+            read_score(result.text, span, result.token_ends, result.token_probabilities, values)
+            for span, values in zip(spans, self.verdict_format.scales, strict=True)
+        )

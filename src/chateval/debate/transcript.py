@@ -3,6 +3,8 @@
 from dataclasses import dataclass
 from typing import Literal
 
+from chateval.soft import ScoreDistribution
+
 SUMMARIZER = "summarizer"
 
 UtteranceKind = Literal["discussion", "assessment", "verdict", "summary", "probe"]
@@ -41,13 +43,18 @@ class Turn:
 
 @dataclass(frozen=True)
 class Utterance:
-    """What one speaker said in one turn."""
+    """What one speaker said in one turn.
+
+    ``distributions``: for constrained scores read with token probabilities (soft verdicts),
+    one distribution per score line, in order.
+    """
 
     turn: Turn
     speaker: str
     kind: UtteranceKind
     text: str
     finish_reason: str = "stop"
+    distributions: tuple[ScoreDistribution, ...] | None = None
 
 
 @dataclass(frozen=True)
