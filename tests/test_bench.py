@@ -94,15 +94,18 @@ def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
     report = run_bench(
         config(position_calibration=False),
         backends={MODEL: backend},
-        extra_modes=["scores_first", "compact_scores_first"],
+        extra_modes=["scores_first", "hard_only", "compact_scores_first"],
     )
     by_mode = modes(report)
-    per_debate = {"scheduled": 3 * 4, "scores_first": 3 * 3, "compact_scores_first": 3 * 3}
+    per_debate = {"scheduled": 3 * 4, "scores_first": 3 * 3, "hard_only": 3 * 4, "compact_scores_first": 3 * 3}
     for mode, requests in per_debate.items():
         assert by_mode[mode]["requests"] == 6 * requests
         assert mode == "scheduled" or "accuracy" in by_mode[mode]["metrics"]
     compact_requests = backend.calls[-1]  # the last step of the last mode: the verdicts
-    assert all(r.regex and "Evidence" in r.regex for r in compact_requests)
+    assert all(r.regex and "Evidence" in r.regex and not r.probabilities_of for r in compact_requests)
+    scored = [r for call in backend.calls for r in call if r.regex]
+    # Scores with probabilities: scheduled (and limit, sequential: the same requests), scores_first.
+    assert sum(1 for r in scored if r.probabilities_of) == 4 * 6 * 3
     assert all(
         r.messages[-1].role == "user" and "Speak now" not in r.messages[-1].content for r in compact_requests
     )

@@ -45,8 +45,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "early_stop": {"early_stop": True},
     # Verdicts without the assessment first (scores, then one line of evidence).
     "scores_first": {"verdict": {"reasoning": False}},
-    # The default before faithful debates: compact layout and scores-first verdicts.
-    "compact_scores_first": {"prompt_layout": "compact", "verdict": {"reasoning": False}},
+    # Verdicts without their scores' probabilities (what soft verdicts cost).
+    "hard_only": {"verdict": {"soft": False}},
+    # The default before faithful debates: compact layout, scores-first and hard verdicts.
+    "compact_scores_first": {"prompt_layout": "compact", "verdict": {"reasoning": False, "soft": False}},
     **{layout: {"prompt_layout": layout} for layout in PROMPT_LAYOUTS},
 }
 EXTRA_MODES = ("barrier", *VARIANTS)

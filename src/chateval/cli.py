@@ -128,8 +128,9 @@ def bench(
         typer.Option(
             "--extra",
             help=(
-                "Also run: barrier, early_stop, scores_first, compact_scores_first (the earlier "
-                "default), or a prompt layout (conversation, shared_first, role_first, compact)."
+                "Also run: barrier, early_stop, scores_first, hard_only (no score probabilities), "
+                "compact_scores_first (the earlier default), or a prompt layout (conversation, "
+                "shared_first, role_first, compact)."
             ),
         ),
     ] = [],  # noqa: B006
