@@ -97,7 +97,12 @@ def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
         extra_modes=["scores_first", "hard_only", "compact_scores_first"],
     )
     by_mode = modes(report)
-    per_debate = {"scheduled": 3 * 4, "scores_first": 3 * 3, "hard_only": 3 * 4, "compact_scores_first": 3 * 3}
+    per_debate = {
+        "scheduled": 3 * 4,
+        "scores_first": 3 * 3,
+        "hard_only": 3 * 4,
+        "compact_scores_first": 3 * 3,
+    }
     for mode, requests in per_debate.items():
         assert by_mode[mode]["requests"] == 6 * requests
         assert mode == "scheduled" or "accuracy" in by_mode[mode]["metrics"]
