@@ -210,8 +210,9 @@ def test_soft_direct_scores_are_the_mean_of_expected_scores() -> None:
 
 
 def _labelled(label: str, soft_label: str | None, human: str) -> dict[str, object]:
+    _labelled.count += 1  # type: ignore[attr-defined]
     record: dict[str, object] = {
-        "item_id": "x",
+        "item_id": f"item {_labelled.count}",  # type: ignore[attr-defined]
         "orders": [{"swapped": False, "label": label, "referees": []}],
         "label": label,
         "referee_labels": {"Critic": label},
@@ -222,6 +223,9 @@ def _labelled(label: str, soft_label: str | None, human: str) -> dict[str, objec
     if soft_label is not None:
         record.update(soft_label=soft_label, soft_referee_labels={"Critic": soft_label})
     return record
+
+
+_labelled.count = 0  # type: ignore[attr-defined]
 
 
 def test_metrics_report_hard_and_soft_side_by_side_with_tie_shares() -> None:
@@ -306,3 +310,54 @@ def test_the_journal_keeps_distributions_for_resume(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     append_step(path, 0, [("q1", utterance)], {})
     assert load(path).utterances["q1"] == [utterance]
+
+
+def test_soft_is_compared_with_hard_on_the_same_items() -> None:
+    records = [
+        _labelled("tie", "A", "A"),
+        _labelled("tie", "B", "A"),
+        _labelled("A", "A", "A"),
+        _labelled("tie", "tie", "B"),
+    ]
+    versus = compute_metrics(tiny_config(), records)["soft_vs_hard"]
+    assert versus["n"] == 4
+    assert versus["accuracy"]["difference"]["value"] == 0.25  # soft 2 of 4, hard 1 of 4
+    assert versus["mcnemar"] == {"a_only_right": 0, "b_only_right": 1, "p_value": 1.0}
+
+
+def _soft_run(tmp_path: Path) -> Path:
+    """A quickstart run on the scripted backend whose scores lean to the first answer shown."""
+
+    def leaning(request: GenerationRequest) -> str | GenerationResult:
+        if not request.regex:
+            return "A remark."
+        text = "\nAssistant 1: 7\nAssistant 2: 7"
+        first, second = text.index("7"), text.rindex("7")
+        positions = {first: {"7": 0.5, "8": 0.5}, second: {"7": 0.9, "6": 0.1}}
+        return GenerationResult(text, 10, len(text), "stop", 0, char_tokens(text), at(text, positions))
+
+    outdir = tmp_path / "soft"
+    run(tiny_config(), outdir, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", leaning)})
+    return outdir
+
+
+def test_report_and_summary_show_hard_and_soft_side_by_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chateval.report import write_report
+    from chateval.runner import RunResult
+    from chateval.summary import print_summary
+
+    outdir = _soft_run(tmp_path)
+    text = write_report([outdir], tmp_path / "report").read_text()
+    section = text.split("## Hard and soft verdicts (pairwise)")[1].split("\n## ")[0]
+    # Hard: every verdict ties. Soft: the first answer shown leans up, the second down, in both
+    # orders, so the sums tie again: each answer was shown first once.
+    assert "| test | hard | 2 |" in section and "| test | soft | 2 |" in section
+    assert "100.0% |" in section and "soft minus hard accuracy" in section
+    metrics = json.loads((outdir / "metrics.json").read_text())
+    info = json.loads((outdir / "run.json").read_text())
+    print_summary(RunResult(outdir, info, metrics))
+    out = capsys.readouterr().out
+    assert "verdicts" in out and "hard" in out and "soft" in out and "ties" in out
+    assert "soft verdicts: 16 scores read" in out and "soft minus hard, same items" in out

@@ -126,10 +126,36 @@ def aggregation_table(runs: Sequence[RunSummary]) -> str:
                 average = panel.get("average", {})
                 cells += [_ci(average.get("spearman")), _ci(average.get("kendall"))]
             lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    readings = [_soft_reading(run) for run in runs]
+    return "\n".join(lines + [""] + [r for r in readings if r])
 
 
-def _signed_ci(metric: dict[str, Any]) -> str:
+def _soft_reading(run: RunSummary) -> str | None:
+    """One line: soft minus hard on the run's own items, paired, and what it means."""
+    found = (run.metrics or {}).get("soft_vs_hard")
+    if not found:
+        return None
+    if "accuracy" in found:
+        mcnemar = found["mcnemar"]
+        p_value = mcnemar["p_value"]
+        return (
+            f"- {run.name}: soft minus hard accuracy {signed_ci(found['accuracy']['difference'])}, "
+            f"kappa {signed_ci(found['kappa']['difference'])}; only hard right / only soft right "
+            f"{mcnemar['a_only_right']} / {mcnemar['b_only_right']}, McNemar p = {p_value:.3f}: "
+            f"{_reading(found['accuracy']['difference'], p_value)}"
+        )
+    average = found.get("average")
+    if not average:
+        return None
+    return (
+        f"- {run.name}: soft minus hard average rho {signed_ci(average['spearman']['difference'])}, "
+        f"tau {signed_ci(average['kendall']['difference'])} ({found['resampled']} resampled): "
+        f"{_reading(average['spearman']['difference'])}"
+    )
+
+
+def signed_ci(metric: dict[str, Any]) -> str:
+    """A difference with its interval, signs shown: ``+0.025 [-0.050, +0.100]``."""
     low, high = metric["ci95"]
     return f"{metric['value']:+.3f} [{low:+.3f}, {high:+.3f}]"
 
@@ -170,8 +196,8 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
         if task == "pairwise":
             accuracy, mcnemar = compared["accuracy"]["difference"], compared["mcnemar"]
             lines.append(
-                f"| {run.name} | {compared['n']} | {_signed_ci(accuracy)} "
-                f"| {_signed_ci(compared['kappa']['difference'])} "
+                f"| {run.name} | {compared['n']} | {signed_ci(accuracy)} "
+                f"| {signed_ci(compared['kappa']['difference'])} "
                 f"| {mcnemar['a_only_right']} / {mcnemar['b_only_right']} | {mcnemar['p_value']:.3f} "
                 f"| {_reading(accuracy, mcnemar['p_value'])} |"
             )
@@ -181,7 +207,7 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
             kendall = average.get("kendall", {}).get("difference")
             lines.append(
                 f"| {run.name} | {compared['n']} | {compared['resampled']} "
-                f"| {_signed_ci(spearman) if spearman else '-'} | {_signed_ci(kendall) if kendall else '-'} "
+                f"| {signed_ci(spearman) if spearman else '-'} | {signed_ci(kendall) if kendall else '-'} "
                 f"| {_reading(spearman) if spearman else '-'} |"
             )
     return "\n".join(lines)

@@ -17,6 +17,7 @@ from chateval import __version__, journal
 from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends import TokenizerOnly
 from chateval.backends.base import Backend, HFTokenCounting
+from chateval.compare import compare_records
 from chateval.config import RunConfig, dump_config
 from chateval.context import fit_items
 from chateval.data import load_items
@@ -325,6 +326,10 @@ def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dic
         "soft_verdicts": status,
         "aggregations": {"hard": hard} | ({"soft": soft} if soft is not None else {}),
     }
+    if soft is not None and "panel" in soft:
+        # The same items judged both ways: is soft's gap over hard more than noise?
+        soft_view = [{**r, "label": r.get("soft_label"), "scores": r.get("soft_scores")} for r in records]
+        metrics["soft_vs_hard"] = compare_records(config.task, records, soft_view, seed)
     if config.task == "pairwise":
         metrics["position"] = position_stats(records)
     agent_models = {agent.name: agent.model for agent in build_panel(config).agents}

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.diagnostics import per_model_rows
+from chateval.report import signed_ci
 from chateval.runner import RunResult
 
 
@@ -89,6 +90,19 @@ def print_summary(result: RunResult) -> None:
         )
     elif status and status != "read":
         console.print(f"soft verdicts: {status}", highlight=False)
+    versus = metrics.get("soft_vs_hard")
+    if versus and "accuracy" in versus:
+        console.print(
+            f"soft minus hard, same items: accuracy {signed_ci(versus['accuracy']['difference'])}, "
+            f"McNemar p = {versus['mcnemar']['p_value']:.3f}",
+            highlight=False,
+        )
+    elif versus and "average" in versus:
+        console.print(
+            "soft minus hard, same items: average spearman "
+            + signed_ci(versus["average"]["spearman"]["difference"]),
+            highlight=False,
+        )
     if "items_scored" in metrics and metrics["items_scored"] < metrics["items"]:
         console.print(
             f"items scored: {metrics['items_scored']} of {metrics['items']} "
