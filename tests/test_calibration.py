@@ -49,7 +49,7 @@ def run_scripted(
 
 def test_both_orders_share_the_batches(tmp_path: Path) -> None:
     info, verdicts, _, backend = run_scripted(tmp_path, first_position_lover)
-    assert info["debates"] == 24 and info["backend_calls"] == 6 and info["requests"] == 144
+    assert info["debates"] == 24 and info["batches"] == 6 and info["requests"] == 144
     assert len(backend.calls) == 6
     assert all(len(call) == 24 for call in backend.calls)
     assert len(verdicts) == 12

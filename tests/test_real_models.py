@@ -68,9 +68,9 @@ def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]: 
     info = json.loads((outdir / "run.json").read_text())
     assert info["verdict_parse_failures"] == 0
     if info["scheduling"] == "barrier":  # one engine call per step; streaming counts engine steps
-        assert info["backend_calls"] == steps
+        assert info["batches"] == steps and info["engine_steps"] == 0
     else:
-        assert info["scheduling"] == "streaming" and info["backend_calls"] >= steps
+        assert info["scheduling"] == "streaming" and info["engine_steps"] >= steps and info["batches"] == 0
     verdicts = [json.loads(line) for line in (outdir / "verdicts.jsonl").read_text().splitlines()]
     assert len(verdicts) == items
     for record in verdicts:

@@ -66,7 +66,7 @@ def test_backend_failure_then_resume_gives_identical_outputs(
         assert (tmp_path / name).read_bytes() == (reference / name).read_bytes(), name
     info = json.loads((tmp_path / "run.json").read_text())
     ref_info = json.loads((reference / "run.json").read_text())
-    for key in ("backend_calls", "requests", "prompt_tokens", "generated_tokens", "steps"):
+    for key in ("batches", "engine_steps", "requests", "prompt_tokens", "generated_tokens", "steps"):
         assert info[key] == ref_info[key], key
     assert info["resumed"] is True
 
@@ -111,3 +111,14 @@ def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
     (copy / "metrics.json").unlink()
     rescore(copy)
     assert (copy / "metrics.json").read_bytes() == (reference / "metrics.json").read_bytes()
+
+
+def test_a_journal_from_before_the_counters_were_split_still_resumes(tmp_path: Path) -> None:
+    """Journals once counted ``backend_calls``; they now read as ``batches``."""
+    from chateval.journal import load
+
+    path = tmp_path / "journal.jsonl"
+    usage = {"backend_calls": 2, "requests": 4, "prompt_tokens": 40, "completion_tokens": 8}
+    path.write_text(json.dumps({"step_done": 0, "usage": {"smollm2-135m": usage}}) + "\n")
+    counts = load(path).usage["smollm2-135m"]
+    assert counts.batches == 2 and counts.engine_steps == 0 and counts.requests == 4

@@ -36,13 +36,13 @@ def eighty_items() -> list[PairwiseItem]:
         ("simultaneous_summarizer", False, 3),
     ],
 )
-def test_backend_calls_per_step_not_per_item(strategy: str, reasoning: bool, calls: int) -> None:
+def test_batches_per_step_not_per_item(strategy: str, reasoning: bool, calls: int) -> None:
     config = tiny_config(strategy=strategy, verdict={"reasoning": reasoning})
     backend = ScriptedBackend("smollm2-135m", responder)
     debates = build_debates(eighty_items())
     usage = Scheduler({"smollm2-135m": backend}).run(build_panel(config), debates)
     assert len(backend.calls) == calls
-    assert usage.total().backend_calls == calls
+    assert usage.total().batches == calls
     per_agent_turns = 80 * 2 * 2 + (80 * 2 if reasoning else 0)
     assert usage.total().requests == per_agent_turns + (80 if strategy == "simultaneous_summarizer" else 0)
 
@@ -81,7 +81,7 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
         "run.json",
     }
     info = json.loads((out / "run.json").read_text())
-    assert info["items"] == 12 and info["backend_calls"] == 6 and info["requests"] == 72
+    assert info["items"] == 12 and info["batches"] == 6 and info["requests"] == 72
     assert info["verdict_parse_failures"] == 0
     verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
     assert all(v["label"] == "A" for v in verdicts)  # every referee scored answer 1 higher

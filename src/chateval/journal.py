@@ -126,6 +126,8 @@ def load(path: Path) -> JournalState:
             for r in committed:
                 state.utterances.setdefault(r["debate"], []).append(_utterance(r))
             for model, counts in record["usage"].items():
+                # A journal written before the counters were split says backend_calls.
+                counts = {("batches" if k == "backend_calls" else k): v for k, v in counts.items()}
                 state.usage.setdefault(model, ModelUsage()).merge(ModelUsage(**counts))
             pending = []
             state.valid_bytes = offset

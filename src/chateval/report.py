@@ -269,14 +269,16 @@ def direct_table(runs: Sequence[RunSummary]) -> str:
 
 def cost_table(runs: Sequence[RunSummary]) -> str:
     lines = [
-        "| run | backend | debates | backend calls | requests | prompt tokens | generated tokens "
+        "| run | backend | debates | batches / engine steps | requests | prompt tokens | generated tokens "
         "| debate s | wall s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         i = run.info
+        # run.json of older releases: backend_calls
+        calls = i.get("batches") or i.get("engine_steps") or i.get("backend_calls", 0)
         lines.append(
-            f"| {run.name} | {i['backend']} | {i['debates']} | {i['backend_calls']} | {i['requests']} "
+            f"| {run.name} | {i['backend']} | {i['debates']} | {calls} | {i['requests']} "
             f"| {i['prompt_tokens']} | {i['generated_tokens']} | {i['debate_seconds']:.0f} "
             f"| {i['wall_seconds']:.0f} |"
         )

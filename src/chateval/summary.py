@@ -60,7 +60,7 @@ def print_summary(result: RunResult) -> None:
         "rounds",
         "items",
         "steps",
-        "backend_calls",
+        "batches" if info.get("scheduling") == "barrier" else "engine_steps",
         "requests",
         "prompt_tokens",
         "generated_tokens",

@@ -19,17 +19,23 @@ from chateval.placement import ModelPool
 
 @dataclass
 class ModelUsage:
-    """Counts for one model."""
+    """Counts for one model.
 
-    backend_calls: int = 0
+    ``batches``: backend calls of step-barrier runs (one batch of requests each);
+    ``engine_steps``: engine steps polled by streaming runs (one decoding step each). A run
+    counts one or the other.
+    """
+
+    batches: int = 0
+    engine_steps: int = 0
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
     cached_tokens: int = 0
 
-    def add(self, results: Sequence[GenerationResult], calls: int = 1) -> None:
-        self.backend_calls += calls
+    def add(self, results: Sequence[GenerationResult], batches: int = 1) -> None:
+        self.batches += batches
         self.requests += len(results)
         self.prompt_tokens += sum(r.prompt_tokens for r in results)
         self.completion_tokens += sum(r.completion_tokens for r in results)
@@ -177,11 +183,11 @@ class Scheduler:
                 result = results[slot]
                 assert result is not None
                 model = panel.request(debate, turn).model
-                step_usage.setdefault(model, ModelUsage()).add([result], calls=0)
+                step_usage.setdefault(model, ModelUsage()).add([result], batches=0)
                 made.append(panel.utterance(turn, result))
             # Engine steps so far go into this marker, so a resumed run's counts stay whole.
             for model in list(polls):
-                step_usage.setdefault(model, ModelUsage()).backend_calls += polls.pop(model)
+                step_usage.setdefault(model, ModelUsage()).engine_steps += polls.pop(model)
             settled = panel.settle(plan[index], made)
             for utterance in settled:
                 debate.transcript = debate.transcript.add(utterance)
