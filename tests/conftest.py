@@ -1,8 +1,10 @@
 """Shared fixtures. Real models are loaded once per test session and runs are kept tiny."""
 
 import importlib.util
+import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +15,11 @@ from chateval.models import DEFAULT_MODEL, ModelRegistry
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = ROOT / "models"
 CONFIGS_DIR = ROOT / "configs"
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSONL file a run wrote (verdicts.jsonl, transcripts.jsonl)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def prompt_text(request: GenerationRequest) -> str:

@@ -8,7 +8,7 @@ import pytest
 from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.runner import run
-from tests.conftest import prompt_text, tiny_config
+from tests.conftest import prompt_text, read_jsonl, tiny_config
 
 
 def first_position_lover(request: GenerationRequest) -> str:
@@ -42,7 +42,7 @@ def run_scripted(
     )
     run(config, tmp_path, backends={"smollm2-135m": backend})
     info = json.loads((tmp_path / "run.json").read_text())
-    verdicts = [json.loads(x) for x in (tmp_path / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_jsonl(tmp_path / "verdicts.jsonl")
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     return info, verdicts, metrics, backend
 
@@ -74,7 +74,7 @@ def test_content_preference_survives_calibration(tmp_path: Path) -> None:
     backend = ScriptedBackend("smollm2-135m", prefers_content("GOOD"))
     config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data)})
     result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
-    verdicts = [json.loads(x) for x in (tmp_path / "out/verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_jsonl(tmp_path / "out/verdicts.jsonl")
     assert [(v["label"], v["score_a"], v["score_b"]) for v in verdicts] == [("A", 36, 12), ("B", 12, 36)]
     assert all([o["label"] for o in v["orders"]] == [v["label"]] * 2 for v in verdicts)
     assert result.metrics is not None
@@ -113,7 +113,7 @@ def test_run_over_user_jsonl_with_field_mapping(tmp_path: Path) -> None:
     )
     backend = ScriptedBackend("smollm2-135m", prefers_content("GOOD"))
     result = run(config, tmp_path / "out", backends={"smollm2-135m": backend})
-    verdicts = [json.loads(x) for x in (tmp_path / "out/verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_jsonl(tmp_path / "out/verdicts.jsonl")
     assert [(v["item_id"], v["label"], v["human_label"]) for v in verdicts] == [
         ("x1", "A", "A"),
         ("x2", "B", "B"),

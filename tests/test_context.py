@@ -10,7 +10,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.context import _water_level
 from chateval.errors import DataError
 from chateval.runner import run
-from tests.conftest import prompt_text, tiny_config
+from tests.conftest import prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 WINDOW = 900  # scripted tokens are words
@@ -51,9 +51,7 @@ def test_long_answer_is_cut_so_every_prompt_fits(tmp_path: Path) -> None:
     for batch in backend.calls:
         for request in batch:
             assert backend.count_prompt_tokens(request.messages) + request.max_tokens <= WINDOW
-    records = {
-        r["item_id"]: r for r in map(json.loads, (tmp_path / "out/verdicts.jsonl").read_text().splitlines())
-    }
+    records = {r["item_id"]: r for r in read_jsonl(tmp_path / "out/verdicts.jsonl")}
     assert records["short"]["truncated"] is None
     before, after = records["long"]["truncated"][MODEL]["answer_a"]
     assert before == 2000 and 0 < after < WINDOW

@@ -1,6 +1,5 @@
 """Opinion probes and per-model diagnostics, with scripted referees whose minds are known."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import saw_discussion, tiny_config
+from tests.conftest import read_jsonl, saw_discussion, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "steady"}, {"role": "editor", "model": "swayed"}]
 
@@ -35,7 +34,7 @@ def config(**overrides: object) -> RunConfig:
 
 
 def verdicts(folder: Path) -> list[dict]:  # type: ignore[type-arg]
-    return [json.loads(line) for line in (folder / "verdicts.jsonl").read_text().splitlines()]
+    return read_jsonl(folder / "verdicts.jsonl")
 
 
 @pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous", "simultaneous_summarizer"])

@@ -14,7 +14,7 @@ import pytest
 from chateval.backends.base import Backend
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import tiny_config
+from tests.conftest import read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]: 
         assert info["batches"] == steps and info["engine_steps"] == 0
     else:
         assert info["scheduling"] == "streaming" and info["engine_steps"] >= steps and info["batches"] == 0
-    verdicts = [json.loads(line) for line in (outdir / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_jsonl(outdir / "verdicts.jsonl")
     assert len(verdicts) == items
     for record in verdicts:
         orders = record.get("orders", [record])  # pairwise: one entry per answer order
@@ -94,7 +94,7 @@ def test_pairwise_debate_parses_every_verdict(
     check_soft(verdicts)
     assert all(v["label"] in ("A", "B", "tie") for v in verdicts)
     assert all(len(v["orders"]) == 2 for v in verdicts)  # position calibration: both orders
-    transcripts = [json.loads(line) for line in (tmp_path / "transcripts.jsonl").read_text().splitlines()]
+    transcripts = read_jsonl(tmp_path / "transcripts.jsonl")
     kinds = [m["kind"] for m in transcripts[0]["messages"]]
     assert kinds.count("verdict") == kinds.count("assessment") == 2
     assert kinds.count("summary") == (1 if strategy == "simultaneous_summarizer" else 0)
@@ -164,9 +164,7 @@ def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, 
         assert result.run_info["scheduling"] == mode
         assert result.run_info["verdict_parse_failures"] == 0
         transcripts[mode] = (tmp_path / mode / "transcripts.jsonl").read_text()
-        verdicts[mode] = [
-            json.loads(line) for line in (tmp_path / mode / "verdicts.jsonl").read_text().splitlines()
-        ]
+        verdicts[mode] = read_jsonl(tmp_path / mode / "verdicts.jsonl")
     assert transcripts["barrier"] == transcripts["streaming"]
     # Same greedy text; the score probabilities come from batches of another make-up, so they
     # agree to float noise, not to the last digit.

@@ -10,7 +10,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.data.items import PairwiseItem
 from chateval.debate.scheduler import Scheduler
 from chateval.runner import build_debates, build_panel, run
-from tests.conftest import tiny_config
+from tests.conftest import read_jsonl, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
 
@@ -83,7 +83,7 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
     info = json.loads((out / "run.json").read_text())
     assert info["items"] == 12 and info["batches"] == 6 and info["requests"] == 72
     assert info["verdict_parse_failures"] == 0
-    verdicts = [json.loads(line) for line in (out / "verdicts.jsonl").read_text().splitlines()]
+    verdicts = read_jsonl(out / "verdicts.jsonl")
     assert all(v["label"] == "A" for v in verdicts)  # every referee scored answer 1 higher
     metrics = json.loads((out / "metrics.json").read_text())
     labels = [v["human_label"] for v in verdicts]

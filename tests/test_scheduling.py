@@ -1,6 +1,5 @@
 """Streaming (no step barrier) and early stopping give the results they promise."""
 
-import json
 from pathlib import Path
 
 import pytest
@@ -10,7 +9,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import prompt_text, tiny_config
+from tests.conftest import prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -87,15 +86,13 @@ def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
         tmp_path / "early",
         backends={MODEL: ScriptedBackend(MODEL, agreeing)},
     )
-    records = [json.loads(line) for line in (tmp_path / "early/verdicts.jsonl").read_text().splitlines()]
+    records = read_jsonl(tmp_path / "early/verdicts.jsonl")
     water = [r for r in records if r["label"] == "A"]
     assert [r["item_id"] for r in water] == ["q02"] and early.run_info["early_stopped_debates"] == 1
     # q02 skips rounds 1-2 (3 talks, 3 assessments, 3 scores) and pays one check (3 assessments,
     # 3 scores); the 5 others pay 2 checks each.
     assert early.run_info["requests"] == full.run_info["requests"] - 9 + 6 + 5 * 12
-    transcripts = [
-        json.loads(line) for line in (tmp_path / "early/transcripts.jsonl").read_text().splitlines()
-    ]
+    transcripts = read_jsonl(tmp_path / "early/transcripts.jsonl")
     stopped = [t for t in transcripts if t["item_id"] == water[0]["item_id"]][0]
     kinds = [m["kind"] for m in stopped["messages"]]
     # 3 referees talk in round 0, agree in the check, and stop: their check answers (each an
@@ -164,11 +161,8 @@ def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:
     early_backend = ScriptedBackend(MODEL, agreeing)
     early = run(config(early_stop=True, **settings), tmp_path / "early", backends={MODEL: early_backend})
 
-    def read(name: str) -> list[dict]:  # type: ignore[type-arg]
-        lines = (tmp_path / name / "transcripts.jsonl").read_text().splitlines()
-        return [json.loads(line) for line in lines]
-
-    for full, stopped in zip(read("full"), read("early"), strict=True):
+    transcripts = {name: read_jsonl(tmp_path / name / "transcripts.jsonl") for name in ("full", "early")}
+    for full, stopped in zip(transcripts["full"], transcripts["early"], strict=True):
         if full["item_id"] == "q02":
             continue  # the one that stopped
         assert [m for m in stopped["messages"] if not m["probe"]] == full["messages"]

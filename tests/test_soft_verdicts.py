@@ -22,7 +22,7 @@ from chateval.journal import append_step, load
 from chateval.runner import compute_metrics, run
 from chateval.soft import ScoreDistribution, check_vocabulary, read_score, score_pieces
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat
-from tests.conftest import tiny_config
+from tests.conftest import read_jsonl, tiny_config
 
 ONE_TO_TEN = tuple(range(1, 11))
 
@@ -282,7 +282,7 @@ def test_a_run_asks_for_probabilities_and_stores_distributions(tmp_path: Path) -
     unscored = [r for call in backend.calls for r in call if not r.regex]
     assert scored and all(r.probabilities_of for r in scored)
     assert all(not r.probabilities_of for r in unscored)
-    records = [json.loads(line) for line in (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()]
+    records = read_jsonl(tmp_path / "run" / "verdicts.jsonl")
     row = records[0]["orders"][0]["referees"][0]
     # "1" was not taken: its mass goes to 10, the value it begins nearest the decoded 7.
     assert row["distributions"][0]["probabilities"] == {"7": 0.6, "8": 0.3, "10": 0.1}
