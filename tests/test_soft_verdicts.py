@@ -361,3 +361,13 @@ def test_report_and_summary_show_hard_and_soft_side_by_side(
     out = capsys.readouterr().out
     assert "verdicts" in out and "hard" in out and "soft" in out and "ties" in out
     assert "soft verdicts: 16 scores read" in out and "soft minus hard, same items" in out
+
+
+def test_an_empty_token_before_a_score_does_not_hide_it() -> None:
+    """A token that decodes to nothing (a partial byte) at the score's start is skipped."""
+    text = "\nAssistant 1: 7"
+    start = text.index("7")
+    ends = (*range(1, start + 1), start, start + 1)  # one extra, empty token right before "7"
+    probs = tuple({"7": 1.0} if k == len(ends) - 1 else {} for k in range(len(ends)))
+    dist = read_score(text, (start, start + 1), ends, probs, ONE_TO_TEN)
+    assert dist.probabilities == {7: 1.0}

@@ -145,9 +145,10 @@ def read_score(
     """
     start, end = span
     starts = [0, *token_ends[:-1]]
-    if start not in starts:
+    # The token that begins the score (not an empty one before it, such as a byte-fallback piece).
+    first = next((k for k, s in enumerate(starts) if s == start and token_ends[k] > start), None)
+    if first is None:
         return UNREADABLE  # the score shares a token with the text before it
-    first = starts.index(start)
     decoded = int(text[start:end])
     scale = [str(v) for v in values]
     mass: dict[int, float] = {}
