@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from chateval.aggregate import aggregate_direct, aggregate_pairwise
-from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.backends.scripted import ScriptedBackend
 from chateval.data.items import DirectItem, PairwiseItem
 from chateval.debate.panel import Debate
@@ -371,3 +371,37 @@ def test_an_empty_token_before_a_score_does_not_hide_it() -> None:
     probs = tuple({"7": 1.0} if k == len(ends) - 1 else {} for k in range(len(ends)))
     dist = read_score(text, (start, start + 1), ends, probs, ONE_TO_TEN)
     assert dist.probabilities == {7: 1.0}
+
+
+class _Vocabulary:
+    """The parts of a Hugging Face tokenizer that the start-up check reads."""
+
+    all_special_ids: list[int] = []
+    added_tokens_decoder: dict[int, object] = {}
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.tokens = tokens
+
+    def get_vocab(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.tokens)}
+
+    def decode(self, ids: list[int]) -> str:
+        return "".join(self.tokens[i] for i in ids)
+
+
+class _VocabularyBackend(ScriptedBackend, HFTokenCounting):
+    """A scripted backend with a tokenizer, so a run checks its vocabulary before it starts."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        super().__init__("smollm2-135m", lambda request: "A remark.")
+        self.tokenizer = _Vocabulary(tokens)
+
+
+def test_a_run_refuses_a_model_whose_scores_cannot_be_read_before_any_request(tmp_path: Path) -> None:
+    backend = _VocabularyBackend([*"0123456789", " 7", "Ass", "istant"])
+    with pytest.raises(ConfigError, match="model 'smollm2-135m'.*' 7'"):
+        run(tiny_config(), tmp_path / "run", backends={"smollm2-135m": backend})
+    assert backend.calls == []
+    readable = _VocabularyBackend([*"0123456789", "Ass", "istant"])
+    run(tiny_config(verdict={"soft": False}), tmp_path / "off", backends={"smollm2-135m": backend})
+    run(tiny_config(), tmp_path / "fine", backends={"smollm2-135m": readable})
