@@ -22,6 +22,22 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def assert_close(a: object, b: object, tolerance: float = 2e-3) -> None:
+    """Equal JSON trees, floats within ``tolerance``."""
+    if isinstance(a, float) or isinstance(b, float):
+        assert a == pytest.approx(b, abs=tolerance)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_close(a[key], b[key], tolerance)
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_close(x, y, tolerance)
+    else:
+        assert a == b
+
+
 def prompt_text(request: GenerationRequest) -> str:
     """Everything the speaker of ``request`` is shown, as one text (any prompt layout)."""
     return "\n".join(m.content for m in request.messages)

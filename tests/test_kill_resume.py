@@ -1,5 +1,7 @@
-"""A real run killed with SIGKILL partway, then resumed, equals an uninterrupted run byte for byte."""
+"""A real run killed with SIGKILL partway, then resumed, equals an uninterrupted run: the same
+text byte for byte, the same score probabilities to float noise."""
 
+import json
 import os
 import signal
 import subprocess
@@ -13,11 +15,9 @@ import yaml
 from chateval.backends.base import Backend
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import CONFIGS_DIR, MODELS_DIR, tiny_config
+from tests.conftest import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
-
-OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 
 
 def config_tree() -> dict[str, object]:
@@ -68,5 +68,9 @@ def test_sigkill_then_resume_is_byte_identical(transformers_backend: Backend, tm
 
     resumed = chateval("run", str(config_path), "-o", str(out))
     assert resumed.wait(timeout=300) == 0
-    for name in OUTPUTS:
-        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
+    # Score probabilities come from forward passes that reuse kept KV caches in one process and
+    # recompute them in the other: the same to float noise, not to the last digit.
+    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
+    metrics = [json.loads((folder / "metrics.json").read_text()) for folder in (out, reference)]
+    assert_close(*metrics)

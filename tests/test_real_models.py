@@ -14,7 +14,7 @@ import pytest
 from chateval.backends.base import Backend
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import read_jsonl, tiny_config
+from tests.conftest import assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
 
@@ -169,19 +169,3 @@ def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, 
     # Same greedy text; the score probabilities come from batches of another make-up, so they
     # agree to float noise, not to the last digit.
     assert_close(verdicts["barrier"], verdicts["streaming"])
-
-
-def assert_close(a: object, b: object, tolerance: float = 2e-3) -> None:
-    """Equal JSON trees, floats within ``tolerance``."""
-    if isinstance(a, float) or isinstance(b, float):
-        assert a == pytest.approx(b, abs=tolerance)
-    elif isinstance(a, dict) and isinstance(b, dict):
-        assert a.keys() == b.keys()
-        for key in a:
-            assert_close(a[key], b[key], tolerance)
-    elif isinstance(a, list) and isinstance(b, list):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_close(x, y, tolerance)
-    else:
-        assert a == b
