@@ -111,7 +111,8 @@ def aggregation_table(runs: Sequence[RunSummary]) -> str:
     lines = [header, "|" + " --- |" * (header.count("|") - 1)]
     for run in runs:
         m = run.metrics or {}
-        aggregations = m.get("aggregations", {})
+        # Runs of releases before soft verdicts have the hard metrics only, at the top level.
+        aggregations = m.get("aggregations") or {"hard": {"items_scored": m.get("items_scored"), **m}}
         for name in ("hard", "soft"):
             found = aggregations.get(name)
             if found is None:
