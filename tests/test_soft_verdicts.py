@@ -405,3 +405,18 @@ def test_a_run_refuses_a_model_whose_scores_cannot_be_read_before_any_request(tm
     readable = _VocabularyBackend([*"0123456789", "Ass", "istant"])
     run(tiny_config(verdict={"soft": False}), tmp_path / "off", backends={"smollm2-135m": backend})
     run(tiny_config(), tmp_path / "fine", backends={"smollm2-135m": readable})
+
+
+def test_the_report_reads_runs_made_before_soft_verdicts(tmp_path: Path) -> None:
+    """Older metrics.json files have the hard metrics at the top level and no aggregations."""
+    from chateval.report import write_report
+
+    current = _soft_run(tmp_path / "current")
+    older = _soft_run(tmp_path / "older")
+    metrics = json.loads((older / "metrics.json").read_text())
+    old = {k: v for k, v in metrics.items() if k not in ("aggregations", "soft_verdicts", "soft_vs_hard")}
+    (older / "metrics.json").write_text(json.dumps(old))
+    report = write_report([current, older], tmp_path / "report").read_text()
+    section = report.split("## Hard and soft verdicts")[1].split("\n## ")[0]
+    assert section.count("| test | hard | 2 |") == 2  # both runs are named "test"
+    assert section.count("| test | soft | 2 |") == 1 and "| test | soft | not recorded |" in section
