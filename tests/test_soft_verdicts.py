@@ -4,6 +4,7 @@ Probabilities here are hand-built; a scripted "tokenizer" makes every character 
 token positions are character positions. Real-model checks are in test_real_models.py.
 """
 
+import itertools
 import json
 import math
 from collections.abc import Mapping
@@ -209,10 +210,12 @@ def test_soft_direct_scores_are_the_mean_of_expected_scores() -> None:
     assert record["referees"][0]["distributions"]["groundedness"]["expected"] == 0.8
 
 
+_ITEM_NUMBERS = itertools.count(1)
+
+
 def _labelled(label: str, soft_label: str | None, human: str) -> dict[str, object]:
-    _labelled.count += 1  # type: ignore[attr-defined]
     record: dict[str, object] = {
-        "item_id": f"item {_labelled.count}",  # type: ignore[attr-defined]
+        "item_id": f"item {next(_ITEM_NUMBERS)}",  # compare_records pairs items by id
         "orders": [{"swapped": False, "label": label, "referees": []}],
         "label": label,
         "referee_labels": {"Critic": label},
@@ -223,9 +226,6 @@ def _labelled(label: str, soft_label: str | None, human: str) -> dict[str, objec
     if soft_label is not None:
         record.update(soft_label=soft_label, soft_referee_labels={"Critic": soft_label})
     return record
-
-
-_labelled.count = 0  # type: ignore[attr-defined]
 
 
 def test_metrics_report_hard_and_soft_side_by_side_with_tie_shares() -> None:

@@ -112,7 +112,7 @@ def aggregation_table(runs: Sequence[RunSummary]) -> str:
     for run in runs:
         m = run.metrics or {}
         # Runs of releases before soft verdicts have the hard metrics only, at the top level.
-        aggregations = m.get("aggregations") or {"hard": {"items_scored": m.get("items_scored"), **m}}
+        aggregations = m.get("aggregations") or {"hard": m}
         for name in ("hard", "soft"):
             found = aggregations.get(name)
             if found is None:
