@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.aggregate import aggregate_direct, aggregate_pairwise
+from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.backends.scripted import ScriptedBackend
 from chateval.data.items import DirectItem, PairwiseItem
@@ -167,6 +167,9 @@ def test_soft_pairwise_sums_expected_scores_over_referees_and_both_orders() -> N
     assert record["soft_referee_labels"] == {"Critic": "A", "Reader": "A"}
     row = record["orders"][1]["referees"][0]
     assert row["soft_score_a"] == pytest.approx(7.2) and row["distributions"][1]["expected"] == 7.2
+    by_position = position_stats([record])["soft_mean_by_position"]
+    assert by_position["first"] == pytest.approx((7.4 + 7.5 + 7.0 + 6.9) / 4)
+    assert by_position["second"] == pytest.approx((6.9 + 7.0 + 7.2 + 7.3) / 4)
 
 
 def test_soft_ties_are_ties_and_a_referee_without_distributions_leaves_no_soft_label() -> None:
@@ -361,6 +364,7 @@ def test_report_and_summary_show_hard_and_soft_side_by_side(
     out = capsys.readouterr().out
     assert "verdicts" in out and "hard" in out and "soft" in out and "ties" in out
     assert "soft verdicts: 16 scores read" in out and "soft minus hard, same items" in out
+    assert "soft mean score shown first 7.50, second 6.90" in out
 
 
 def test_an_empty_token_before_a_score_does_not_hide_it() -> None:

@@ -261,6 +261,9 @@ def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     ``consistency``: share of items debated in both orders whose two order-level panel labels
     agree (in A/B terms). ``first_position_win_share``: among referee verdicts with a winner,
     the share that went to the answer shown first (0.5 means no position preference).
+    ``soft_mean_by_position``: the mean expected score of the answer shown first and of the one
+    shown second (soft verdicts only; a gap is a position bias that summing both orders must
+    cancel, leaving the soft decision to what remains).
     """
     both = [r for r in records if len(r["orders"]) == 2]
     agree = sum(1 for r in both if r["orders"][0]["label"] == r["orders"][1]["label"])
@@ -271,9 +274,22 @@ def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for ref in o["referees"]
         if ref.get("winner_shown") in ("1", "2")
     ]
-    return {
+    expected = [
+        [d["expected"] for d in ref["distributions"]]
+        for r in records
+        for o in r["orders"]
+        for ref in o["referees"]
+        if "distributions" in ref
+    ]
+    stats: dict[str, Any] = {
         "items_in_both_orders": len(both),
         "consistency": agree / len(both) if both else None,
         "decisive_verdicts": len(shown),
         "first_position_win_share": shown.count("1") / len(shown) if shown else None,
     }
+    if expected:
+        stats["soft_mean_by_position"] = {
+            "first": fmean(e[0] for e in expected),
+            "second": fmean(e[1] for e in expected),
+        }
+    return stats

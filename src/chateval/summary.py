@@ -113,7 +113,12 @@ def print_summary(result: RunResult) -> None:
         share = position["first_position_win_share"]
         # No decisive verdict means no evidence either way, not a 0% share.
         wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
-        console.print(f"position consistency {100 * position['consistency']:.1f}%, {wins}")
+        by_position = position.get("soft_mean_by_position")
+        if by_position:
+            first, second = by_position["first"], by_position["second"]
+            wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"
+        consistency = f"position consistency {100 * position['consistency']:.1f}%"
+        console.print(f"{consistency}, {wins}", highlight=False, soft_wrap=True)
     rows = per_model_rows(metrics, info)
     if rows:
         # Lines, not a table: eight columns do not fit an 80-column terminal.
