@@ -29,15 +29,15 @@ PARROTING = debate(
         "[Your turn: Critic] You are Critic. You look for weaknesses first: factual slips, gaps",
     ),
     (Turn(0, 1), "Everyday Reader", "discussion", "Tell the panel what you think in two or three sentences."),
-    (Turn(LAST, 0), "Critic", "assessment", "I agree with the panel."),
-    (Turn(LAST, 0, scoring=True), "Critic", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
+    (Turn(LAST, 0, "verdict"), "Critic", "assessment", "I agree with the panel."),
+    (Turn(LAST, 0, "verdict", scoring=True), "Critic", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
     (
-        Turn(LAST, 1),
+        Turn(LAST, 1, "verdict"),
         "Everyday Reader",
         "assessment",
         "Judge the answers of two AI assistants to the user question below.",
     ),
-    (Turn(LAST, 1, scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
+    (Turn(LAST, 1, "verdict", scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 7"),
 )
 INDEPENDENT = debate(
     (Turn(0, 0), "Critic", "discussion", "Nine minutes gives a hard yolk; the second answer says nothing."),
@@ -47,15 +47,15 @@ INDEPENDENT = debate(
         "discussion",
         "I just want a time I can set on my phone, so the first helps.",
     ),
-    (Turn(LAST, 0), "Critic", "assessment", "The first answer is precise."),
-    (Turn(LAST, 0, scoring=True), "Critic", "verdict", "Assistant 1: 8\nAssistant 2: 2"),
+    (Turn(LAST, 0, "verdict"), "Critic", "assessment", "The first answer is precise."),
+    (Turn(LAST, 0, "verdict", scoring=True), "Critic", "verdict", "Assistant 1: 8\nAssistant 2: 2"),
     (
-        Turn(LAST, 1),
+        Turn(LAST, 1, "verdict"),
         "Everyday Reader",
         "assessment",
         "The first answer is usable; I would add a tip on cooling.",
     ),
-    (Turn(LAST, 1, scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 3"),
+    (Turn(LAST, 1, "verdict", scoring=True), "Everyday Reader", "verdict", "Assistant 1: 7\nAssistant 2: 3"),
 )
 
 

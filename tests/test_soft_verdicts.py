@@ -124,7 +124,7 @@ def test_vocabulary_check_refuses_tokens_that_join_a_score_to_its_line() -> None
 def _verdict(
     speaker: str, agent: int, text: str, distributions: tuple[ScoreDistribution, ...] | None
 ) -> Utterance:
-    return Utterance(Turn(0, agent, scoring=True), speaker, "verdict", text, "stop", distributions)
+    return Utterance(Turn(0, agent, "verdict", scoring=True), speaker, "verdict", text, "stop", distributions)
 
 
 def _pairwise_debate(swapped: bool, verdicts: list[Utterance]) -> Debate:

@@ -39,7 +39,8 @@ def run_debate(
 
 
 def u(round_: int, agent: int | None, kind: str = "discussion") -> Utterance:
-    return Utterance(Turn(round_, agent), f"S{agent}", kind, f"r{round_}a{agent}")  # type: ignore[arg-type]
+    turn = Turn(round_, agent, "summary" if agent is None else "discussion")
+    return Utterance(turn, f"S{agent}", kind, f"r{round_}a{agent}")  # type: ignore[arg-type]
 
 
 def test_one_by_one_sees_everything_before_including_same_round() -> None:
@@ -61,7 +62,7 @@ def test_summarizer_agents_see_only_latest_summary() -> None:
     assert [x.text for x in strategy.visible(t, Turn(2, 0))] == ["r1aNone"]
     # The summarizer of round 1 sees the previous summary and round 1's talk only.
     t2 = Transcript(t.utterances[:5])
-    assert [x.text for x in strategy.visible(t2, Turn(1, None))] == ["r0aNone", "r1a0", "r1a1"]
+    assert [x.text for x in strategy.visible(t2, Turn(1, None, "summary"))] == ["r0aNone", "r1a0", "r1a1"]
 
 
 @pytest.mark.parametrize(

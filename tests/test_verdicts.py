@@ -125,8 +125,8 @@ def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
     item = PairwiseItem("x", "q", "a", "b", "A")
     transcript = Transcript(
         (
-            Utterance(Turn(0, 0), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"),
-            Utterance(Turn(0, 1), "Editor", "verdict", "no idea", "length"),
+            Utterance(Turn(0, 0, "verdict"), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"),
+            Utterance(Turn(0, 1, "verdict"), "Editor", "verdict", "no idea", "length"),
         )
     )
     record = aggregate_pairwise([Debate("x", item, transcript=transcript)], PairwiseFormat())
@@ -141,8 +141,8 @@ def _order(key: str, swapped: bool, critic: str, editor: str) -> Debate:
     item = PairwiseItem("x", "q", "a", "b", "A")
     transcript = Transcript(
         (
-            Utterance(Turn(0, 0), "Critic", "verdict", critic),
-            Utterance(Turn(0, 1), "Editor", "verdict", editor),
+            Utterance(Turn(0, 0, "verdict"), "Critic", "verdict", critic),
+            Utterance(Turn(0, 1, "verdict"), "Editor", "verdict", editor),
         )
     )
     return Debate(key, item, swapped, transcript)

@@ -206,17 +206,15 @@ def _sequential(
     """
     for debate in debates:
         for step in panel.plan():
-            made = []
-            for turn in step:
-                if not panel.needs(debate, turn):
-                    continue
+            turns = panel.due(debate, step)
+            results = []
+            for turn in turns:
                 request = panel.request(debate, turn)
                 started = time.perf_counter()
                 [result] = pool.get(request.model).generate([request])
                 timed.append((debate.item.id, request.model, _timed(result, time.perf_counter() - started)))
-                made.append(panel.utterance(turn, result))
-            for utterance in panel.settle(step, made):
-                debate.transcript = debate.transcript.add(utterance)
+                results.append(result)
+            panel.advance(debate, step, turns, results)
 
 
 def _price_sequential(

@@ -16,7 +16,7 @@ from typing import Literal
 from chateval.backends.base import GenerationResult, Keep, TokenCounter
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import Transcript, Utterance
+from chateval.debate.transcript import Utterance
 from chateval.errors import DataError
 
 log = logging.getLogger(__name__)
@@ -53,8 +53,8 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
     debate = Debate(key=item.id, item=item)
     worst = 0
     for step in panel.plan():
-        made = []
-        for turn in step:
+        turns = panel.due(debate, step)
+        for turn in turns:
             request = panel.request(debate, turn)
             if request.model != backend.model:
                 continue
@@ -63,9 +63,7 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
             if turn.scoring:  # it continues its own assessment
                 grown += panel.verdict_format.assessment_max_tokens
             worst = max(worst, backend.count_prompt_tokens(request.messages) + grown + request.max_tokens)
-        for turn in step:
-            made.append(panel.utterance(turn, _EMPTY))
-        debate.transcript = Transcript(debate.transcript.utterances + tuple(made))
+        panel.advance(debate, step, turns, [_EMPTY] * len(turns))
     return worst
 
 
@@ -74,7 +72,7 @@ def _max_tokens(panel: Panel, utterance: Utterance) -> int:
         return panel.sampling.summary_max_tokens
     if utterance.kind == "assessment":
         return panel.verdict_format.assessment_max_tokens
-    if panel.is_final(utterance.turn):
+    if utterance.turn.gives_verdict:
         # Shown with its assessment lead ("Scores:") or with the evidence line after it.
         return panel.verdict_format.max_tokens
     return panel.sampling.discussion_max_tokens

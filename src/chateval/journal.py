@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval.debate.scheduler import ModelUsage
-from chateval.debate.transcript import Turn, Utterance
+from chateval.debate.transcript import Turn, TurnKind, Utterance
 from chateval.errors import DataError
 from chateval.soft import ScoreDistribution
 
@@ -66,7 +66,7 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
         "debate": key,
         "round": u.turn.round,
         "agent": u.turn.agent,
-        "probe": u.turn.probe,
+        "turn": u.turn.kind,
         "scoring": u.turn.scoring,
         "speaker": u.speaker,
         "kind": u.kind,
@@ -79,8 +79,7 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
 
 
 def _utterance(record: dict[str, Any]) -> Utterance:
-    probe = record.get("probe", record["kind"] == "probe")
-    turn = Turn(record["round"], record["agent"], probe=probe, scoring=record.get("scoring", False))
+    turn = Turn(record["round"], record["agent"], _turn_kind(record), record.get("scoring", False))
     distributions = record.get("distributions")
     return Utterance(
         turn,
@@ -90,6 +89,20 @@ def _utterance(record: dict[str, Any]) -> Utterance:
         record["finish_reason"],
         None if distributions is None else tuple(ScoreDistribution.from_dict(d) for d in distributions),
     )
+
+
+def _turn_kind(record: dict[str, Any]) -> TurnKind:
+    """The kind of the turn a record answers; journals written before turns had kinds only
+    flagged hidden turns (``probe``): a check that ended its debate (``verdict``) is told
+    apart; other hidden turns read as probes, which ask the same question as a check."""
+    if "turn" in record:
+        kind: TurnKind = record["turn"]
+        return kind
+    if record["agent"] is None:
+        return "summary"
+    if record.get("probe", record["kind"] == "probe"):
+        return "check" if record["kind"] == "verdict" else "probe"
+    return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
 
 
 def load(path: Path) -> JournalState:

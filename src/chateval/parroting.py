@@ -81,7 +81,7 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
     said = [
         u
         for u in debate.transcript.utterances
-        if not u.turn.probe or u.turn in verdicts or u.turn.scored() in verdicts
+        if not u.turn.hidden or u.turn in verdicts or u.turn.scored() in verdicts
     ]
     out: dict[str, RefereeBehaviour] = {}
     for agent in panel.agents:

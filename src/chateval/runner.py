@@ -188,7 +188,7 @@ class RunResult:
 
 def stopped_early(debate: Debate) -> bool:
     """The debate ended at an early-stop check (its verdicts are check answers)."""
-    return any(u.kind == "verdict" and u.turn.probe for u in debate.transcript.utterances)
+    return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
 
 
 def transcript_record(debate: Debate) -> dict[str, Any]:
@@ -201,7 +201,8 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
                 "round": u.turn.round,
                 "speaker": u.speaker,
                 "kind": u.kind,
-                "probe": u.turn.probe,  # hidden: an opinion probe or an early-stop check
+                "turn": u.turn.kind,
+                "probe": u.turn.hidden,  # hidden: an opinion probe or an early-stop check
                 "scoring": u.turn.scoring,  # the scores that continue the assessment before
                 "text": u.text,
                 "finish_reason": u.finish_reason,

@@ -4,6 +4,7 @@ The panel is the glue between a strategy (who sees what) and the backends (reque
 a (debate, turn) pair into a GenerationRequest and a GenerationResult back into an Utterance.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from chateval.backends.base import GenerationRequest, GenerationResult
@@ -67,10 +68,17 @@ class Panel:
     soft: bool = False
 
     def plan(self) -> list[Step]:
-        """The strategy's steps, plus early-stop check steps and the final probe step; with
-        reasoning, every step of verdict turns is followed by a step of their scores."""
+        """The strategy's steps (a referee's last-round turns made verdicts), plus early-stop
+        check steps and the final probe step; with reasoning, every step of verdict-giving
+        turns is followed by a step of their scores."""
         n = len(self.agents)
-        steps = self.strategy.plan(n, self.rounds)
+        last = self.rounds - 1
+        steps = [
+            tuple(
+                replace(t, kind="verdict") if t.kind == "discussion" and t.round == last else t for t in step
+            )
+            for step in self.strategy.plan(n, self.rounds)
+        ]
         if self.early_stop:
             with_checks: list[Step] = []
             for index, step in enumerate(steps):
@@ -78,16 +86,16 @@ class Panel:
                 r = step[0].round
                 round_ends = index + 1 == len(steps) or steps[index + 1][0].round != r
                 if round_ends and r < self.rounds - 1:
-                    with_checks.append(tuple(Turn(r + 1, a, probe=True) for a in range(n)))
+                    with_checks.append(tuple(Turn(r + 1, a, "check") for a in range(n)))
             steps = with_checks
         if self.opinion_probes:
-            steps.append(tuple(Turn(r, a, probe=True) for r in range(self.rounds) for a in range(n)))
+            steps.append(tuple(Turn(r, a, "probe") for r in range(self.rounds) for a in range(n)))
         if not self.reasoning:
             return steps
         with_scores: list[Step] = []
         for step in steps:
             with_scores.append(step)
-            scored = tuple(t.scored() for t in step if self.is_final(t))
+            scored = tuple(t.scored() for t in step if t.gives_verdict)
             if scored:
                 with_scores.append(scored)
         return with_scores
@@ -108,24 +116,36 @@ class Panel:
         early-stop check already asked is not asked again.
         """
         said = debate.transcript.utterances
-        if turn.probe:
-            reached = max((u.turn.round for u in said if not u.turn.probe), default=-1) + 1
-            return turn.round <= reached and not any(u.turn == turn for u in said)
+        if turn.hidden:
+            reached = max((u.turn.round for u in said if not u.turn.hidden), default=-1) + 1
+            asked = any(u.turn.question() == turn.question() and u.turn.scoring == turn.scoring for u in said)
+            return turn.round <= reached and not asked
         return not self.finished(debate)
 
-    def is_check(self, step: Step) -> bool:
-        """An early-stop check step that gives verdicts: every referee's probe (its scores,
-        with reasoning) for one round, mid-debate."""
-        return (
-            self.early_stop
-            and len(step) == len(self.agents)
-            and all(t.probe and t.round == step[0].round and t.scoring == self.reasoning for t in step)
-            and 0 < step[0].round < self.rounds
-        )
+    def due(self, debate: Debate, step: Step) -> list[Turn]:
+        """The turns of ``step`` that still have to run for ``debate``."""
+        return [turn for turn in step if self.needs(debate, turn)]
 
-    def settle(self, step: Step, utterances: list[Utterance]) -> list[Utterance]:
-        """One debate's utterances of ``step``; a unanimous early-stop check becomes its verdicts."""
-        if not self.is_check(step) or len(utterances) != len(self.agents):
+    def advance(
+        self, debate: Debate, step: Step, turns: Sequence[Turn], results: Sequence[GenerationResult]
+    ) -> list[Utterance]:
+        """Complete ``step`` of ``debate`` with the results of its due ``turns``.
+
+        The one step walk every path shares (step barriers, streaming, the sequential bench
+        loop, context fitting): results become utterances, a unanimous early-stop check
+        becomes the debate's verdicts, and the utterances join the transcript. Returns them.
+        """
+        made = [self.utterance(turn, result) for turn, result in zip(turns, results, strict=True)]
+        settled = self._settle(step, made)
+        for utterance in settled:
+            debate.transcript = debate.transcript.add(utterance)
+        return settled
+
+    def _settle(self, step: Step, utterances: list[Utterance]) -> list[Utterance]:
+        """One debate's utterances of ``step``; a unanimous early-stop check (every referee's
+        scores, or verdict without reasoning) becomes its verdicts."""
+        is_check = all(t.kind == "check" and t.scoring == self.reasoning for t in step)
+        if not is_check or len(utterances) != len(self.agents):
             return utterances
         if not self._unanimous([u.text for u in utterances]):
             return utterances
@@ -144,29 +164,28 @@ class Panel:
                 opinions.append(tuple(sorted(verdict.scores.items())))
         return len(set(opinions)) == 1
 
-    def is_final(self, turn: Turn) -> bool:
-        """A referee's last round (and every probe) carries the verdict instruction."""
-        return turn.probe or (not turn.is_summary and turn.round == self.rounds - 1)
-
     def constrained(self, turn: Turn) -> bool:
         """The turn writes score lines under the verdict format's constraint."""
-        return self.is_final(turn) and (turn.scoring or not self.reasoning)
+        return turn.gives_verdict and (turn.scoring or not self.reasoning)
 
     def visible(self, debate: Debate, turn: Turn) -> list[Utterance]:
         """What the speaker of ``turn`` sees. Probe and check answers are hidden from everyone;
         a probe sees what its speaker saw when entering its round. A scoring turn sees what its
         assessment saw (its own assessment is the lead it continues)."""
         turn = turn.reasoned()
-        said = tuple(u for u in debate.transcript.utterances if not u.turn.probe)
-        if not turn.probe:
+        said = tuple(u for u in debate.transcript.utterances if not u.turn.hidden)
+        if not turn.hidden:
             return self.strategy.visible(Transcript(said), turn)
         earlier = Transcript(tuple(u for u in said if u.turn.round < turn.round))
         return self.strategy.visible(earlier, Turn(turn.round, turn.agent))
 
     def assessment(self, debate: Debate, turn: Turn) -> str:
         """The assessment a scoring turn continues: its own verdict turn's first half."""
-        wanted = turn.reasoned()
-        return next(u.text for u in debate.transcript.utterances if u.turn == wanted)
+        return next(
+            u.text
+            for u in debate.transcript.utterances
+            if u.kind == "assessment" and u.turn.question() == turn.question()
+        )
 
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
@@ -182,7 +201,7 @@ class Panel:
                 seed=s.seed,
             )
         agent = self.agents[turn.agent]
-        final = self.is_final(turn)
+        final = turn.gives_verdict
         constrained = self.constrained(turn)
         if constrained:
             max_tokens = self.verdict_format.max_tokens
@@ -218,9 +237,9 @@ class Panel:
         text = result.text.strip()
         distributions = None
         if self.constrained(turn):
-            kind = "probe" if turn.probe else "verdict"
+            kind = "probe" if turn.hidden else "verdict"
             distributions = self._distributions(result)
-        elif self.is_final(turn):
+        elif turn.gives_verdict:
             kind = "assessment"
             text = self.verdict_format.assessment(text)  # the scores are the next request's
         return Utterance(turn, self.agents[turn.agent].name, kind, text, result.finish_reason, distributions)

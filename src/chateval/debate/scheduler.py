@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import Utterance
+from chateval.debate.transcript import Turn, Utterance
 from chateval.errors import BackendError
 from chateval.placement import ModelPool
 
@@ -113,25 +113,17 @@ class Scheduler:
         plan = panel.plan()
         done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
         for index in range(min(done.values(), default=len(plan)), len(plan)):
-            pending = [
-                (debate, turn)
-                for debate in debates
-                if done[debate.key] <= index
-                for turn in plan[index]
-                if panel.needs(debate, turn)
-            ]
+            step = plan[index]
+            due = {d.key: panel.due(d, step) if done[d.key] <= index else [] for d in debates}
+            pending = [(debate, turn) for debate in debates for turn in due[debate.key]]
             if self.on_step is not None:
                 self.on_step(index + 1, len(plan), len(pending))
             before = {m: ModelUsage(**vars(u)) for m, u in self.usage.per_model.items()}
-            results = self.generate([panel.request(debate, turn) for debate, turn in pending])
-            by_debate: dict[str, list[Utterance]] = {}
-            for (debate, turn), result in zip(pending, results, strict=True):
-                by_debate.setdefault(debate.key, []).append(panel.utterance(turn, result))
+            results = iter(self.generate([panel.request(debate, turn) for debate, turn in pending]))
             added = []
             for debate in debates:
-                for utterance in panel.settle(plan[index], by_debate.get(debate.key, [])):
-                    debate.transcript = debate.transcript.add(utterance)
-                    added.append((debate, utterance))
+                mine = [next(results) for _ in due[debate.key]]
+                added += [(debate, u) for u in panel.advance(debate, step, due[debate.key], mine)]
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
         self.usage.steps = len(plan)
@@ -152,6 +144,8 @@ class Scheduler:
         done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
         by_key = {d.key: d for d in debates}
         waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
+        due: dict[str, list[Turn]] = {}  # debate -> the turns of its step in flight
+        routed: dict[str, list[str]] = {}  # debate -> the model of each of those turns
         in_flight: dict[str, set[str]] = defaultdict(set)  # model -> keys queued in its engine
         polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
         counter = 0
@@ -159,15 +153,18 @@ class Scheduler:
         def submit_next(debate: Debate) -> None:
             nonlocal counter
             while done[debate.key] < len(plan):
-                turns = [t for t in plan[done[debate.key]] if panel.needs(debate, t)]
+                turns = panel.due(debate, plan[done[debate.key]])
                 if turns:
+                    due[debate.key] = turns
                     waiting[debate.key] = dict.fromkeys(range(len(turns)))
+                    routed[debate.key] = []
                     for slot, turn in enumerate(turns):
                         request = panel.request(debate, turn)
                         backend = self.pool.get(request.model)
                         assert isinstance(backend, StreamingBackend)
                         key = f"{debate.key}\x1f{slot}\x1f{counter}"
                         backend.submit(key, request)
+                        routed[debate.key].append(request.model)
                         in_flight[request.model].add(key)
                         counter += 1
                     return
@@ -175,22 +172,14 @@ class Scheduler:
 
         def finish(debate: Debate) -> None:
             index = done[debate.key]
-            turns = [t for t in plan[index] if panel.needs(debate, t)]
-            results = waiting.pop(debate.key)
+            results = [r for _, r in sorted(waiting.pop(debate.key).items()) if r is not None]
             step_usage: dict[str, ModelUsage] = {}
-            made = []
-            for slot, turn in enumerate(turns):
-                result = results[slot]
-                assert result is not None
-                model = panel.request(debate, turn).model
+            for result, model in zip(results, routed.pop(debate.key), strict=True):
                 step_usage.setdefault(model, ModelUsage()).add([result], batches=0)
-                made.append(panel.utterance(turn, result))
             # Engine steps so far go into this marker, so a resumed run's counts stay whole.
             for model in list(polls):
                 step_usage.setdefault(model, ModelUsage()).engine_steps += polls.pop(model)
-            settled = panel.settle(plan[index], made)
-            for utterance in settled:
-                debate.transcript = debate.transcript.add(utterance)
+            settled = panel.advance(debate, plan[index], due.pop(debate.key), results)
             for model, usage in step_usage.items():
                 self.usage.per_model.setdefault(model, ModelUsage()).merge(usage)
             if on_debate_step is not None:

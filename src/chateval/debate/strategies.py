@@ -78,7 +78,7 @@ class SimultaneousSummarizer(Strategy):
         for r in range(rounds):
             steps.append(tuple(Turn(r, a) for a in range(n_agents)))
             if r < rounds - 1:
-                steps.append((Turn(r, None),))
+                steps.append((Turn(r, None, "summary"),))
         return steps
 
     def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:

@@ -9,36 +9,68 @@ SUMMARIZER = "summarizer"
 
 UtteranceKind = Literal["discussion", "assessment", "verdict", "summary", "probe"]
 
+TurnKind = Literal["discussion", "summary", "verdict", "check", "probe"]
+"""What a turn is for:
+
+- ``discussion``: a referee speaks in a round before its last;
+- ``summary``: the summarizer condenses a round (``agent`` is None);
+- ``verdict``: a referee's last round, which ends in its scores;
+- ``check``: an early-stop check, a hidden verdict after a non-final round (unanimous checks
+  end the debate and become its verdicts);
+- ``probe``: an opinion probe, a hidden verdict as of the start of a round, asked at the end.
+"""
+
+HIDDEN_KINDS = ("check", "probe")
+
 
 @dataclass(frozen=True)
 class Turn:
-    """One slot of a debate plan: who speaks in which round.
+    """One slot of a debate plan: who speaks in which round, and for what (``kind``).
 
-    ``agent`` is the index of a panel member, or None for the summarizer. A ``probe`` turn
-    asks a referee for its verdict as of the start of ``round`` (round 0: before any
-    discussion); nobody sees its answer.
+    ``agent`` is the index of a panel member, or None for the summarizer. A hidden turn (a
+    check or a probe) asks a referee for its verdict as of the start of ``round`` (round 0:
+    before any discussion); nobody sees its answer. A check and a probe of the same round and
+    referee ask the same question.
 
-    A verdict turn (a referee's last round, or a probe) with reasoning on is two turns in
+    A verdict-giving turn (verdict, check, probe) with reasoning on is two turns in
     consecutive steps: first the free-text assessment, then the constrained scores
     (``scoring``), which continue the referee's own assessment.
     """
 
     round: int
     agent: int | None
-    probe: bool = False
+    kind: TurnKind = "discussion"
     scoring: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.agent is None) != (self.kind == "summary"):
+            raise ValueError(f"a {self.kind} turn with agent {self.agent!r}: only summaries have no agent")
 
     @property
     def is_summary(self) -> bool:
-        return self.agent is None
+        return self.kind == "summary"
+
+    @property
+    def hidden(self) -> bool:
+        """A check or a probe: a verdict nobody else sees."""
+        return self.kind in HIDDEN_KINDS
+
+    @property
+    def gives_verdict(self) -> bool:
+        """The turn carries the verdict instruction (a referee's last round, a check, a probe)."""
+        return self.kind in ("verdict", *HIDDEN_KINDS)
+
+    def question(self) -> tuple[int, int | None, bool]:
+        """What the turn asks, whatever its half: a check and a probe of one round are one question."""
+        return (self.round, self.agent, self.hidden)
 
     def scored(self) -> "Turn":
         """The scoring half of this verdict turn."""
-        return Turn(self.round, self.agent, self.probe, scoring=True)
+        return Turn(self.round, self.agent, self.kind, scoring=True)
 
     def reasoned(self) -> "Turn":
         """The assessment half of this verdict turn."""
-        return Turn(self.round, self.agent, self.probe, scoring=False)
+        return Turn(self.round, self.agent, self.kind, scoring=False)
 
 
 @dataclass(frozen=True)

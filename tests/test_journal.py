@@ -1,0 +1,101 @@
+"""The step journal on its own: round trips, torn tails, double marks and older formats."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chateval import journal
+from chateval.debate.scheduler import ModelUsage
+from chateval.debate.transcript import Turn, Utterance
+from chateval.errors import DataError
+from chateval.soft import ScoreDistribution
+
+DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.")
+ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")
+SCORES = Utterance(
+    Turn(1, 0, "check", scoring=True),
+    "Critic",
+    "probe",
+    "Assistant 1: 8\nAssistant 2: 3",
+    distributions=(
+        ScoreDistribution({8: 0.75, 7: 0.25}, 0.0, 0.0),
+        ScoreDistribution({3: 1.0}, 0.0, 0.0),
+    ),
+)
+SUMMARY = Utterance(Turn(0, None, "summary"), "Summarizer", "summary", "They agree.", "length")
+
+
+def usage(requests: int) -> dict[str, ModelUsage]:
+    return {"m": ModelUsage(batches=1, requests=requests, prompt_tokens=10 * requests)}
+
+
+def test_barrier_steps_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / journal.JOURNAL
+    journal.append_step(path, 0, [("a", DISCUSSION), ("b", SUMMARY)], usage(2))
+    journal.append_step(path, 1, [("a", ASSESSMENT), ("a", SCORES)], usage(2))
+    state = journal.load(path)
+    assert state.steps_done == 2
+    assert state.utterances == {"a": [DISCUSSION, ASSESSMENT, SCORES], "b": [SUMMARY]}
+    assert state.usage["m"] == ModelUsage(batches=2, requests=4, prompt_tokens=40)
+    assert state.valid_bytes == path.stat().st_size
+
+
+def test_streaming_steps_count_per_debate(tmp_path: Path) -> None:
+    path = tmp_path / journal.JOURNAL
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1), debate="a")
+    journal.append_step(path, 2, [("a", ASSESSMENT)], usage(1), debate="a")  # step 1 had nothing
+    journal.append_step(path, 0, [("b", DISCUSSION)], usage(1), debate="b")
+    state = journal.load(path)
+    assert (state.debate_progress("a"), state.debate_progress("b"), state.debate_progress("c")) == (3, 1, 0)
+    assert [u.text for u in state.utterances["a"]] == [DISCUSSION.text, ASSESSMENT.text]
+
+
+def test_a_torn_tail_is_ignored_then_cut(tmp_path: Path) -> None:
+    path = tmp_path / journal.JOURNAL
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
+    whole = path.stat().st_size
+    with path.open("a", encoding="utf-8") as handle:  # step 1's utterance, then a torn marker
+        handle.write(json.dumps({"step": 1, "debate": "a", "round": 1, "agent": 0}) + '\n{"step_do')
+    state = journal.load(path)
+    assert state.steps_done == 1 and len(state.utterances["a"]) == 1
+    journal.truncate_to_complete(path, state)
+    assert path.stat().st_size == whole
+
+
+def test_a_step_marked_twice_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / journal.JOURNAL
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
+    with pytest.raises(DataError, match="step 0 is marked done twice"):
+        journal.load(path)
+
+
+def test_a_missing_journal_is_an_empty_state(tmp_path: Path) -> None:
+    state = journal.load(tmp_path / journal.JOURNAL)
+    assert (state.steps_done, state.utterances, state.valid_bytes) == (0, {}, 0)
+
+
+@pytest.mark.parametrize(
+    ("record", "kind"),
+    [
+        ({"agent": 0, "kind": "discussion"}, "discussion"),
+        ({"agent": None, "kind": "summary"}, "summary"),
+        ({"agent": 0, "kind": "assessment"}, "verdict"),
+        ({"agent": 0, "kind": "verdict", "scoring": True}, "verdict"),
+        ({"agent": 0, "kind": "probe", "probe": True}, "probe"),
+        ({"agent": 0, "kind": "assessment", "probe": True}, "probe"),
+        ({"agent": 0, "kind": "verdict", "probe": True}, "check"),  # a check that ended the debate
+        ({"agent": 0, "kind": "probe"}, "probe"),  # before hidden turns were flagged at all
+    ],
+)
+def test_journals_from_before_turn_kinds_still_load(
+    tmp_path: Path, record: dict[str, object], kind: str
+) -> None:
+    path = tmp_path / journal.JOURNAL
+    line = {"step": 0, "debate": "a", "round": 1, "speaker": "S", "text": "t", "finish_reason": "stop"}
+    marker = {"step_done": 0, "usage": {"m": {"backend_calls": 1, "requests": 1}}}
+    path.write_text(json.dumps(line | record) + "\n" + json.dumps(marker) + "\n")
+    state = journal.load(path)
+    assert state.utterances["a"][0].turn.kind == kind
+    assert state.usage["m"].batches == 1
