@@ -72,21 +72,21 @@ def test_bad_override(tmp_path: Path) -> None:
 
 
 def test_unknown_role_is_rejected_when_the_panel_is_built() -> None:
-    from chateval.runner import build_panel
+    from chateval.debate.building import build_panel
 
     with pytest.raises(ConfigError, match=r"unknown role 'jester'.*critic"):
         build_panel(tiny_config(agents=[{"role": "jester"}]))
 
 
 def test_repeated_roles_get_distinct_names() -> None:
-    from chateval.runner import build_panel
+    from chateval.debate.building import build_panel
 
     panel = build_panel(tiny_config(agents=[{"role": "critic"}, {"role": "critic"}, {"role": "editor"}]))
     assert [a.name for a in panel.agents] == ["Critic 1", "Critic 2", "Editor"]
 
 
 def test_inline_role() -> None:
-    from chateval.runner import build_panel
+    from chateval.debate.building import build_panel
 
     panel = build_panel(tiny_config(agents=[{"role": {"name": "Poet", "description": "You love rhythm."}}]))
     assert panel.agents[0].role.description == "You love rhythm."

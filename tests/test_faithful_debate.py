@@ -8,9 +8,9 @@ import pytest
 
 from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
+from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
 from chateval.prompts import PROMPT_LAYOUTS, get_role
-from chateval.runner import build_debates, build_panel, load_run_items
 from tests.conftest import prompt_text, tiny_config
 
 MODEL = "smollm2-135m"

@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from chateval import journal
-from chateval.debate.scheduler import ModelUsage
-from chateval.debate.transcript import Turn, Utterance
+from chateval.backends.usage import ModelUsage
 from chateval.errors import DataError
 from chateval.soft import ScoreDistribution
+from chateval.transcript import Turn, Utterance
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.")
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")

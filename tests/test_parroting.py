@@ -3,11 +3,12 @@
 from pathlib import Path
 
 from chateval.data.items import PairwiseItem
+from chateval.debate.building import build_panel
 from chateval.debate.panel import Debate
-from chateval.debate.transcript import Transcript, Turn, Utterance
 from chateval.diagnostics import per_model
 from chateval.parroting import EchoDetector, debate_behaviour, parroting_summary, word_runs
-from chateval.runner import build_panel, item_records
+from chateval.records import item_records
+from chateval.transcript import Transcript, Turn, Utterance
 from tests.conftest import tiny_config
 
 ITEM = PairwiseItem("q1", "How long should I boil an egg?", "Nine minutes.", "Until it is done.", "A")

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.base import GenerationRequest
+from chateval.backends.pool import ModelPool
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
-from chateval.placement import ModelPool, choose_placement, memory_shares, weights_gib
+from chateval.placement import choose_placement, memory_shares, weights_gib
 from chateval.runner import run
 from tests.conftest import prompt_text, tiny_config
 

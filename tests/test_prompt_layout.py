@@ -13,11 +13,12 @@ import pytest
 from chateval.backends import TokenizerOnly
 from chateval.backends.base import ChatMessage, GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
+from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
 from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.prompts import PROMPT_LAYOUTS
-from chateval.runner import build_debates, build_panel, load_run_items, run
+from chateval.runner import run
 from tests.conftest import SECOND_MODEL, prompt_text, tiny_config
 
 MODEL = "smollm2-135m"

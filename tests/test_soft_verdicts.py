@@ -17,11 +17,12 @@ from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenC
 from chateval.backends.scripted import ScriptedBackend
 from chateval.data.items import DirectItem, PairwiseItem
 from chateval.debate.panel import Debate
-from chateval.debate.transcript import Transcript, Turn, Utterance
 from chateval.errors import ConfigError
+from chateval.evaluation import compute_metrics
 from chateval.journal import append_step, load
-from chateval.runner import compute_metrics, run
+from chateval.runner import run
 from chateval.soft import ScoreDistribution, check_vocabulary, read_score, score_pieces
+from chateval.transcript import Transcript, Turn, Utterance
 from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat
 from tests.conftest import read_jsonl, tiny_config
 

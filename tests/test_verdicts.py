@@ -7,8 +7,8 @@ import pytest
 from chateval.aggregate import aggregate_pairwise, majority_label, pairwise_winner
 from chateval.data.items import PairwiseItem
 from chateval.debate.panel import Debate
-from chateval.debate.transcript import Transcript, Turn, Utterance
 from chateval.errors import ConfigError, VerdictError
+from chateval.transcript import Transcript, Turn, Utterance
 from chateval.verdicts import (
     Dimension,
     DirectFormat,
@@ -125,7 +125,9 @@ def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
     item = PairwiseItem("x", "q", "a", "b", "A")
     transcript = Transcript(
         (
-            Utterance(Turn(0, 0, "verdict"), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"),
+            Utterance(
+                Turn(0, 0, "verdict"), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"
+            ),
             Utterance(Turn(0, 1, "verdict"), "Editor", "verdict", "no idea", "length"),
         )
     )

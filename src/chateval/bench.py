@@ -20,25 +20,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.backends.pool import ModelPool
 from chateval.config import RunConfig
 from chateval.context import fit_items
+from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.scheduler import Scheduler
 from chateval.errors import ConfigError
+from chateval.evaluation import compute_metrics
 from chateval.models import ModelRegistry
-from chateval.placement import ModelPool, plan_placement
+from chateval.placement import backend_loader, default_backend_factory, plan_placement
 from chateval.prompts import PROMPT_LAYOUTS
+from chateval.records import item_records, stopped_early
 from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
-from chateval.runner import (
-    backend_loader,
-    build_debates,
-    build_panel,
-    compute_metrics,
-    default_backend_factory,
-    item_records,
-    load_run_items,
-    stopped_early,
-)
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
 VARIANTS: dict[str, dict[str, Any]] = {

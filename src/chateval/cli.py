@@ -167,7 +167,7 @@ def rescore(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
 ) -> None:
     """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
-    from chateval.runner import rescore as rescore_run
+    from chateval.evaluation import rescore as rescore_run
 
     try:
         for folder in run_dirs:

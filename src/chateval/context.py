@@ -16,8 +16,8 @@ from typing import Literal
 from chateval.backends.base import GenerationResult, Keep, TokenCounter
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import Utterance
 from chateval.errors import DataError
+from chateval.transcript import Utterance
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chateval.debate.scheduler import ModelUsage
-from chateval.debate.transcript import Turn, TurnKind, Utterance
+from chateval.backends.usage import ModelUsage
 from chateval.errors import DataError
 from chateval.soft import ScoreDistribution
+from chateval.transcript import Turn, TurnKind, Utterance
 
 JOURNAL = "journal.jsonl"
 

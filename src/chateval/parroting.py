@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import Utterance
 from chateval.errors import VerdictError
+from chateval.transcript import Utterance
 from chateval.verdicts import DirectVerdict
 
 ECHO_WORDS = 8

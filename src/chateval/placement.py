@@ -11,14 +11,14 @@
 
 import json
 import logging
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from chateval.backends import backend_name
 from chateval.backends.base import Backend
+from chateval.backends.pool import Loader
 from chateval.config import RunConfig
 from chateval.models import ModelRegistry, on_gpu, runtime_dtype
 
@@ -91,89 +91,6 @@ def memory_shares(need_gib: Mapping[str, float], budget: float) -> dict[str, flo
     return {m: round(budget * n / total, 3) for m, n in need_gib.items()}
 
 
-Loader = Callable[[str], Backend]
-
-
-class ModelPool:
-    """The backends of a run's models, loaded up front (co-resident) or on demand (phased).
-
-    Backends handed in as ``preloaded`` (tests, sweeps) belong to the caller: they are always
-    available and never closed or released by the pool.
-    """
-
-    def __init__(
-        self,
-        models: Sequence[str],
-        loader: Loader | None = None,
-        mode: Literal["co_resident", "phased"] = "co_resident",
-        preloaded: Mapping[str, Backend] | None = None,
-    ) -> None:
-        self.models = list(models)
-        self.loader = loader
-        self.mode = mode
-        self.preloaded = dict(preloaded or {})
-        self.loaded: dict[str, Backend] = {}
-        self.loads: dict[str, int] = {}
-        self.load_seconds = 0.0
-
-    @classmethod
-    def fixed(cls, backends: Mapping[str, Backend]) -> "ModelPool":
-        """A pool of already-loaded backends."""
-        return cls(list(backends), preloaded=backends)
-
-    def start(self) -> None:
-        """Load every model now (co-resident) or the first one (phased)."""
-        to_load = [m for m in self.models if m not in self.preloaded]
-        for model in to_load if self.mode == "co_resident" else to_load[:1]:
-            self.get(model)
-
-    def resident(self) -> list[str]:
-        return list(self.preloaded) + list(self.loaded)
-
-    def order(self, models: Iterable[str]) -> list[str]:
-        """``models`` with the resident ones first, so a phased step swaps at most once."""
-        wanted = list(dict.fromkeys(models))
-        here = set(self.resident())
-        return [m for m in wanted if m in here] + [m for m in wanted if m not in here]
-
-    def get(self, model: str) -> Backend:
-        """The backend of ``model``, loading it (and in phased mode releasing others) if needed."""
-        if model in self.preloaded:
-            return self.preloaded[model]
-        if model in self.loaded:
-            return self.loaded[model]
-        if self.loader is None:
-            from chateval.errors import BackendError
-
-            raise BackendError(f"no backend loaded for model {model!r}")
-        if self.mode == "phased":
-            self.release_all()
-        started = time.perf_counter()
-        log.info("loading model %s", model)
-        self.loaded[model] = self.loader(model)
-        self.load_seconds += time.perf_counter() - started
-        self.loads[model] = self.loads.get(model, 0) + 1
-        return self.loaded[model]
-
-    def release_all(self) -> None:
-        """Close every backend this pool loaded."""
-        while self.loaded:
-            model, backend = self.loaded.popitem()
-            log.info("releasing model %s", model)
-            backend.close()
-
-    def close(self) -> None:
-        self.release_all()
-
-    def info(self) -> dict[str, object]:
-        return {
-            "mode": self.mode,
-            "loads": dict(self.loads),
-            "swaps": max(0, sum(self.loads.values()) - len(self.loads)),
-            "load_seconds": round(self.load_seconds, 3),
-        }
-
-
 def need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) -> float:
     """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
     spec = registry.spec(model)
@@ -195,3 +112,27 @@ def plan_placement(
     gpu = on_gpu()
     needs = {m: need_gib(config, m, registry, gpu) for m in to_load}
     return choose_placement(config.placement.mode, needs, free_memory_gib(gpu))
+
+
+BackendFactory = Callable[[RunConfig, str], Backend]
+
+
+def default_backend_factory(config: RunConfig, model: str, memory_fraction: float | None = None) -> Backend:
+    """Load ``model`` (a registry name) on its backend, preparing it if needed."""
+    from chateval.backends import create_backend
+
+    registry = ModelRegistry(config.models_dir)
+    fraction = config.placement.memory_fractions.get(model, memory_fraction)
+    return create_backend(config, model, registry, fraction)
+
+
+def backend_loader(
+    config: RunConfig, factory: BackendFactory, registry: ModelRegistry | None, placement: Placement
+) -> Loader:
+    """How the pool loads a model; co-resident vLLM engines on a GPU split the memory."""
+    if factory is not default_backend_factory or registry is None:
+        return lambda model: factory(config, model)
+    shares: dict[str, float] = {}
+    if placement.mode == "co_resident" and len(placement.need_gib) > 1 and on_gpu():
+        shares = memory_shares(placement.need_gib, 0.85)
+    return lambda model: default_backend_factory(config, model, shares.get(model))

@@ -11,7 +11,8 @@ from pathlib import Path
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, load_config
 from chateval.debate.scheduler import StepCallback
-from chateval.runner import BackendFactory, RunResult, default_backend_factory, run
+from chateval.placement import BackendFactory, default_backend_factory
+from chateval.runner import RunResult, run
 
 EngineKey = tuple[str, str, str]
 

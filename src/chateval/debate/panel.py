@@ -10,10 +10,10 @@ from dataclasses import dataclass, field, replace
 from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.data.items import Item
 from chateval.debate.strategies import Step, Strategy
-from chateval.debate.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.errors import VerdictError
 from chateval.prompts import PromptBuilder, Role
 from chateval.soft import ScoreDistribution, read_score, score_pieces
+from chateval.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.verdicts import DirectVerdict, PairwiseVerdict, VerdictFormat
 
 

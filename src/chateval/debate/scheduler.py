@@ -8,57 +8,13 @@ backend calls for a single-model panel.
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.backends.pool import ModelPool
+from chateval.backends.usage import ModelUsage, Usage
 from chateval.debate.panel import Debate, Panel
-from chateval.debate.transcript import Turn, Utterance
 from chateval.errors import BackendError
-from chateval.placement import ModelPool
-
-
-@dataclass
-class ModelUsage:
-    """Counts for one model.
-
-    ``batches``: backend calls of step-barrier runs (one batch of requests each);
-    ``engine_steps``: engine steps polled by streaming runs (one decoding step each). A run
-    counts one or the other.
-    """
-
-    batches: int = 0
-    engine_steps: int = 0
-    requests: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    cached_tokens: int = 0
-
-    def add(self, results: Sequence[GenerationResult], batches: int = 1) -> None:
-        self.batches += batches
-        self.requests += len(results)
-        self.prompt_tokens += sum(r.prompt_tokens for r in results)
-        self.completion_tokens += sum(r.completion_tokens for r in results)
-        self.cached_tokens += sum(r.cached_tokens for r in results)
-
-    def merge(self, other: "ModelUsage") -> None:
-        for key, value in vars(other).items():
-            setattr(self, key, getattr(self, key) + value)
-
-
-@dataclass
-class Usage:
-    """Counts for a whole run, in total and per model."""
-
-    steps: int = 0
-    per_model: dict[str, ModelUsage] = field(default_factory=dict)
-
-    def total(self) -> ModelUsage:
-        total = ModelUsage()
-        for usage in self.per_model.values():
-            total.merge(usage)
-        return total
-
+from chateval.transcript import Turn, Utterance
 
 StepCallback = Callable[[int, int, int], None]
 """Called before each step with (step number from 1, number of steps, requests in the step)."""

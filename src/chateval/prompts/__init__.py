@@ -38,8 +38,8 @@ import yaml
 
 from chateval.backends.base import ChatMessage
 from chateval.data.items import DirectItem, Item, PairwiseItem
-from chateval.debate.transcript import Utterance
 from chateval.errors import ConfigError
+from chateval.transcript import Utterance
 from chateval.verdicts import Dimension, scoring_lead, verdict_text
 
 

@@ -1,0 +1,167 @@
+"""Meta-evaluation: a run's metrics.json from its verdict records.
+
+Agreement with the human labels (hard and soft verdicts side by side, with intervals), the
+paired soft-vs-hard comparison, position statistics and per-model diagnostics. ``rescore``
+recomputes them for a finished run folder without running a model.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+from chateval.aggregate import position_stats
+from chateval.compare import compare_records
+from chateval.config import RunConfig
+from chateval.debate.building import build_panel
+from chateval.diagnostics import per_model
+from chateval.errors import DataError
+from chateval.metrics import direct_metrics, pairwise_metrics
+from chateval.store import write_json
+
+
+def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+    """Agreement of the panel and of each referee, from the hard labels or the soft ones."""
+    label, referee_labels = ("soft_label", "soft_referee_labels") if soft else ("label", "referee_labels")
+    decided = [r for r in records if r.get(label) is not None]
+    if not decided:
+        return None
+    out: dict[str, Any] = {
+        "items_scored": len(decided),
+        "tie_share": sum(1 for r in decided if r[label] == "tie") / len(decided),
+    }
+    labelled = [r for r in decided if r["human_label"] is not None]
+    if not labelled:
+        return out
+    truth = [r["human_label"] for r in labelled]
+    out["panel"] = pairwise_metrics(truth, [r[label] for r in labelled], seed)
+    agents = dict.fromkeys(a for r in labelled for a in r.get(referee_labels, {}))
+    out["referees"] = {}
+    for agent in agents:
+        mine = [r for r in labelled if agent in r.get(referee_labels, {})]
+        out["referees"][agent] = pairwise_metrics(
+            [r["human_label"] for r in mine], [r[referee_labels][agent] for r in mine], seed
+        )
+    return out
+
+
+def _direct_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+    """Correlations of the panel and of each referee, from decoded or expected scores."""
+    key = "soft_scores" if soft else "scores"
+    scored = [r for r in records if r.get(key) is not None]
+    if not scored:
+        return None
+    out: dict[str, Any] = {"items_scored": len(scored)}
+    # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
+    grouped = all("group" in r for r in records)
+
+    Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]
+
+    def collect(scores_of: Any) -> Collected:
+        truth: dict[str, list[float]] = {}
+        predicted: dict[str, list[float]] = {}
+        groups: dict[str, list[str]] = {}
+        for r in records:
+            scores = scores_of(r)
+            if not r["human_scores"] or not scores:
+                continue
+            for name, value in scores.items():
+                if name in r["human_scores"]:
+                    truth.setdefault(name, []).append(r["human_scores"][name])
+                    predicted.setdefault(name, []).append(value)
+                    groups.setdefault(name, []).append(r.get("group", ""))
+        return truth, predicted, groups
+
+    def metrics(collected: Collected) -> dict[str, Any]:
+        truth, predicted, groups = collected
+        return direct_metrics(truth, predicted, seed, groups if grouped else None)
+
+    panel = collect(lambda r: r.get(key))
+    if not panel[0]:
+        return out
+    out |= {"panel": metrics(panel), "referees": {}}
+    agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if key in ref)
+    for agent in agents:
+        own = collect(
+            lambda r, agent=agent: next(
+                (x[key] for x in r["referees"] if x["agent"] == agent and key in x), None
+            )
+        )
+        out["referees"][agent] = metrics(own)
+    return out
+
+
+def _distribution_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """How sure the referees were and how much of their distributions rests on approximation."""
+    found: list[dict[str, Any]] = []
+    for r in records:
+        for ref in (x for o in r.get("orders", [r]) for x in o["referees"]):
+            kept = ref.get("distributions")
+            found += kept.values() if isinstance(kept, dict) else kept or []
+    if not found:
+        return {}
+    return {
+        "scores_read": len(found),
+        "mean_entropy_bits": fmean(d["entropy"] for d in found if d["entropy"] is not None),
+        "mean_ambiguous": fmean(d["ambiguous"] for d in found),
+        "mean_unmapped": fmean(d["unmapped"] for d in found),
+    }
+
+
+def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Agreement with the human labels the items carry (when any), for the hard verdicts and,
+    when the scores came with probabilities, the soft ones (``aggregations``); the config's
+    ``verdict.aggregation`` is the headline. Plus position-bias statistics for pairwise runs
+    and per-model diagnostics."""
+    seed = config.sampling.seed
+    agreement = _pairwise_agreement if config.task == "pairwise" else _direct_agreement
+    hard = agreement(records, seed, soft=False) or {"items_scored": 0}
+    soft = agreement(records, seed, soft=True)
+    if soft is not None:
+        soft |= _distribution_stats(records)
+    if not config.verdict.soft:
+        status = "off (verdict.soft: false)"
+    elif soft is None:
+        status = "unavailable: no verdict came with token probabilities (the backend cannot read them)"
+    else:
+        status = "read"
+    wanted = config.verdict.aggregation
+    headline = soft if wanted == "soft" and soft is not None else hard
+    metrics: dict[str, Any] = {
+        "items": len(records),
+        "items_scored": headline["items_scored"],
+        **{k: headline[k] for k in ("panel", "referees") if k in headline},
+        "aggregation": wanted if headline is soft else "hard",
+        "soft_verdicts": status,
+        "aggregations": {"hard": hard} | ({"soft": soft} if soft is not None else {}),
+    }
+    if soft is not None and "panel" in soft:
+        # The same items judged both ways: is soft's gap over hard more than noise?
+        soft_view = [{**r, "label": r.get("soft_label"), "scores": r.get("soft_scores")} for r in records]
+        metrics["soft_vs_hard"] = compare_records(config.task, records, soft_view, seed)
+    if config.task == "pairwise":
+        metrics["position"] = position_stats(records)
+    agent_models = {agent.name: agent.model for agent in build_panel(config).agents}
+    metrics["per_model"] = per_model(config.task, records, agent_models, seed)
+    return metrics
+
+
+def rescore(outdir: Path) -> dict[str, Any] | None:
+    """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
+    import json
+
+    import yaml
+
+    from chateval.config import parse_config
+
+    for name in ("config.yaml", "verdicts.jsonl"):
+        if not (outdir / name).is_file():
+            raise DataError(f"{outdir}: no {name}; rescore needs a finished run folder")
+    tree = yaml.safe_load((outdir / "config.yaml").read_text(encoding="utf-8"))
+    config = parse_config(tree, str(outdir / "config.yaml"), outdir)
+    records = [
+        json.loads(line) for line in (outdir / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    metrics = compute_metrics(config, records)
+    write_json(outdir / "metrics.json", metrics)
+    return metrics

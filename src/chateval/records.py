@@ -1,0 +1,65 @@
+"""The records a run writes per item and per debate (verdicts.jsonl, transcripts.jsonl)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from chateval.aggregate import aggregate_direct, aggregate_pairwise
+from chateval.data.items import DirectItem, PairwiseItem
+from chateval.debate.panel import Debate, Panel
+from chateval.parroting import EchoDetector, debate_behaviour
+from chateval.verdicts import DirectFormat, PairwiseFormat
+
+
+def item_records(debates: Sequence[Debate], panel: Panel) -> list[dict[str, Any]]:
+    """One verdict record per item, in item order (both orders of an item together)."""
+    fmt = panel.verdict_format
+    detector = EchoDetector(panel.prompts.instruction_texts())
+    groups: dict[str, list[Debate]] = {}
+    for debate in debates:
+        groups.setdefault(debate.item.id, []).append(debate)
+    records: list[dict[str, Any]] = []
+    for item_id, group in groups.items():
+        item = group[0].item
+        record: dict[str, Any] = {"item_id": item_id}
+        if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
+            record.update(aggregate_pairwise(group, fmt, panel.opinion_probes))
+            record["human_label"] = item.label
+            rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
+        elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
+            record.update(aggregate_direct(group[0], fmt, panel.opinion_probes))
+            record["human_scores"] = dict(item.scores) or None
+            if item.group is not None:
+                record["group"] = item.group
+            rows = [(group[0], record["referees"])]
+        for debate, referees in rows:
+            behaviour = debate_behaviour(debate, panel, detector)
+            for row in referees:
+                row["parroting"] = behaviour[row["agent"]].as_dict()
+        records.append(record)
+    return records
+
+
+def stopped_early(debate: Debate) -> bool:
+    """The debate ended at an early-stop check (its verdicts are check answers)."""
+    return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
+
+
+def transcript_record(debate: Debate) -> dict[str, Any]:
+    return {
+        "key": debate.key,
+        "item_id": debate.item.id,
+        "swapped": debate.swapped,
+        "messages": [
+            {
+                "round": u.turn.round,
+                "speaker": u.speaker,
+                "kind": u.kind,
+                "turn": u.turn.kind,
+                "probe": u.turn.hidden,  # hidden: an opinion probe or an early-stop check
+                "scoring": u.turn.scoring,  # the scores that continue the assessment before
+                "text": u.text,
+                "finish_reason": u.finish_reason,
+            }
+            for u in debate.transcript.utterances
+        ],
+    }
