@@ -24,6 +24,7 @@ from typing import Any
 from chateval.data.items import Label
 from chateval.debate.panel import Debate
 from chateval.errors import VerdictError
+from chateval.schema import OrderRecord, RefereeRow, VerdictRecord
 from chateval.soft import ScoreDistribution
 from chateval.verdicts import DirectFormat, DirectVerdict, PairwiseFormat, PairwiseVerdict, VerdictFormat
 
@@ -102,14 +103,15 @@ def sum_label(score_a: float, score_b: float) -> Label:
     return "tie"
 
 
-def _soft_pairwise(row: dict[str, Any], ref: RefereeVerdict, swapped: bool) -> None:
+def _soft_pairwise(row: RefereeRow, ref: RefereeVerdict, swapped: bool) -> None:
     """Add a referee's distributions and expected scores (in A/B terms) to its row."""
     expected = ref.expected()
     if ref.distributions is None or expected is None:
         return
     row["distributions"] = [d.as_dict() for d in ref.distributions]  # in the order shown
     soft_a, soft_b = (expected[1], expected[0]) if swapped else (expected[0], expected[1])
-    row.update(soft_score_a=round(soft_a, 4), soft_score_b=round(soft_b, 4))
+    row["soft_score_a"] = round(soft_a, 4)
+    row["soft_score_b"] = round(soft_b, 4)
 
 
 def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdict | DirectVerdict | None]]:
@@ -122,7 +124,7 @@ def _probes(debate: Debate, fmt: VerdictFormat) -> dict[str, list[PairwiseVerdic
     return {agent: [v for _, v in sorted(pairs, key=lambda p: p[0])] for agent, pairs in out.items()}
 
 
-def _with_assessment(row: dict[str, Any], ref: RefereeVerdict) -> dict[str, Any]:
+def _with_assessment(row: RefereeRow, ref: RefereeVerdict) -> RefereeRow:
     if ref.assessment is not None:
         row["assessment"] = ref.assessment
     return row
@@ -134,28 +136,28 @@ def _pairwise_order(
     fmt: PairwiseFormat,
     opinions: bool,
     excluded: frozenset[str],
-) -> dict[str, Any]:
+) -> OrderRecord:
     probes = _probes(debate, fmt) if opinions else {}
-    rows: list[dict[str, Any]] = []
+    rows: list[RefereeRow] = []
     votes: list[Label] = []
     for ref in referees:
-        row: dict[str, Any] = {"agent": ref.agent}
+        row: RefereeRow = {"agent": ref.agent}
         if isinstance(ref.verdict, PairwiseVerdict):
             v = ref.verdict
             winner = pairwise_winner(v, debate.swapped)
             if ref.agent not in excluded:
                 votes.append(winner)
             score_a, score_b = (v.score_2, v.score_1) if debate.swapped else (v.score_1, v.score_2)
-            row.update(
-                score_a=score_a,
-                score_b=score_b,
-                winner=winner,
-                winner_shown=v.winner_shown,
-                evidence=v.evidence,
-            )
+            row |= {
+                "score_a": score_a,
+                "score_b": score_b,
+                "winner": winner,
+                "winner_shown": v.winner_shown,
+                "evidence": v.evidence,
+            }
             _soft_pairwise(row, ref, debate.swapped)
         else:
-            row.update(error=ref.error, raw=ref.raw)
+            row |= {"error": ref.error, "raw": ref.raw}
         if ref.agent in probes:
             row["opinions"] = [
                 pairwise_winner(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
@@ -167,7 +169,7 @@ def _pairwise_order(
 
 def aggregate_pairwise(
     debates: Sequence[Debate], fmt: PairwiseFormat, opinions: bool = False
-) -> dict[str, Any]:
+) -> VerdictRecord:
     """The verdict record of one pairwise item, debated in one order or in both.
 
     A referee whose verdict failed to parse in one order is left out of both orders (their
@@ -189,48 +191,51 @@ def aggregate_pairwise(
         mine = [r for r in parsed if r["agent"] == agent]
         referee_labels[agent] = sum_label(sum(r["score_a"] for r in mine), sum(r["score_b"] for r in mine))
         if all("soft_score_a" in r for r in mine):
-            soft_referee_labels[agent] = _summed(mine, "soft_score_a", "soft_score_b")[2]
-    record: dict[str, Any] = {
+            soft_referee_labels[agent] = _summed(mine, soft=True)[2]
+    record: VerdictRecord = {
+        "item_id": debates[0].item.id,
         "orders": orders,
         "referee_labels": referee_labels,
         "parse_failures": failures,
         "excluded_referees": sorted(failed),
     }
     if len(debates) > 1:
-        score_a, score_b, label = _summed(parsed, "score_a", "score_b")
-        record.update(score_a=score_a, score_b=score_b, label=label if parsed else None)
+        score_a, score_b, label = _summed(parsed, soft=False)
+        record |= {"score_a": score_a, "score_b": score_b, "label": label if parsed else None}
     else:
         record["label"] = orders[0]["label"]
     if parsed and all("soft_score_a" in r for r in parsed):
-        soft_a, soft_b, soft_label = _summed(parsed, "soft_score_a", "soft_score_b")
-        record.update(
-            soft_score_a=round(soft_a, 4),
-            soft_score_b=round(soft_b, 4),
-            soft_label=soft_label,
-            soft_referee_labels=soft_referee_labels,
-        )
+        soft_a, soft_b, soft_label = _summed(parsed, soft=True)
+        record |= {
+            "soft_score_a": round(soft_a, 4),
+            "soft_score_b": round(soft_b, 4),
+            "soft_label": soft_label,
+            "soft_referee_labels": soft_referee_labels,
+        }
     return record
 
 
-def _summed(rows: Sequence[dict[str, Any]], key_a: str, key_b: str) -> tuple[float, float, Label]:
-    """Scores of A and of B summed over ``rows``, and the label of the sums."""
-    score_a = sum(r[key_a] for r in rows)
-    score_b = sum(r[key_b] for r in rows)
+def _summed(rows: Sequence[RefereeRow], soft: bool) -> tuple[float, float, Label]:
+    """Scores (expected ones when ``soft``) of A and of B summed over ``rows``, and the label
+    of the sums."""
+    pairs = [(r["soft_score_a"], r["soft_score_b"]) if soft else (r["score_a"], r["score_b"]) for r in rows]
+    score_a = sum(a for a, _ in pairs)
+    score_b = sum(b for _, b in pairs)
     return score_a, score_b, sum_label(score_a, score_b)
 
 
-def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) -> dict[str, Any]:
+def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) -> VerdictRecord:
     """The verdict record of a direct-scoring item (``opinions``: attach probe verdicts)."""
     referees = referee_verdicts(debate, fmt)
     probes = _probes(debate, fmt) if opinions else {}
-    rows: list[dict[str, Any]] = []
+    rows: list[RefereeRow] = []
     parsed: list[DirectVerdict] = []
     soft: list[dict[str, float]] = []
     names = [d.name for d in fmt.dimensions]
     for ref in referees:
         if isinstance(ref.verdict, DirectVerdict):
             parsed.append(ref.verdict)
-            row: dict[str, Any] = {
+            row: RefereeRow = {
                 "agent": ref.agent,
                 "scores": dict(ref.verdict.scores),
                 "evidence": ref.verdict.evidence,
@@ -238,8 +243,9 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
             expected = ref.expected()
             if ref.distributions is not None and expected is not None:
                 row["distributions"] = {n: d.as_dict() for n, d in zip(names, ref.distributions, strict=True)}
-                row["soft_scores"] = {n: round(v, 4) for n, v in zip(names, expected, strict=True)}
-                soft.append(row["soft_scores"])
+                soft_scores = {n: round(v, 4) for n, v in zip(names, expected, strict=True)}
+                row["soft_scores"] = soft_scores
+                soft.append(soft_scores)
         else:
             row = {"agent": ref.agent, "error": ref.error, "raw": ref.raw}
         if ref.agent in probes:
@@ -249,13 +255,18 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
         rows.append(_with_assessment(row, ref))
     scores = {n: fmean(v.scores[n] for v in parsed) for n in names} if parsed else None
     failures = len(referees) - len(parsed)
-    record: dict[str, Any] = {"referees": rows, "scores": scores, "parse_failures": failures}
+    record: VerdictRecord = {
+        "item_id": debate.item.id,
+        "referees": rows,
+        "scores": scores,
+        "parse_failures": failures,
+    }
     if parsed and len(soft) == len(parsed):
         record["soft_scores"] = {n: round(fmean(s[n] for s in soft), 4) for n in names}
     return record
 
 
-def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def position_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
     """Position bias of pairwise records.
 
     ``consistency``: share of items debated in both orders whose two order-level panel labels
@@ -275,11 +286,11 @@ def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         if ref.get("winner_shown") in ("1", "2")
     ]
     expected = [
-        [d["expected"] for d in ref["distributions"]]
+        [d["expected"] for d in distributions]
         for r in records
         for o in r["orders"]
         for ref in o["referees"]
-        if "distributions" in ref
+        if isinstance(distributions := ref.get("distributions"), list)
     ]
     stats: dict[str, Any] = {
         "items_in_both_orders": len(both),
@@ -289,7 +300,7 @@ def position_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
     if expected:
         stats["soft_mean_by_position"] = {
-            "first": fmean(e[0] for e in expected),
-            "second": fmean(e[1] for e in expected),
+            "first": fmean(e[0] or 0.0 for e in expected),
+            "second": fmean(e[1] or 0.0 for e in expected),
         }
     return stats

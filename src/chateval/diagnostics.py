@@ -22,6 +22,7 @@ from typing import Any
 
 from chateval.metrics import direct_metrics, pairwise_metrics
 from chateval.parroting import parroting_summary
+from chateval.schema import RefereeRow, VerdictRecord
 
 
 def _changes(sequence: Sequence[Any]) -> tuple[bool, int] | None:
@@ -43,12 +44,12 @@ def _opinion_summary(sequences: Sequence[Sequence[Any]]) -> dict[str, Any] | Non
     }
 
 
-def _parroting(rows: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def _parroting(rows: Sequence[RefereeRow]) -> dict[str, Any] | None:
     behaviours = [row["parroting"] for row in rows if "parroting" in row]
     return parroting_summary(behaviours) if behaviours else None
 
 
-def _pairwise_model(records: Sequence[dict[str, Any]], agents: Sequence[str], seed: int) -> dict[str, Any]:
+def _pairwise_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
     own = [(r, r["referee_labels"][a]) for r in records for a in agents if a in r["referee_labels"]]
     with_panel = [label == r["label"] for r, label in own if r["label"] is not None]
     labelled = [(r["human_label"], label) for r, label in own if r["human_label"] is not None]
@@ -72,7 +73,7 @@ def _pairwise_model(records: Sequence[dict[str, Any]], agents: Sequence[str], se
     }
 
 
-def _direct_model(records: Sequence[dict[str, Any]], agents: Sequence[str], seed: int) -> dict[str, Any]:
+def _direct_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
     own = [(r, ref) for r in records for ref in r["referees"] if ref["agent"] in agents and "scores" in ref]
     gaps = [abs(v - r["scores"][d]) for r, ref in own if r["scores"] for d, v in ref["scores"].items()]
     truth: dict[str, list[float]] = {}
@@ -98,7 +99,7 @@ def _direct_model(records: Sequence[dict[str, Any]], agents: Sequence[str], seed
 
 
 def per_model(
-    task: str, records: Sequence[dict[str, Any]], agent_models: Mapping[str, str], seed: int
+    task: str, records: Sequence[VerdictRecord], agent_models: Mapping[str, str], seed: int
 ) -> dict[str, Any]:
     """Diagnostics per model; ``agent_models`` maps referee names to their model."""
     by_model: dict[str, list[str]] = {}

@@ -5,7 +5,7 @@ paired soft-vs-hard comparison, position statistics and per-model diagnostics. `
 recomputes them for a finished run folder without running a model.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -13,42 +13,54 @@ from typing import Any
 from chateval.aggregate import position_stats
 from chateval.compare import compare_records
 from chateval.config import RunConfig
+from chateval.data.items import Label
 from chateval.debate.building import build_panel
 from chateval.diagnostics import per_model
 from chateval.errors import DataError
 from chateval.metrics import direct_metrics, pairwise_metrics
+from chateval.schema import DirectMetrics, Distribution, RefereeRow, VerdictRecord
 from chateval.store import write_json
 
 
-def _pairwise_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, Label]]:
+    """The panel's label of a pairwise record and each referee's, hard or soft."""
+    if soft:
+        return record.get("soft_label"), record.get("soft_referee_labels", {})
+    return record.get("label"), record.get("referee_labels", {})
+
+
+def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> dict[str, Any] | None:
     """Agreement of the panel and of each referee, from the hard labels or the soft ones."""
-    label, referee_labels = ("soft_label", "soft_referee_labels") if soft else ("label", "referee_labels")
-    decided = [r for r in records if r.get(label) is not None]
+    decided = [(r, label, referees) for r in records for label, referees in [_labels(r, soft)] if label]
     if not decided:
         return None
     out: dict[str, Any] = {
         "items_scored": len(decided),
-        "tie_share": sum(1 for r in decided if r[label] == "tie") / len(decided),
+        "tie_share": sum(1 for _, label, _ in decided if label == "tie") / len(decided),
     }
-    labelled = [r for r in decided if r["human_label"] is not None]
+    labelled = [(human, label, referees) for r, label, referees in decided if (human := r["human_label"])]
     if not labelled:
         return out
-    truth = [r["human_label"] for r in labelled]
-    out["panel"] = pairwise_metrics(truth, [r[label] for r in labelled], seed)
-    agents = dict.fromkeys(a for r in labelled for a in r.get(referee_labels, {}))
+    out["panel"] = pairwise_metrics([h for h, _, _ in labelled], [p for _, p, _ in labelled], seed)
+    agents = dict.fromkeys(a for _, _, referees in labelled for a in referees)
     out["referees"] = {}
     for agent in agents:
-        mine = [r for r in labelled if agent in r.get(referee_labels, {})]
-        out["referees"][agent] = pairwise_metrics(
-            [r["human_label"] for r in mine], [r[referee_labels][agent] for r in mine], seed
-        )
+        mine = [(human, referees[agent]) for human, _, referees in labelled if agent in referees]
+        out["referees"][agent] = pairwise_metrics([h for h, _ in mine], [p for _, p in mine], seed)
     return out
 
 
-def _direct_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) -> dict[str, Any] | None:
+def _panel_scores(record: VerdictRecord, soft: bool) -> dict[str, float] | None:
+    return record.get("soft_scores") if soft else record.get("scores")
+
+
+def _referee_scores(row: RefereeRow, soft: bool) -> Mapping[str, float] | None:
+    return row.get("soft_scores") if soft else row.get("scores")
+
+
+def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> dict[str, Any] | None:
     """Correlations of the panel and of each referee, from decoded or expected scores."""
-    key = "soft_scores" if soft else "scores"
-    scored = [r for r in records if r.get(key) is not None]
+    scored = [r for r in records if _panel_scores(r, soft) is not None]
     if not scored:
         return None
     out: dict[str, Any] = {"items_scored": len(scored)}
@@ -57,46 +69,48 @@ def _direct_agreement(records: Sequence[dict[str, Any]], seed: int, soft: bool) 
 
     Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]
 
-    def collect(scores_of: Any) -> Collected:
+    def collect(scores_of: Callable[[VerdictRecord], Mapping[str, float] | None]) -> Collected:
         truth: dict[str, list[float]] = {}
         predicted: dict[str, list[float]] = {}
         groups: dict[str, list[str]] = {}
         for r in records:
-            scores = scores_of(r)
-            if not r["human_scores"] or not scores:
+            scores, human = scores_of(r), r["human_scores"]
+            if not human or not scores:
                 continue
             for name, value in scores.items():
-                if name in r["human_scores"]:
-                    truth.setdefault(name, []).append(r["human_scores"][name])
+                if name in human:
+                    truth.setdefault(name, []).append(human[name])
                     predicted.setdefault(name, []).append(value)
                     groups.setdefault(name, []).append(r.get("group", ""))
         return truth, predicted, groups
 
-    def metrics(collected: Collected) -> dict[str, Any]:
+    def metrics(collected: Collected) -> DirectMetrics:
         truth, predicted, groups = collected
         return direct_metrics(truth, predicted, seed, groups if grouped else None)
 
-    panel = collect(lambda r: r.get(key))
+    panel = collect(lambda r: _panel_scores(r, soft))
     if not panel[0]:
         return out
     out |= {"panel": metrics(panel), "referees": {}}
-    agents = dict.fromkeys(ref["agent"] for r in records for ref in r["referees"] if key in ref)
+    agents = dict.fromkeys(x["agent"] for r in records for x in r["referees"] if _referee_scores(x, soft))
     for agent in agents:
-        own = collect(
-            lambda r, agent=agent: next(
-                (x[key] for x in r["referees"] if x["agent"] == agent and key in x), None
-            )
-        )
+
+        def own_scores(r: VerdictRecord, agent: str = agent) -> Mapping[str, float] | None:
+            rows = [x for x in r["referees"] if x["agent"] == agent]
+            return _referee_scores(rows[0], soft) if rows else None
+
+        own = collect(own_scores)
         out["referees"][agent] = metrics(own)
     return out
 
 
-def _distribution_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def _distribution_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
     """How sure the referees were and how much of their distributions rests on approximation."""
-    found: list[dict[str, Any]] = []
+    found: list[Distribution] = []
     for r in records:
-        for ref in (x for o in r.get("orders", [r]) for x in o["referees"]):
-            kept = ref.get("distributions")
+        rows = [x for o in r["orders"] for x in o["referees"]] if "orders" in r else r["referees"]
+        for row in rows:
+            kept = row.get("distributions")
             found += kept.values() if isinstance(kept, dict) else kept or []
     if not found:
         return {}
@@ -108,7 +122,7 @@ def _distribution_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def compute_metrics(config: RunConfig, records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict[str, Any]:
     """Agreement with the human labels the items carry (when any), for the hard verdicts and,
     when the scores came with probabilities, the soft ones (``aggregations``); the config's
     ``verdict.aggregation`` is the headline. Plus position-bias statistics for pairwise runs

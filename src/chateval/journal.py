@@ -50,7 +50,7 @@ def append_step(
     ``debate`` set: the step of that one debate (streaming); otherwise the step of all debates.
     """
     lines = [json.dumps(_utterance_record(index, key, u), ensure_ascii=False) for key, u in added]
-    marker: dict[str, Any] = {"step_done": index, "usage": {m: vars(u) for m, u in usage.items()}}
+    marker: dict[str, Any] = {"step_done": index, "usage": {m: u.counts() for m, u in usage.items()}}
     if debate is not None:
         marker["debate"] = debate
     lines.append(json.dumps(marker))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from chateval.data.items import LABELS
+from chateval.schema import Correlations, DirectMetrics, Interval, PairwiseMetrics
 
 N_RESAMPLES = 1000
 CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
@@ -97,7 +98,7 @@ def resample_indices(
     return [np.concatenate([members[g] for g in row]) for row in draws]
 
 
-def interval(value: float, replicates: np.ndarray) -> dict[str, Any]:
+def interval(value: float, replicates: np.ndarray) -> Interval:
     """``{"value", "ci95"}``: the 2.5th-97.5th percentile of ``replicates`` around ``value``."""
     if len(replicates) == 0:
         return {"value": value, "ci95": [value, value]}
@@ -120,7 +121,7 @@ def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:
     return replicates[:, column] if len(replicates) else replicates
 
 
-def pairwise_metrics(truth: Sequence[str], predicted: Sequence[str], seed: int = 0) -> dict[str, Any]:
+def pairwise_metrics(truth: Sequence[str], predicted: Sequence[str], seed: int = 0) -> PairwiseMetrics:
     """Accuracy and kappa of predicted labels against human labels, with CIs."""
     t, p = label_codes(truth), label_codes(predicted)
 
@@ -145,7 +146,7 @@ def direct_metrics(
     predicted: Mapping[str, Sequence[float]],
     seed: int = 0,
     groups: Mapping[str, Sequence[str]] | None = None,
-) -> dict[str, Any]:
+) -> DirectMetrics:
     """Per-dimension Spearman and Kendall with CIs, and their average over the paper's four
     dimensions (all scored dimensions when none of the four is present). The average needs
     every averaged dimension scored on the same items: each resample then uses the same item
@@ -153,7 +154,7 @@ def direct_metrics(
 
     ``groups`` (per dimension, each item's group): resample whole groups (cluster bootstrap).
     """
-    out: dict[str, Any] = {"dimensions": {}}
+    dimensions: dict[str, Correlations] = {}
     values: dict[str, tuple[float, float]] = {}
     replicates: dict[str, np.ndarray] = {}
     for d in truth:
@@ -163,12 +164,13 @@ def direct_metrics(
             return correlation_pair(t[idx], p[idx])
 
         values[d], replicates[d] = bootstrap(len(t), statistic, seed, groups[d] if groups else None)
-        out["dimensions"][d] = {
+        dimensions[d] = {
             "n": len(t),
             "spearman": interval(values[d][0], _pair_replicates(replicates[d], 0)),
             "kendall": interval(values[d][1], _pair_replicates(replicates[d], 1)),
         }
-    out["resampled"] = f"{len(set(next(iter(groups.values()))))} groups" if groups and truth else "items"
+    resampled = f"{len(set(next(iter(groups.values()))))} groups" if groups and truth else "items"
+    out: DirectMetrics = {"dimensions": dimensions, "resampled": resampled}
     averaged = [d for d in truth if d in CORRELATION_DIMENSIONS] or list(truth)
     if averaged and len({len(truth[d]) for d in averaged}) == 1:
         mean_value = np.mean([values[d] for d in averaged], axis=0)

@@ -7,30 +7,33 @@ from chateval.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.data.items import DirectItem, PairwiseItem
 from chateval.debate.panel import Debate, Panel
 from chateval.parroting import EchoDetector, debate_behaviour
+from chateval.schema import RefereeRow, VerdictRecord
 from chateval.verdicts import DirectFormat, PairwiseFormat
 
 
-def item_records(debates: Sequence[Debate], panel: Panel) -> list[dict[str, Any]]:
+def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]:
     """One verdict record per item, in item order (both orders of an item together)."""
     fmt = panel.verdict_format
     detector = EchoDetector(panel.prompts.instruction_texts())
     groups: dict[str, list[Debate]] = {}
     for debate in debates:
         groups.setdefault(debate.item.id, []).append(debate)
-    records: list[dict[str, Any]] = []
-    for item_id, group in groups.items():
+    records: list[VerdictRecord] = []
+    for group in groups.values():
         item = group[0].item
-        record: dict[str, Any] = {"item_id": item_id}
+        rows: list[tuple[Debate, list[RefereeRow]]] = []
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
-            record.update(aggregate_pairwise(group, fmt, panel.opinion_probes))
+            record = aggregate_pairwise(group, fmt, panel.opinion_probes)
             record["human_label"] = item.label
             rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
-            record.update(aggregate_direct(group[0], fmt, panel.opinion_probes))
+            record = aggregate_direct(group[0], fmt, panel.opinion_probes)
             record["human_scores"] = dict(item.scores) or None
             if item.group is not None:
                 record["group"] = item.group
             rows = [(group[0], record["referees"])]
+        else:
+            raise TypeError(f"item {item.id!r}: a {type(item).__name__} cannot take a {type(fmt).__name__}")
         for debate, referees in rows:
             behaviour = debate_behaviour(debate, panel, detector)
             for row in referees:

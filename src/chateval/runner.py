@@ -28,6 +28,7 @@ from chateval.journal import JOURNAL
 from chateval.models import ModelRegistry
 from chateval.placement import BackendFactory, backend_loader, default_backend_factory, plan_placement
 from chateval.records import item_records, stopped_early, transcript_record
+from chateval.schema import RunInfo
 from chateval.store import prepare_outdir, write_json, write_jsonl
 from chateval.transcript import Utterance
 
@@ -39,7 +40,7 @@ class RunResult:
     """What a finished run wrote, for the CLI summary."""
 
     outdir: Path
-    run_info: dict[str, Any]
+    run_info: RunInfo
     metrics: dict[str, Any] | None
 
 
@@ -136,7 +137,7 @@ def run(
     write_json(outdir / "metrics.json", metrics)
 
     total = usage.total()
-    run_info = {
+    run_info: RunInfo = {
         "chateval_version": __version__,
         "name": config.name,
         "task": config.task,
@@ -158,7 +159,7 @@ def run(
         "generated_tokens": total.completion_tokens,
         "verdict_parse_failures": sum(r["parse_failures"] for r in records),
         "truncated_items": len(truncations),
-        "per_model": {name: vars(u) for name, u in usage.per_model.items()},
+        "per_model": {name: u.counts() for name, u in usage.per_model.items()},
         "placement": {
             **pool.info(),
             "reason": placement.reason,

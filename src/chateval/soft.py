@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chateval.errors import ConfigError
+from chateval.schema import Distribution
 
 # A token that joins a score digit with the text a score line puts around it (": 7\n").
 _JOINED = re.compile(r"[ :\t][0-9]|[0-9][\n\r]")
@@ -108,7 +109,7 @@ class ScoreDistribution:
             return None
         return -sum((p / mass) * math.log2(p / mass) for p in self.probabilities.values() if p > 0) + 0.0
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Distribution:
         """The record stored in verdicts.jsonl and the journal."""
         expected, entropy = self.expected, self.entropy
         return {

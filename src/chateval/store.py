@@ -6,7 +6,7 @@ reader never sees a half-written file.
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +31,7 @@ def write_json(path: Path, data: Any) -> None:
     _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def write_jsonl(path: Path, records: Iterable[dict[str, Any]]) -> None:
+def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
     """Write one JSON object per line, atomically."""
     _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 

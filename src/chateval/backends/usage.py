@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chateval.backends.base import GenerationResult
+from chateval.schema import Counts
 
 
 @dataclass
@@ -29,6 +30,17 @@ class ModelUsage:
         self.prompt_tokens += sum(r.prompt_tokens for r in results)
         self.completion_tokens += sum(r.completion_tokens for r in results)
         self.cached_tokens += sum(r.cached_tokens for r in results)
+
+    def counts(self) -> Counts:
+        """The counts as run.json and the journal store them."""
+        return {
+            "batches": self.batches,
+            "engine_steps": self.engine_steps,
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
 
     def merge(self, other: "ModelUsage") -> None:
         for key, value in vars(other).items():
