@@ -50,6 +50,15 @@ def saw_discussion(request: GenerationRequest) -> bool:
     return any(m.role == "assistant" for m in history) or "[Panel discussion so far]" in prompt_text(request)
 
 
+def prompt_dependent(request: GenerationRequest) -> str:
+    """A scripted referee whose every answer depends on its model and on everything its speaker
+    was shown, so any mix-up (of batches, models, history or replayed steps) changes the output."""
+    n = sum(map(ord, prompt_text(request)))
+    if request.regex:
+        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: {request.model} n={n}"
+    return f"{request.model} counts {n}."
+
+
 def tiny_config(**overrides: object) -> RunConfig:
     """A small pairwise run over the quickstart samples (2 items, short talk)."""
     tree: dict[str, object] = {

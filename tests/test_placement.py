@@ -5,23 +5,14 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.pool import ModelPool
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
 from chateval.placement import choose_placement, memory_shares, weights_gib
 from chateval.runner import run
-from tests.conftest import prompt_text, tiny_config
+from tests.conftest import prompt_dependent, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}]
-
-
-def responder(request: GenerationRequest) -> str:
-    """Answers that depend on the model and the prompt, so a mixed-up batch would show."""
-    n = len(prompt_text(request))
-    if request.regex:
-        return f"Assistant 1: {n % 9 + 1}\nAssistant 2: {(n // 7) % 9 + 1}\nEvidence: {request.model}"
-    return f"{request.model} read {n} characters"
 
 
 class LoadLog:
@@ -32,7 +23,7 @@ class LoadLog:
 
     def __call__(self, config: RunConfig, model: str) -> ScriptedBackend:
         self.events.append(f"load {model}")
-        backend = ScriptedBackend(model, responder)
+        backend = ScriptedBackend(model, prompt_dependent)
         events = self.events
 
         def close() -> None:
@@ -57,7 +48,7 @@ def test_pool_phased_keeps_one_model_and_orders_resident_first() -> None:
 
 def test_pool_never_closes_caller_backends() -> None:
     log = LoadLog()
-    mine = ScriptedBackend("m1", responder)
+    mine = ScriptedBackend("m1", prompt_dependent)
     pool = ModelPool(["m1", "m2"], lambda m: log(tiny_config(), m), "phased", preloaded={"m1": mine})
     pool.start()
     assert pool.get("m1") is mine and log.events == ["load m2"]

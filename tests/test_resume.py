@@ -9,25 +9,16 @@ from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
 from chateval.errors import BackendError, ConfigError
 from chateval.runner import run
-from tests.conftest import prompt_text, tiny_config
+from tests.conftest import prompt_dependent, tiny_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
-
-
-def responder(request: GenerationRequest) -> str:
-    """Deterministic answers that depend on the prompt, so replayed history matters."""
-    prompt = prompt_text(request)
-    if request.regex:
-        n = len(prompt)
-        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
-    return f"I read {len(prompt)} characters."
 
 
 class FailingBackend(ScriptedBackend):
     """Fails on its ``fail_at``-th call, like an engine crash or an out-of-memory error."""
 
     def __init__(self, fail_at: int) -> None:
-        super().__init__("smollm2-135m", responder)
+        super().__init__("smollm2-135m", prompt_dependent)
         self.fail_at = fail_at
 
     def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:  # type: ignore[override]
@@ -45,7 +36,7 @@ def config(**overrides: object):  # noqa: ANN201
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("reference")
-    run(config(), out, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", responder)})
+    run(config(), out, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", prompt_dependent)})
     return out
 
 
@@ -59,7 +50,7 @@ def test_backend_failure_then_resume_gives_identical_outputs(
     journal = tmp_path / "journal.jsonl"
     steps_on_disk = journal.read_text().count('"step_done"') if journal.exists() else 0
     assert steps_on_disk == fail_at - 1
-    backend = ScriptedBackend("smollm2-135m", responder)
+    backend = ScriptedBackend("smollm2-135m", prompt_dependent)
     run(config(), tmp_path, backends={"smollm2-135m": backend})
     assert len(backend.calls) == 6 - (fail_at - 1)  # finished steps are not redone
     for name in OUTPUTS:
@@ -77,7 +68,7 @@ def test_half_written_journal_tail_is_dropped(reference: Path, tmp_path: Path) -
     journal = tmp_path / "journal.jsonl"
     with journal.open("a") as handle:  # a kill in the middle of writing step 3
         handle.write('{"step": 2, "debate": "q01", "round": 1, "agent": 0, "speaker": "Critic", "ki')
-    run(config(), tmp_path, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", responder)})
+    run(config(), tmp_path, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", prompt_dependent)})
     for name in OUTPUTS:
         assert (tmp_path / name).read_bytes() == (reference / name).read_bytes(), name
     assert journal.read_text().count('"step_done"') == 6
@@ -96,7 +87,7 @@ def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:
         config(rounds=3),
         tmp_path,
         force=True,
-        backends={"smollm2-135m": ScriptedBackend("smollm2-135m", responder)},
+        backends={"smollm2-135m": ScriptedBackend("smollm2-135m", prompt_dependent)},
     )
     assert json.loads((tmp_path / "run.json").read_text())["rounds"] == 3
 

@@ -9,19 +9,10 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import prompt_text, read_jsonl, tiny_config
+from tests.conftest import prompt_dependent, prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
-
-
-def responder(request: GenerationRequest) -> str:
-    """Answers that depend on everything the speaker saw, so any mix-up changes the output."""
-    prompt = prompt_text(request)
-    n = sum(map(ord, prompt))
-    if request.regex:
-        return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: n={n}"
-    return f"I count {n}."
 
 
 def agreeing(request: GenerationRequest) -> str:
@@ -61,9 +52,9 @@ def test_streaming_matches_barrier(settings: dict[str, object], tmp_path: Path) 
     barrier = run(
         config(scheduling="barrier", **settings),
         tmp_path / "barrier",
-        backends={MODEL: StreamingScriptedBackend(MODEL, responder)},
+        backends={MODEL: StreamingScriptedBackend(MODEL, prompt_dependent)},
     )
-    streamed_backend = StreamingScriptedBackend(MODEL, responder)
+    streamed_backend = StreamingScriptedBackend(MODEL, prompt_dependent)
     streamed = run(
         config(scheduling="streaming", **settings), tmp_path / "streamed", backends={MODEL: streamed_backend}
     )
@@ -74,7 +65,9 @@ def test_streaming_matches_barrier(settings: dict[str, object], tmp_path: Path) 
 
 
 def test_streaming_falls_back_to_barrier_without_streaming_backends(tmp_path: Path) -> None:
-    result = run(config(scheduling="auto"), tmp_path, backends={MODEL: ScriptedBackend(MODEL, responder)})
+    result = run(
+        config(scheduling="auto"), tmp_path, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)}
+    )
     assert result.run_info["scheduling"] == "barrier"
 
 
@@ -102,7 +95,7 @@ def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
 
 class DiesAfterPolls(StreamingScriptedBackend):
     def __init__(self, polls: int) -> None:
-        super().__init__(MODEL, responder)
+        super().__init__(MODEL, prompt_dependent)
         self.die_at = polls
 
     def poll(self) -> list[tuple[str, GenerationResult]]:
@@ -118,16 +111,16 @@ def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: in
     run(
         config(scheduling="streaming", **settings),
         tmp_path / "reference",
-        backends={MODEL: StreamingScriptedBackend(MODEL, responder)},
+        backends={MODEL: StreamingScriptedBackend(MODEL, prompt_dependent)},
     )
     crashed = tmp_path / "crashed"
     with pytest.raises(BackendError):
         run(config(scheduling="streaming", **settings), crashed, backends={MODEL: DiesAfterPolls(die_at)})
     # The scheduling mode is not part of the results: resuming with the other one is allowed.
     resumed_config = config(scheduling="streaming", **settings)
-    backend = StreamingScriptedBackend(MODEL, responder)
+    backend = StreamingScriptedBackend(MODEL, prompt_dependent)
     if resume_with == "barrier":
-        backend = ScriptedBackend(MODEL, responder)  # type: ignore[assignment]
+        backend = ScriptedBackend(MODEL, prompt_dependent)  # type: ignore[assignment]
     run(resumed_config, crashed, backends={MODEL: backend})
     assert outputs(crashed) == outputs(tmp_path / "reference")
 
@@ -175,7 +168,7 @@ def test_resume_may_change_scheduling(tmp_path: Path) -> None:
     crashed = tmp_path / "run"
     with pytest.raises(BackendError):
         run(config(scheduling="streaming"), crashed, backends={MODEL: DiesAfterPolls(9)})
-    run(config(scheduling="barrier"), crashed, backends={MODEL: ScriptedBackend(MODEL, responder)})
+    run(config(scheduling="barrier"), crashed, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)})
     assert (crashed / "run.json").exists()
 
 

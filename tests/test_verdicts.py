@@ -4,16 +4,11 @@ import re
 
 import pytest
 
-from chateval.aggregate import aggregate_pairwise, majority_label, pairwise_winner
-from chateval.data.items import PairwiseItem
-from chateval.debate.panel import Debate
 from chateval.errors import ConfigError, VerdictError
-from chateval.transcript import Transcript, Turn, Utterance
 from chateval.verdicts import (
     Dimension,
     DirectFormat,
     PairwiseFormat,
-    PairwiseVerdict,
     _int_range_regex,
     scoring_lead,
     verdict_text,
@@ -104,72 +99,6 @@ def test_invalid_formats_are_config_errors() -> None:
         DirectFormat([])
     with pytest.raises(ConfigError):
         DirectFormat([Dimension("a b", "x")])
-
-
-def test_winner_maps_back_through_swapped_order() -> None:
-    v = PairwiseVerdict(8, 2, "")
-    assert pairwise_winner(v, swapped=False) == "A"
-    assert pairwise_winner(v, swapped=True) == "B"
-    assert pairwise_winner(PairwiseVerdict(5, 5, ""), swapped=True) == "tie"
-
-
-def test_majority_vote() -> None:
-    assert majority_label(["A", "A", "B"]) == "A"
-    assert majority_label(["A", "B"]) == "tie"
-    assert majority_label(["A", "tie"]) == "tie"
-    assert majority_label(["B"]) == "B"
-    assert majority_label([]) is None
-
-
-def test_unparseable_verdict_is_a_recorded_failure_not_a_tie() -> None:
-    item = PairwiseItem("x", "q", "a", "b", "A")
-    transcript = Transcript(
-        (
-            Utterance(
-                Turn(0, 0, "verdict"), "Critic", "verdict", "Assistant 1: 9\nAssistant 2: 2\nEvidence: ok"
-            ),
-            Utterance(Turn(0, 1, "verdict"), "Editor", "verdict", "no idea", "length"),
-        )
-    )
-    record = aggregate_pairwise([Debate("x", item, transcript=transcript)], PairwiseFormat())
-    assert record["parse_failures"] == 1
-    assert record["label"] == "A"  # the one parsed vote is a strict majority of the votes cast
-    assert record["orders"][0]["referees"][1]["raw"] == "no idea"
-    assert "error" in record["orders"][0]["referees"][1]
-    assert record["referee_labels"] == {"Critic": "A"}
-
-
-def _order(key: str, swapped: bool, critic: str, editor: str) -> Debate:
-    item = PairwiseItem("x", "q", "a", "b", "A")
-    transcript = Transcript(
-        (
-            Utterance(Turn(0, 0, "verdict"), "Critic", "verdict", critic),
-            Utterance(Turn(0, 1, "verdict"), "Editor", "verdict", editor),
-        )
-    )
-    return Debate(key, item, swapped, transcript)
-
-
-def test_a_referee_failing_in_one_order_is_left_out_of_both() -> None:
-    """Editor's verdict fails in the swapped order; counting its first-order scores alone would
-    add 9 to A and 1 to B and turn the item to A. Left out of both orders, the item ties."""
-    first = _order("x", False, "Assistant 1: 5\nAssistant 2: 5", "Assistant 1: 9\nAssistant 2: 1")
-    swapped = _order("x#swapped", True, "Assistant 1: 6\nAssistant 2: 6", "no scores")
-    record = aggregate_pairwise([first, swapped], PairwiseFormat())
-    assert record["excluded_referees"] == ["Editor"]
-    assert (record["score_a"], record["score_b"], record["label"]) == (11, 11, "tie")
-    assert record["referee_labels"] == {"Critic": "tie"}
-    assert record["orders"][0]["label"] == "tie"  # Editor's first-order vote is not counted either
-    assert record["orders"][0]["referees"][1]["score_a"] == 9  # but its scores stay on record
-    assert record["parse_failures"] == 1
-
-
-def test_an_item_whose_every_referee_failed_is_not_scored() -> None:
-    first = _order("x", False, "?", "Assistant 1: 9\nAssistant 2: 1")
-    swapped = _order("x#swapped", True, "Assistant 1: 6\nAssistant 2: 6", "?")
-    record = aggregate_pairwise([first, swapped], PairwiseFormat())
-    assert record["excluded_referees"] == ["Critic", "Editor"]
-    assert record["label"] is None and record["referee_labels"] == {}
 
 
 def test_an_assessment_stops_where_its_writer_starts_the_scores() -> None:
