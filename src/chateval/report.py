@@ -19,6 +19,7 @@ import yaml
 from chateval.compare import compare_records
 from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.errors import DataError
+from chateval.formatting import ci_text, signed_ci
 from chateval.store import write_text
 
 
@@ -60,13 +61,6 @@ def load_run(folder: Path) -> RunSummary:
     return RunSummary(folder, config, info, metrics)
 
 
-def _ci(metric: dict[str, Any] | None) -> str:
-    if not metric:
-        return "-"
-    low, high = metric["ci95"]
-    return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
-
-
 def _counts(panel: dict[str, Any]) -> str:
     counts = panel.get("label_counts", {}).get("predicted")
     return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
@@ -94,7 +88,7 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
         position = m.get("position", {})
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
-            f"| {_ci(panel.get('accuracy'))} | {_ci(panel.get('kappa'))} | {_counts(panel)} "
+            f"| {ci_text(panel.get('accuracy'))} | {ci_text(panel.get('kappa'))} | {_counts(panel)} "
             f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
             f"| {run.info['verdict_parse_failures']} |"
         )
@@ -122,10 +116,14 @@ def aggregation_table(runs: Sequence[RunSummary]) -> str:
             panel = found.get("panel", {})
             cells = [run.name, name, str(found.get("items_scored", "-"))]
             if pairwise:
-                cells += [_ci(panel.get("accuracy")), _ci(panel.get("kappa")), _pct(found.get("tie_share"))]
+                cells += [
+                    ci_text(panel.get("accuracy")),
+                    ci_text(panel.get("kappa")),
+                    _pct(found.get("tie_share")),
+                ]
             else:
                 average = panel.get("average", {})
-                cells += [_ci(average.get("spearman")), _ci(average.get("kendall"))]
+                cells += [ci_text(average.get("spearman")), ci_text(average.get("kendall"))]
             lines.append("| " + " | ".join(cells) + " |")
     readings = [_soft_reading(run) for run in runs]
     return "\n".join(lines + [""] + [r for r in readings if r])
@@ -153,12 +151,6 @@ def _soft_reading(run: RunSummary) -> str | None:
         f"tau {signed_ci(average['kendall']['difference'])} ({found['resampled']} resampled): "
         f"{_reading(average['spearman']['difference'])}"
     )
-
-
-def signed_ci(metric: dict[str, Any]) -> str:
-    """A difference with its interval, signs shown: ``+0.025 [-0.050, +0.100]``."""
-    low, high = metric["ci95"]
-    return f"{metric['value']:+.3f} [{low:+.3f}, {high:+.3f}]"
 
 
 def _reading(difference: dict[str, Any], p_value: float | None = None) -> str:
@@ -231,11 +223,11 @@ def referee_table(runs: Sequence[RunSummary]) -> str:
     for run in runs:
         for name, m in (run.metrics or {}).get("referees", {}).items():
             if "accuracy" in m:
-                lines.append(f"| {run.name} | {name} | {_ci(m['accuracy'])} | {_ci(m['kappa'])} |")
+                lines.append(f"| {run.name} | {name} | {ci_text(m['accuracy'])} | {ci_text(m['kappa'])} |")
             elif "average" in m:
                 lines.append(
-                    f"| {run.name} | {name} | rho {_ci(m['average']['spearman'])} "
-                    f"| tau {_ci(m['average']['kendall'])} |"
+                    f"| {run.name} | {name} | rho {ci_text(m['average']['spearman'])} "
+                    f"| tau {ci_text(m['average']['kendall'])} |"
                 )
     return "\n".join(lines)
 
@@ -262,7 +254,7 @@ def direct_table(runs: Sequence[RunSummary]) -> str:
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
             + " | ".join(cells)
-            + f" | {_ci(average.get('spearman'))} | {_ci(average.get('kendall'))}"
+            + f" | {ci_text(average.get('spearman'))} | {ci_text(average.get('kendall'))}"
             + f" | {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)

@@ -7,13 +7,8 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.diagnostics import per_model_rows
-from chateval.report import signed_ci
+from chateval.formatting import ci_text, signed_ci
 from chateval.runner import RunResult
-
-
-def _ci(metric: dict[str, Any]) -> str:
-    low, high = metric["ci95"]
-    return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
@@ -28,8 +23,8 @@ def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
             table.add_row(
                 name,
                 str(panel["n"]),
-                _ci(panel["accuracy"]),
-                _ci(panel["kappa"]),
+                ci_text(panel["accuracy"]),
+                ci_text(panel["kappa"]),
                 "-" if ties is None else f"{100 * ties:.0f}%",
             )
         console.print(table)
@@ -39,9 +34,14 @@ def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
         for column in ("dimension", "n", "spearman", "kendall"):
             table.add_column(column)
         for dimension, d in panel["dimensions"].items():
-            table.add_row(dimension, str(d["n"]), _ci(d["spearman"]), _ci(d["kendall"]))
+            table.add_row(dimension, str(d["n"]), ci_text(d["spearman"]), ci_text(d["kendall"]))
         if "average" in panel:
-            table.add_row("average", "", _ci(panel["average"]["spearman"]), _ci(panel["average"]["kendall"]))
+            table.add_row(
+                "average",
+                "",
+                ci_text(panel["average"]["spearman"]),
+                ci_text(panel["average"]["kendall"]),
+            )
         console.print(table)
 
 
