@@ -41,7 +41,9 @@ def test_unknown_backend_in_registry(tmp_path: Path) -> None:
 
 def test_unknown_model_lists_known(tmp_path: Path) -> None:
     registry = write_registry(tmp_path, "a: {path: a}\nb: {path: b}\n")
-    with pytest.raises(ConfigError, match="unknown model 'c'; known in .*: a, b"):
+    with pytest.raises(
+        ConfigError, match=r"unknown model 'c': not a name in .*registry.yaml \(known: a, b\)"
+    ):
         registry.spec("c")
 
 

