@@ -169,6 +169,12 @@ class VllmConfig(_Strict):
         description="Tokens per KV-cache block (prefix-cache hits count whole blocks); default 32 on "
         "CPU builds (multiples of 32 only), vLLM's own on GPUs.",
     )
+    engine_args: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="More vLLM engine arguments per model, over its registry entry's engine_args, "
+        "e.g. {my-70b: {tensor_parallel_size: 4, quantization: fp8}}; checked against the "
+        "installed vLLM's EngineArgs before anything loads.",
+    )
 
 
 class TransformersConfig(_Strict):

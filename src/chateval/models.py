@@ -59,6 +59,9 @@ class ModelSpec(BaseModel):
     trust_remote_code: bool = False
     # The backend that serves this model; None: the run config's ``backend``.
     backend: Literal["vllm", "transformers"] | None = None
+    # vLLM engine arguments for this model (tensor_parallel_size, quantization, ...), checked
+    # against the installed vLLM's EngineArgs before anything loads.
+    engine_args: dict[str, Any] = Field(default_factory=dict)
 
 
 def on_gpu() -> bool:

@@ -96,8 +96,13 @@ def need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) 
     spec = registry.spec(model)
     weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, gpu))
     if backend_name(config, model, registry) == "vllm":
+        from chateval.backends.vllm_backend import engine_args
+
         cache = 1.0 if gpu else float(config.vllm.cpu_kvcache_space_gib)
-        return weights * 1.2 + cache
+        # Tensor and pipeline parallel ranks each hold a share of the weights, on its own device.
+        args = engine_args(model, spec, config.vllm)
+        ranks = int(args.get("tensor_parallel_size", 1)) * int(args.get("pipeline_parallel_size", 1))
+        return weights * 1.2 / ranks + cache
     return weights * 1.3 + 0.25  # activations of a batch
 
 

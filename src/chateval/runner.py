@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval import __version__, journal
-from chateval.backends import TokenizerOnly
+from chateval.backends import TokenizerOnly, check_backend_settings
 from chateval.backends.base import Backend
 from chateval.backends.pool import ModelPool
 from chateval.backends.usage import ModelUsage, Usage
@@ -77,6 +77,7 @@ def run(
         registry = ModelRegistry(config.models_dir)
         for model in models:
             registry.spec(model)  # unknown names fail here, before any file is written
+        check_backend_settings(config, models, registry)
     resuming = prepare_outdir(outdir, force, dump_config(config))
 
     placement = plan_placement(config, registry, backends or {})

@@ -9,8 +9,11 @@ from chateval.backends.base import (
     GenerationResult,
     HFTokenCounting,
 )
+from chateval.errors import ConfigError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from chateval.config import RunConfig
     from chateval.models import ModelRegistry
 
@@ -18,6 +21,25 @@ if TYPE_CHECKING:
 def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> str:
     """The backend serving ``model``: its registry entry's, else the run config's."""
     return registry.spec(model).backend or config.backend
+
+
+def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registry: "ModelRegistry") -> None:
+    """Refuse the models' backend settings before anything loads: engine arguments for a model
+    the run does not use, and vLLM engine arguments the installed vLLM would refuse."""
+    strays = sorted(set(config.vllm.engine_args) - set(models))
+    if strays:
+        raise ConfigError(
+            f"vllm.engine_args: no agent uses model(s) {', '.join(strays)}; the run's: {', '.join(models)}"
+        )
+    for model in models:
+        if backend_name(config, model, registry) != "vllm":
+            continue
+        from chateval.backends.vllm_backend import check_engine_args, engine_args
+        from chateval.models import on_gpu
+
+        extra = engine_args(model, registry.spec(model), config.vllm)
+        if extra:
+            check_engine_args(model, extra, on_gpu())
 
 
 def create_backend(

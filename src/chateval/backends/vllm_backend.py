@@ -46,6 +46,59 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
 _PARKED: list[Any] = []  # closed engines kept alive while other engines of the process run
 
 
+# Engine arguments chateval sets from elsewhere: where each one is configured instead.
+RESERVED_ENGINE_ARGS = {
+    "model": "the agent's model",
+    "tokenizer": "the model's folder",
+    "dtype": "the registry entry's dtype",
+    "max_model_len": "the registry entry's max_model_len",
+    "trust_remote_code": "the registry entry's trust_remote_code",
+    "seed": "sampling.seed",
+    "structured_outputs_config": "chateval (outlines constrains every verdict)",
+    "enable_prefix_caching": "chateval (debates rely on prefix reuse)",
+}
+
+
+def engine_args(model: str, spec: ModelSpec, settings: VllmConfig) -> dict[str, Any]:
+    """The model's extra engine arguments: its registry entry's, then the run config's."""
+    return {**spec.engine_args, **settings.engine_args.get(model, {})}
+
+
+def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool) -> None:
+    """Refuse, before any load, arguments the installed vLLM does not know, arguments chateval
+    sets itself, and more parallel ranks than this machine has devices for."""
+    if not args:
+        return
+    import dataclasses
+
+    import vllm
+    from vllm.engine.arg_utils import EngineArgs
+
+    known = {f.name for f in dataclasses.fields(EngineArgs)}
+    unknown = sorted(set(args) - known)
+    if unknown:
+        raise ConfigError(
+            f"model {model!r}: unknown vLLM engine argument(s) {', '.join(unknown)}; vLLM "
+            f"{vllm.__version__} takes: {', '.join(sorted(known - set(RESERVED_ENGINE_ARGS)))}"
+        )
+    for key in sorted(set(args) & set(RESERVED_ENGINE_ARGS)):
+        raise ConfigError(f"model {model!r}: engine argument {key!r} is set by {RESERVED_ENGINE_ARGS[key]}")
+    ranks = int(args.get("tensor_parallel_size", 1)) * int(args.get("pipeline_parallel_size", 1))
+    devices = _visible_gpus() if gpu else (os.cpu_count() or 1)
+    if ranks > devices:
+        kind = "GPUs are visible" if gpu else "CPU cores are here (one per rank at least)"
+        raise ConfigError(
+            f"model {model!r}: tensor_parallel_size x pipeline_parallel_size = {ranks}, but only "
+            f"{devices} {kind}"
+        )
+
+
+def _visible_gpus() -> int:
+    import torch
+
+    return int(torch.cuda.device_count())
+
+
 class VllmBackend(HFTokenCounting):
     """Serves one registry model with an offline vLLM engine."""
 
@@ -78,21 +131,26 @@ class VllmBackend(HFTokenCounting):
                 "or set backend: transformers"
             ) from exc
         fraction = settings.gpu_memory_utilization or (_GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION)
-        optional: dict[str, Any] = {"block_size": block_size} if block_size else {}
+        extra = engine_args(model, spec, settings)
+        check_engine_args(model, extra, gpu)
+        tunable: dict[str, Any] = {
+            "gpu_memory_utilization": fraction,
+            "enforce_eager": settings.enforce_eager,
+            "max_num_seqs": settings.max_num_seqs,
+            **({"block_size": block_size} if block_size else {}),
+            **extra,  # the model's own engine arguments win over the run's defaults
+        }
         try:
             self.llm = LLM(
                 model=str(folder),
                 tokenizer=str(folder),
                 dtype=runtime_dtype(spec.dtype, gpu),  # type: ignore[arg-type]
                 max_model_len=spec.max_model_len,
-                gpu_memory_utilization=fraction,
-                enforce_eager=settings.enforce_eager,
                 enable_prefix_caching=True,
-                max_num_seqs=settings.max_num_seqs,
                 seed=seed,
                 trust_remote_code=spec.trust_remote_code,
                 structured_outputs_config={"backend": "outlines"},
-                **optional,
+                **tunable,
             )
         except Exception as exc:  # vLLM raises many types; the user needs one clear message
             raise BackendError(f"vLLM could not load model {model!r} from {folder}: {exc}") from exc
