@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from chateval.errors import ConfigError
 
@@ -45,11 +45,28 @@ class GgufSource(BaseModel):
     file: str
 
 
+class ServerSpec(BaseModel):
+    """Where an OpenAI-compatible server (``vllm serve`` first) hosts a model, and how to talk
+    to it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    base_url: str = Field(pattern=r"^https?://")  # e.g. http://127.0.0.1:8000/v1
+    model: str | None = None  # the served model name; default: the entry's name
+    # The environment variable holding the API key, if the server wants one (never a file).
+    api_key_env: str | None = None
+    max_concurrency: int = Field(default=64, ge=1)  # requests in flight at once
+    timeout_s: float = Field(default=600.0, gt=0)  # per attempt, queueing on the server included
+    max_retries: int = Field(default=4, ge=0)  # on connection errors, timeouts, 408, 429 and 5xx
+    backoff_s: float = Field(default=1.0, ge=0)  # first retry's wait; doubles per retry
+
+
 class ModelSpec(BaseModel):
     """One registry entry."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    path: Path
+    # The HF-format folder. A served model's is optional: its local copy gives exact token
+    # counts and soft verdicts; without one the server's /tokenize endpoint counts.
+    path: Path | None = None
     source: GgufSource | None = None
     dtype: Literal["auto", "bfloat16", "float16", "float32"] = "auto"
     max_model_len: int = Field(default=4096, ge=256)
@@ -58,10 +75,22 @@ class ModelSpec(BaseModel):
     chat_template_file: Path | None = None
     trust_remote_code: bool = False
     # The backend that serves this model; None: the run config's ``backend``.
-    backend: Literal["vllm", "transformers"] | None = None
+    backend: Literal["vllm", "transformers", "openai"] | None = None
     # vLLM engine arguments for this model (tensor_parallel_size, quantization, ...), checked
     # against the installed vLLM's EngineArgs before anything loads.
     engine_args: dict[str, Any] = Field(default_factory=dict)
+    # backend openai: the server that hosts the model.
+    server: ServerSpec | None = None
+
+    @model_validator(mode="after")
+    def _served_or_local(self) -> "ModelSpec":
+        if (self.backend == "openai") != (self.server is not None):
+            raise ValueError("backend: openai and a server: section go together")
+        if self.path is None and self.server is None:
+            raise ValueError("path is required (the model's HF folder)")
+        if self.server is not None and (self.source is not None or self.engine_args):
+            raise ValueError("a served model takes no source or engine_args (its server loads it)")
+        return self
 
 
 def on_gpu() -> bool:
@@ -161,6 +190,8 @@ class ModelRegistry:
 
     def folder(self, name: str) -> Path:
         path = self.spec(name).path
+        if path is None:
+            raise ConfigError(f"{self.file}: model {name!r} has no local folder (path)")
         return path if path.is_absolute() else self.models_dir / path
 
     def resolve(self, name: str, *, prepare: bool = True) -> Path:

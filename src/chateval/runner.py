@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval import __version__, journal
-from chateval.backends import TokenizerOnly, check_backend_settings
+from chateval.backends import TokenizerOnly, check_backend_settings, served_models
 from chateval.backends.base import Backend
 from chateval.backends.pool import ModelPool
 from chateval.backends.usage import ModelUsage, Usage
@@ -82,7 +82,11 @@ def run(
 
     placement = plan_placement(config, registry, backends or {})
     pool = ModelPool(
-        models, backend_loader(config, backend_factory, registry, placement), placement.mode, backends
+        models,
+        backend_loader(config, backend_factory, registry, placement),
+        placement.mode,
+        backends,
+        pinned=served_models(config, registry) if registry else (),
     )
     try:
         pool.start()

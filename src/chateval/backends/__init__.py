@@ -23,16 +23,30 @@ def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> 
     return registry.spec(model).backend or config.backend
 
 
+def served_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
+    """The run's models that a server hosts (no local memory, never swapped out)."""
+    return {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
+
+
 def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registry: "ModelRegistry") -> None:
     """Refuse the models' backend settings before anything loads: engine arguments for a model
-    the run does not use, and vLLM engine arguments the installed vLLM would refuse."""
+    the run does not use or that a server hosts, vLLM engine arguments the installed vLLM would
+    refuse, and servers that do not answer or do not host the model."""
     strays = sorted(set(config.vllm.engine_args) - set(models))
     if strays:
         raise ConfigError(
             f"vllm.engine_args: no agent uses model(s) {', '.join(strays)}; the run's: {', '.join(models)}"
         )
     for model in models:
-        if backend_name(config, model, registry) != "vllm":
+        name = backend_name(config, model, registry)
+        if name == "openai":
+            from chateval.backends.openai_backend import check_server
+
+            if model in config.vllm.engine_args:
+                raise ConfigError(f"vllm.engine_args: model {model!r} is served; its server takes them")
+            check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
+            continue
+        if name != "vllm":
             continue
         from chateval.backends.vllm_backend import check_engine_args, engine_args
         from chateval.models import on_gpu
@@ -45,10 +59,17 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
 def create_backend(
     config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None = None
 ) -> Backend:
-    """Load registry model ``model`` on its backend; ``memory_fraction`` caps a vLLM engine."""
+    """Load ``model`` on its backend (or connect to its server); ``memory_fraction`` caps a vLLM
+    engine."""
     spec = registry.spec(model)
+    name = backend_name(config, model, registry)
+    if name == "openai":
+        from chateval.backends.openai_backend import OpenAIBackend
+
+        local = registry.resolve(model) if spec.path is not None else None
+        return OpenAIBackend(model, spec, local, seed=config.sampling.seed)
     folder = registry.resolve(model)
-    if backend_name(config, model, registry) == "vllm":
+    if name == "vllm":
         from chateval.backends.vllm_backend import VllmBackend
 
         settings = config.vllm

@@ -4,6 +4,7 @@ Backends know nothing about debates; strategies never call a backend. A backend 
 exactly one model; the scheduler groups the requests of a step by model.
 """
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -109,6 +110,27 @@ class StreamingBackend(Backend, Protocol):
     def poll(self) -> list[tuple[str, GenerationResult]]:
         """Advance the engine one step; return the requests that finished."""
         ...
+
+
+@runtime_checkable
+class RemoteBackend(StreamingBackend, Protocol):
+    """A streaming backend whose requests run elsewhere (a server): a poll computes nothing, so
+    a scheduler with nothing else to do waits on it instead of spinning."""
+
+    def wait(self, timeout: float) -> None:
+        """Block until some result is ready or ``timeout`` seconds have passed."""
+        ...
+
+
+def probabilities_by_text(logprobs: Mapping[int, float], texts: Mapping[int, str]) -> dict[str, float]:
+    """One position's probabilities of the asked-for token ids (``texts``: id -> text), summed
+    per text: a tokenizer may spell a digit with two tokens (Gemma's ``7`` and its byte-fallback
+    ``<0x37>``)."""
+    out: dict[str, float] = {}
+    for token, logprob in logprobs.items():
+        if token in texts:
+            out[texts[token]] = out.get(texts[token], 0.0) + math.exp(logprob)
+    return out
 
 
 class HFTokenCounting:

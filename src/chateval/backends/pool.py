@@ -21,7 +21,8 @@ class ModelPool:
     """The backends of a run's models, loaded up front (co-resident) or on demand (phased).
 
     Backends handed in as ``preloaded`` (tests, sweeps) belong to the caller: they are always
-    available and never closed or released by the pool.
+    available and never closed or released by the pool. ``pinned`` models (served ones, which
+    hold no local memory) are loaded at the start and stay, in either mode.
     """
 
     def __init__(
@@ -30,8 +31,10 @@ class ModelPool:
         loader: Loader | None = None,
         mode: Literal["co_resident", "phased"] = "co_resident",
         preloaded: Mapping[str, Backend] | None = None,
+        pinned: Iterable[str] = (),
     ) -> None:
         self.models = list(models)
+        self.pinned = set(pinned)
         self.loader = loader
         self.mode = mode
         self.preloaded = dict(preloaded or {})
@@ -47,7 +50,8 @@ class ModelPool:
     def start(self) -> None:
         """Load every model now (co-resident) or the first one (phased)."""
         to_load = [m for m in self.models if m not in self.preloaded]
-        for model in to_load if self.mode == "co_resident" else to_load[:1]:
+        swapped = [m for m in to_load if m not in self.pinned]
+        for model in to_load if self.mode == "co_resident" else [*self.pinned & set(to_load), *swapped[:1]]:
             self.get(model)
 
     def resident(self) -> list[str]:
@@ -67,8 +71,8 @@ class ModelPool:
             return self.loaded[model]
         if self.loader is None:
             raise BackendError(f"no backend loaded for model {model!r}")
-        if self.mode == "phased":
-            self.release_all()
+        if self.mode == "phased" and model not in self.pinned:
+            self.release_all(keep=self.pinned)
         started = time.perf_counter()
         log.info("loading model %s", model)
         self.loaded[model] = self.loader(model)
@@ -76,12 +80,11 @@ class ModelPool:
         self.loads[model] = self.loads.get(model, 0) + 1
         return self.loaded[model]
 
-    def release_all(self) -> None:
-        """Close every backend this pool loaded."""
-        while self.loaded:
-            model, backend = self.loaded.popitem()
+    def release_all(self, keep: Iterable[str] = ()) -> None:
+        """Close every backend this pool loaded, except those of ``keep``."""
+        for model in [m for m in self.loaded if m not in set(keep)]:
             log.info("releasing model %s", model)
-            backend.close()
+            self.loaded.pop(model).close()
 
     def close(self) -> None:
         self.release_all()

@@ -5,13 +5,17 @@ caching is on, so agents and rounds of one item reuse the cached shared prompt p
 """
 
 import logging
-import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.backends.base import (
+    GenerationRequest,
+    GenerationResult,
+    HFTokenCounting,
+    probabilities_by_text,
+)
 from chateval.config import VllmConfig
 from chateval.errors import BackendError, ConfigError
 from chateval.models import ModelSpec, on_gpu, runtime_dtype
@@ -228,7 +232,10 @@ class VllmBackend(HFTokenCounting):
         if request.probabilities_of and completion.logprobs is not None:
             texts = self.ids_of(request.probabilities_of)
             ends = self.token_ends(completion.token_ids)
-            probabilities = tuple(_by_text(position or {}, texts) for position in completion.logprobs)
+            probabilities = tuple(
+                probabilities_by_text({t: p.logprob for t, p in (position or {}).items()}, texts)
+                for position in completion.logprobs
+            )
         return GenerationResult(
             text=completion.text,
             prompt_tokens=len(output.prompt_token_ids or ()),
@@ -276,13 +283,3 @@ class VllmBackend(HFTokenCounting):
             import torch
 
             torch.cuda.empty_cache()
-
-
-def _by_text(position: Mapping[int, Any], texts: Mapping[int, str]) -> dict[str, float]:
-    """One position's asked-for probabilities, summed per text (a tokenizer may spell a digit
-    with two tokens, Gemma's ``7`` and its byte-fallback ``<0x37>``)."""
-    out: dict[str, float] = {}
-    for token, logprob in position.items():
-        if token in texts:
-            out[texts[token]] = out.get(texts[token], 0.0) + math.exp(logprob.logprob)
-    return out

@@ -9,7 +9,13 @@ backend calls for a single-model panel.
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
-from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.backends.base import (
+    Backend,
+    GenerationRequest,
+    GenerationResult,
+    RemoteBackend,
+    StreamingBackend,
+)
 from chateval.backends.pool import ModelPool
 from chateval.backends.usage import ModelUsage, Usage
 from chateval.debate.panel import Debate, Panel
@@ -29,6 +35,7 @@ DebateStepDone = Callable[[int, Debate, list[Utterance], dict[str, ModelUsage]],
 # Engine steps in a row that finish nothing before streaming gives up (a prefill of a big
 # batch takes tens of steps; an engine that lost a request would spin forever).
 _MAX_IDLE_POLLS = 100_000
+_REMOTE_WAIT_S = 0.05  # longest sleep between polls when only servers are busy
 
 
 class Scheduler:
@@ -152,11 +159,13 @@ class Scheduler:
         idle = 0
         while waiting:
             progressed = False
-            for model in [m for m, keys in in_flight.items() if keys]:
+            busy = [m for m, keys in in_flight.items() if keys]
+            for model in busy:
                 backend = self.pool.get(model)
                 assert isinstance(backend, StreamingBackend)
                 finished = [(k, r) for k, r in backend.poll() if k in in_flight[model]]
-                polls[model] += 1
+                if not isinstance(backend, RemoteBackend):
+                    polls[model] += 1  # a server's poll is no engine step
                 for key, result in finished:
                     in_flight[model].discard(key)
                     debate_key, slot, _ = key.split("\x1f")
@@ -166,6 +175,8 @@ class Scheduler:
                         finish(by_key[debate_key])
                 progressed = progressed or bool(finished)
             idle = 0 if progressed else idle + 1
+            if not progressed:
+                _wait_if_all_remote([self.pool.get(m) for m in busy])
             if idle > _MAX_IDLE_POLLS or (waiting and not any(in_flight.values())):
                 raise BackendError(
                     f"streaming stalled: {sum(map(len, in_flight.values()))} requests never finished"
@@ -192,6 +203,15 @@ class Scheduler:
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
+
+
+def _wait_if_all_remote(backends: Sequence[Backend]) -> None:
+    """Nothing finished: if every busy backend is a server, sleep until one answers (a local
+    engine's poll computes, so with one of those busy the loop is paced already)."""
+    remote = [b for b in backends if isinstance(b, RemoteBackend)]
+    if remote and len(remote) == len(backends):
+        for backend in remote:
+            backend.wait(_REMOTE_WAIT_S / len(remote))
 
 
 def _difference(now: dict[str, ModelUsage], before: dict[str, ModelUsage]) -> dict[str, ModelUsage]:
