@@ -246,7 +246,7 @@ class OpenAIBackend(HFTokenCounting):
         if self.tokenizer is None:
             raise ConfigError(
                 f"model {self.model!r}: soft verdicts on a served model need its tokenizer; set path "
-                "in its registry entry to a local copy of the model folder"
+                "in its registry entry to a local copy of the model folder, or set verdict.soft: false"
             )
         return super().digit_tokens()
 
