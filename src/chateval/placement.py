@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from chateval.backends import backend_name, served_models
+from chateval.backends import backend_name, remote_models
 from chateval.backends.base import Backend
 from chateval.backends.pool import Loader
 from chateval.config import RunConfig
@@ -112,7 +112,7 @@ def plan_placement(
     """The run's placement: the configured mode, or ``auto`` resolved from memory needs."""
     to_load = [m for m in config.model_names() if m not in preloaded]
     if registry is not None:
-        to_load = [m for m in to_load if m not in served_models(config, registry)]  # no local memory
+        to_load = [m for m in to_load if m not in remote_models(config, registry)]  # no local memory
     if registry is None or not to_load:
         mode = "co_resident" if config.placement.mode == "auto" else config.placement.mode
         return Placement(mode, "models supplied by the caller" if preloaded else "set in config")

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from chateval import __version__, journal
-from chateval.backends import TokenizerOnly, check_backend_settings, served_models
+from chateval.backends import TokenizerOnly, check_backend_settings, remote_models
 from chateval.backends.base import Backend
 from chateval.backends.pool import ModelPool
+from chateval.backends.replicas import ReplicaSet
 from chateval.backends.usage import ModelUsage, Usage
 from chateval.config import RunConfig, dump_config
 from chateval.context import fit_items
@@ -86,7 +87,7 @@ def run(
         backend_loader(config, backend_factory, registry, placement),
         placement.mode,
         backends,
-        pinned=served_models(config, registry) if registry else (),
+        pinned=remote_models(config, registry) if registry else (),
     )
     try:
         pool.start()
@@ -128,6 +129,8 @@ def run(
         else:
             usage = scheduler.run(panel, debates, progress=progress, on_step_done=record_step)
         debate_seconds = time.perf_counter() - debate_started
+        on_replicas = {m: pool.get(m) for m in pool.resident()}
+        replicas = {m: b.replica_stats() for m, b in on_replicas.items() if isinstance(b, ReplicaSet)}
     finally:
         pool.close()
 
@@ -177,5 +180,7 @@ def run(
         "started_at": started_at,
         "resumed": resuming,
     }
+    if replicas:
+        run_info["replicas"] = replicas
     write_json(outdir / "run.json", run_info)
     return RunResult(outdir, run_info, metrics)

@@ -5,7 +5,7 @@ report) is the same type as one built in memory. Keys that only some runs have (
 direct, soft verdicts, opinion probes, reasoning) are optional.
 """
 
-from typing import Any, Required, TypedDict
+from typing import Any, NotRequired, Required, TypedDict
 
 from chateval.data.items import Label
 
@@ -158,6 +158,8 @@ class RunInfo(TypedDict):
     truncated_items: int
     per_model: dict[str, Counts]
     placement: dict[str, Any]
+    # Models on several replicas (scale): per replica, its node, requests, tokens, busy seconds.
+    replicas: NotRequired[dict[str, list[dict[str, Any]]]]
     model_load_seconds: float
     debate_seconds: float
     wall_seconds: float

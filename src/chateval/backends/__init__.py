@@ -23,9 +23,11 @@ def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> 
     return registry.spec(model).backend or config.backend
 
 
-def served_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
-    """The run's models that a server hosts (no local memory, never swapped out)."""
-    return {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
+def remote_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
+    """The run's models that run elsewhere: on a server, or on replicas in a Ray cluster (no
+    local memory, never swapped out)."""
+    served = {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
+    return served | set(config.replicated_models())
 
 
 def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registry: "ModelRegistry") -> None:
@@ -44,6 +46,8 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
 
             if model in config.vllm.engine_args:
                 raise ConfigError(f"vllm.engine_args: model {model!r} is served; its server takes them")
+            if config.scale.replicas_of(model) > 1:
+                raise ConfigError(f"scale: model {model!r} is served; its server scales it, not chateval")
             check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
             continue
         if name != "vllm":
@@ -51,9 +55,10 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
         from chateval.backends.vllm_backend import check_engine_args, engine_args
         from chateval.models import on_gpu
 
-        extra = engine_args(model, registry.spec(model), config.vllm)
+        spec = registry.spec(model)
+        extra = engine_args(model, spec, config.vllm)
         if extra:
-            check_engine_args(model, extra, on_gpu())
+            check_engine_args(model, extra, on_gpu(), registry.folder(model) if spec.path else None)
 
 
 def create_backend(
@@ -63,6 +68,12 @@ def create_backend(
     engine."""
     spec = registry.spec(model)
     name = backend_name(config, model, registry)
+    replicas = config.scale.replicas_of(model)
+    if replicas > 1 and name != "openai":
+        from chateval.backends.ray_replicas import start_replicas
+
+        # The actors build their own engines with this same function and replicas: 1.
+        return start_replicas(config, model, registry, replicas)
     if name == "openai":
         from chateval.backends.openai_backend import OpenAIBackend
 

@@ -4,6 +4,7 @@ Verdict constraints go through vLLM structured outputs with the outlines backend
 caching is on, so agents and rounds of one item reuse the cached shared prompt prefix.
 """
 
+import json
 import logging
 import os
 from collections.abc import Mapping, Sequence
@@ -29,7 +30,7 @@ _GPU_MEMORY_FRACTION = 0.85
 _CPU_BLOCK_SIZE = 32
 
 
-def _cpu_engine_environment(settings: VllmConfig) -> None:
+def _cpu_engine_environment(settings: VllmConfig, ranks: int = 1) -> None:
     """Engine settings that vLLM's CPU build reads from the environment; the user's win.
 
     By default it reserves one core for the frontend and pins OpenMP to the rest, which on a
@@ -37,14 +38,33 @@ def _cpu_engine_environment(settings: VllmConfig) -> None:
     ``enforce_eager: false``, the AOT-compiled model vLLM 0.32 saves on CPUs fails to load
     ("no attribute 'finalize_loading'"), so every start would compile again; without AOT,
     later starts reuse inductor's cache (default model: 79 s instead of 174 s to start).
+    Tensor or pipeline parallel ranks each need their own cores ("0|1" for two ranks on two
+    cores): vLLM refuses a binding with fewer lists than ranks.
     """
+    global _BIND_SET_HERE
     cores = os.cpu_count() or 1
+    if os.environ.get("VLLM_CPU_OMP_THREADS_BIND", _BIND_SET_HERE) == _BIND_SET_HERE:
+        _BIND_SET_HERE = os.environ["VLLM_CPU_OMP_THREADS_BIND"] = _core_lists(cores, ranks)
     os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(settings.cpu_kvcache_space_gib))
-    os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", f"0-{cores - 1}")
     os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
     os.environ.setdefault("OMP_NUM_THREADS", str(cores))
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     os.environ.setdefault("VLLM_USE_AOT_COMPILE", "0")
+
+
+_BIND_SET_HERE: str | None = None  # the core binding chateval chose (a user's is never replaced)
+
+
+def _core_lists(cores: int, ranks: int) -> str:
+    """``cores`` split into ``ranks`` contiguous ranges, vLLM's way: ``0-3|4-7``."""
+    share = max(1, cores // ranks)
+    ranges = [(r * share, min(cores, (r + 1) * share) - 1) for r in range(ranks)]
+    return "|".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+def parallel_ranks(args: Mapping[str, Any]) -> int:
+    """Processes one engine runs on: tensor x pipeline parallel size."""
+    return int(args.get("tensor_parallel_size", 1)) * int(args.get("pipeline_parallel_size", 1))
 
 
 _PARKED: list[Any] = []  # closed engines kept alive while other engines of the process run
@@ -68,9 +88,10 @@ def engine_args(model: str, spec: ModelSpec, settings: VllmConfig) -> dict[str, 
     return {**spec.engine_args, **settings.engine_args.get(model, {})}
 
 
-def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool) -> None:
+def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool, folder: Path | None = None) -> None:
     """Refuse, before any load, arguments the installed vLLM does not know, arguments chateval
-    sets itself, and more parallel ranks than this machine has devices for."""
+    sets itself, more parallel ranks than this machine has devices for, and (with the model's
+    ``folder``) a tensor-parallel size that does not divide its attention heads."""
     if not args:
         return
     import dataclasses
@@ -87,7 +108,7 @@ def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool) -> None:
         )
     for key in sorted(set(args) & set(RESERVED_ENGINE_ARGS)):
         raise ConfigError(f"model {model!r}: engine argument {key!r} is set by {RESERVED_ENGINE_ARGS[key]}")
-    ranks = int(args.get("tensor_parallel_size", 1)) * int(args.get("pipeline_parallel_size", 1))
+    ranks = parallel_ranks(args)
     devices = _visible_gpus() if gpu else (os.cpu_count() or 1)
     if ranks > devices:
         kind = "GPUs are visible" if gpu else "CPU cores are here (one per rank at least)"
@@ -95,6 +116,28 @@ def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool) -> None:
             f"model {model!r}: tensor_parallel_size x pipeline_parallel_size = {ranks}, but only "
             f"{devices} {kind}"
         )
+    if folder is not None:
+        _check_split(model, args, folder)
+
+
+def _check_split(model: str, args: Mapping[str, Any], folder: Path) -> None:
+    """Tensor parallelism splits attention heads, pipeline parallelism layers: both must go."""
+    try:
+        config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # not prepared yet: vLLM checks it at load
+    config = config.get("text_config", config)
+    tensor = int(args.get("tensor_parallel_size", 1))
+    heads = config.get("num_attention_heads")
+    if tensor > 1 and heads and heads % tensor:
+        raise ConfigError(
+            f"model {model!r}: tensor_parallel_size {tensor} does not divide its {heads} attention "
+            f"heads ({folder / 'config.json'})"
+        )
+    pipeline = int(args.get("pipeline_parallel_size", 1))
+    layers = config.get("num_hidden_layers")
+    if pipeline > 1 and layers and pipeline > layers:
+        raise ConfigError(f"model {model!r}: pipeline_parallel_size {pipeline} exceeds its {layers} layers")
 
 
 def _visible_gpus() -> int:
@@ -126,7 +169,7 @@ class VllmBackend(HFTokenCounting):
                 f"{_CPU_BLOCK_SIZE} only (e.g. 32, 64, 128)"
             )
         if not gpu:
-            _cpu_engine_environment(settings)
+            _cpu_engine_environment(settings, parallel_ranks(engine_args(model, spec, settings)))
         try:
             from vllm import LLM
         except ImportError as exc:
@@ -136,7 +179,8 @@ class VllmBackend(HFTokenCounting):
             ) from exc
         fraction = settings.gpu_memory_utilization or (_GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION)
         extra = engine_args(model, spec, settings)
-        check_engine_args(model, extra, gpu)
+        check_engine_args(model, extra, gpu, folder)
+        self.ranks = parallel_ranks(extra)
         tunable: dict[str, Any] = {
             "gpu_memory_utilization": fraction,
             "enforce_eager": settings.enforce_eager,
@@ -256,19 +300,21 @@ class VllmBackend(HFTokenCounting):
         Freeing an in-process engine also tears down vLLM's process-wide parallel state, which
         every other engine of the process still uses; so while others are open the engine is
         parked, not freed (its memory returns when the last engine closes). Phased runs hold
-        one engine at a time, so they free each one.
+        one engine at a time, so they free each one. An engine with several ranks runs them in
+        worker processes of its own, which would hold their cores while parked: it is freed
+        at once.
         """
         import gc
 
         if not hasattr(self, "llm"):
             return
         VllmBackend._open -= 1
-        if VllmBackend._open > 0:
+        if VllmBackend._open > 0 and self.ranks == 1:
             log.info("parking the %s engine until the other vLLM engines close", self.model)
             _PARKED.append(self.llm)
             del self.llm
             return
-        for llm in [*_PARKED, self.llm]:
+        for llm in [self.llm] if VllmBackend._open > 0 else [*_PARKED, self.llm]:
             core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
             shutdown = getattr(core, "shutdown", None)
             if callable(shutdown):
@@ -276,7 +322,8 @@ class VllmBackend(HFTokenCounting):
                     shutdown()
                 except Exception as exc:  # a failed shutdown must not hide the run's results
                     log.warning("vLLM engine shutdown failed: %s", exc)
-        _PARKED.clear()
+        if VllmBackend._open == 0:
+            _PARKED.clear()
         del self.llm
         gc.collect()
         if on_gpu():

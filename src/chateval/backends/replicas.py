@@ -1,0 +1,253 @@
+"""Several replicas of one model behind one streaming backend (scale-out).
+
+The driver (scheduler, journal, resume) stays where the command runs; each replica holds an
+ordinary backend (a vLLM engine) somewhere else, in a Ray actor on any node of a cluster. The
+driver talks to a replica through one call at a time, ``step(new requests)``: the replica
+queues them, runs its engine until something finishes (or a short time passes), and answers
+with what finished. So every replica's engine runs while the driver collects from whichever
+replica answers first.
+
+Every turn of one item, in both answer orders, goes to the same replica: its later turns extend
+prompts that replica's prefix cache already holds.
+"""
+
+import concurrent.futures
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from chateval.backends.base import (
+    Backend,
+    ChatMessage,
+    GenerationRequest,
+    GenerationResult,
+    Keep,
+    StreamingBackend,
+    TokenCounter,
+)
+from chateval.errors import BackendError
+
+_STEP_BUDGET_S = 0.05  # a replica answers once something finished and this much time passed
+SWAPPED_SUFFIX = "#swapped"  # a debate of the swapped answer order: key = item id + this
+
+
+@dataclass
+class StepReport:
+    """What one ``step`` call did on a replica."""
+
+    finished: list[tuple[str, GenerationResult]]
+    busy_seconds: float
+
+
+@dataclass
+class ReplicaStats:
+    """One replica's share of a run (run.json ``replicas``)."""
+
+    replica: int
+    node: str
+    requests: int = 0
+    prompt_tokens: int = 0
+    generated_tokens: int = 0
+    busy_seconds: float = 0.0
+    items: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**vars(self), "busy_seconds": round(self.busy_seconds, 3)}
+
+
+class ReplicaWorker:
+    """The replica side: one backend, fed and drained by ``step``. Runs inside a Ray actor (or
+    a thread, for tests); knows nothing of the driver."""
+
+    def __init__(self, load: Callable[[], Backend]) -> None:
+        self.backend = load()
+        self.pending: set[str] = set()
+
+    def step(self, new: Sequence[tuple[str, GenerationRequest]]) -> StepReport:
+        """Queue ``new``; run until something finishes and ``_STEP_BUDGET_S`` passed, or the
+        queue is empty."""
+        started = time.perf_counter()
+        backend = self.backend
+        if not isinstance(backend, StreamingBackend):  # one batch: everything finishes now
+            results = backend.generate([request for _, request in new])
+            done = [(key, result) for (key, _), result in zip(new, results, strict=True)]
+            return StepReport(done, time.perf_counter() - started)
+        for key, request in new:
+            backend.submit(key, request)
+            self.pending.add(key)
+        finished: list[tuple[str, GenerationResult]] = []
+        while self.pending:
+            for key, result in backend.poll():
+                self.pending.discard(key)
+                finished.append((key, result))
+            if finished and time.perf_counter() - started >= _STEP_BUDGET_S:
+                break
+        return StepReport(finished, time.perf_counter() - started)
+
+    def node(self) -> str:
+        """Where this replica runs (host name)."""
+        import socket
+
+        return socket.gethostname()
+
+    def close(self) -> None:
+        self.backend.close()
+
+
+class ReplicaHandle(Protocol):
+    """The driver's end of one replica: calls that answer with futures."""
+
+    name: str
+
+    def step(self, new: list[tuple[str, GenerationRequest]]) -> "concurrent.futures.Future[StepReport]":
+        """Start one ``step`` on the replica."""
+        ...
+
+    def close(self) -> None:
+        """Stop the replica (its engine and process)."""
+        ...
+
+
+@dataclass
+class _Lane:
+    """The driver's state of one replica."""
+
+    handle: ReplicaHandle
+    stats: ReplicaStats
+    outbox: list[tuple[str, GenerationRequest]] = field(default_factory=list)
+    call: "concurrent.futures.Future[StepReport] | None" = None
+    in_flight: int = 0  # requests sent, not yet finished
+
+
+def item_of(request_key: str) -> str:
+    """The item a scheduler request key belongs to (``debate\\x1fslot\\x1fcounter``; a debate
+    key is the item id, with ``#swapped`` for the other answer order)."""
+    debate = request_key.split("\x1f", 1)[0]
+    return debate.removesuffix(SWAPPED_SUFFIX)
+
+
+class ReplicaSet:
+    """One model served by several replicas, as one streaming backend."""
+
+    def __init__(
+        self, model: str, handles: Sequence[ReplicaHandle], nodes: Sequence[str], counter: TokenCounter
+    ):
+        if not handles:
+            raise ValueError("a replica set needs at least one replica")
+        self.model = model
+        self.counter = counter
+        self.context_window = counter.context_window
+        self._lanes = [
+            _Lane(h, ReplicaStats(i, node)) for i, (h, node) in enumerate(zip(handles, nodes, strict=True))
+        ]
+        self._home: dict[str, _Lane] = {}  # item -> its replica
+        self._counter = 0
+
+    # Token counting happens on the driver, with the model's tokenizer.
+    def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
+        return self.counter.count_prompt_tokens(messages)
+
+    def count_tokens(self, text: str) -> int:
+        return self.counter.count_tokens(text)
+
+    def truncate_tokens(self, text: str, max_tokens: int, keep: Keep = "start") -> str:
+        return self.counter.truncate_tokens(text, max_tokens, keep)
+
+    def digit_tokens(self) -> dict[int, str]:
+        digits: dict[int, str] = self.counter.digit_tokens()  # type: ignore[attr-defined]
+        return digits
+
+    # Streaming --------------------------------------------------------------------------------
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        """Queue ``request`` for its item's replica (the least loaded one, for a new item)."""
+        item = item_of(key)
+        lane = self._home.get(item)
+        if lane is None:
+            lane = min(self._lanes, key=lambda candidate: (candidate.stats.items, candidate.stats.replica))
+            lane.stats.items += 1
+            self._home[item] = lane
+        lane.outbox.append((key, request))
+        lane.in_flight += 1
+        self._send(lane)
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        """What the replicas that answered finished; each answered replica gets its next call."""
+        finished: list[tuple[str, GenerationResult]] = []
+        for lane in self._lanes:
+            if lane.call is None or not lane.call.done():
+                continue
+            report = self._report(lane)
+            finished += report.finished
+            self._send(lane)
+        return finished
+
+    def wait(self, timeout: float) -> None:
+        """Block until a replica answers or ``timeout`` seconds pass."""
+        calls = [lane.call for lane in self._lanes if lane.call is not None]
+        if calls:
+            concurrent.futures.wait(calls, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """All ``requests`` (request ``i`` treated as item ``i``), results in order."""
+        keys = []
+        for request in requests:
+            keys.append(f"batch{self._counter}\x1f0\x1f0")
+            self._counter += 1
+            self.submit(keys[-1], request)
+        results: dict[str, GenerationResult] = {}
+        while len(results) < len(keys):
+            self.wait(1.0)
+            results.update(self.poll())
+        return [results[key] for key in keys]
+
+    def _send(self, lane: _Lane) -> None:
+        """Start the lane's next step call if it has none and has work."""
+        if lane.call is None and lane.in_flight:
+            new, lane.outbox = lane.outbox, []
+            lane.call = lane.handle.step(new)
+
+    def _report(self, lane: _Lane) -> StepReport:
+        call, lane.call = lane.call, None
+        assert call is not None
+        try:
+            report = call.result()
+        except Exception as exc:  # a dead actor, a node gone, an engine error inside
+            raise BackendError(
+                f"model {self.model!r}: replica {lane.stats.replica} ({lane.handle.name}, node "
+                f"{lane.stats.node}) failed: {type(exc).__name__}: {str(exc).strip()[:500]}"
+            ) from exc
+        lane.in_flight -= len(report.finished)
+        lane.stats.busy_seconds += report.busy_seconds
+        for _, result in report.finished:
+            lane.stats.requests += 1
+            lane.stats.prompt_tokens += result.prompt_tokens
+            lane.stats.generated_tokens += result.completion_tokens
+        return report
+
+    def replica_stats(self) -> list[dict[str, Any]]:
+        """Requests, tokens and busy seconds per replica (run.json)."""
+        return [lane.stats.as_dict() for lane in self._lanes]
+
+    def close(self) -> None:
+        for lane in self._lanes:
+            with contextlib.suppress(Exception):  # a dead replica has nothing left to close
+                lane.handle.close()
+
+
+class ThreadReplica:
+    """A replica in a thread of this process: for tests with scripted backends, and to measure
+    what one driver can feed (docs/scaling.md)."""
+
+    def __init__(self, name: str, worker: ReplicaWorker) -> None:
+        self.name = name
+        self.worker = worker
+        self._pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+
+    def step(self, new: list[tuple[str, GenerationRequest]]) -> "concurrent.futures.Future[StepReport]":
+        return self._pool.submit(self.worker.step, new)
+
+    def close(self) -> None:
+        self._pool.submit(self.worker.close).result()
+        self._pool.shutdown()

@@ -1,0 +1,133 @@
+"""Replicas of one model behind one streaming backend, with scripted replicas in threads (no
+model, no Ray): every turn of an item stays on one replica, results are collected from
+whichever replica answers first, and a replica that dies ends the run with exit 1, after which
+the same run resumes (on more or fewer replicas) to identical outputs. The real thing, vLLM
+actors on a local Ray cluster, is tests/test_ray_replicas.py."""
+
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport, ThreadReplica, item_of
+from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
+from chateval.errors import BackendError
+from chateval.runner import run
+from tests.conftest import prompt_dependent, tiny_config
+
+MODEL = "smollm2-135m"
+OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
+
+
+class RecordingWorker(ReplicaWorker):
+    """A scripted replica that notes the items it was sent, and can be slow or die."""
+
+    def __init__(self, delay_s: float = 0.0, dies_at_step: int | None = None) -> None:
+        super().__init__(lambda: StreamingScriptedBackend(MODEL, prompt_dependent))
+        self.items: set[str] = set()
+        self.delay_s = delay_s
+        self.dies_at_step = dies_at_step
+        self.steps = 0
+
+    def step(self, new: Sequence[tuple[str, GenerationRequest]]) -> StepReport:
+        self.steps += 1
+        if self.steps == self.dies_at_step:
+            raise RuntimeError("actor died (simulated)")
+        self.items.update(item_of(key) for key, _ in new)
+        time.sleep(self.delay_s)
+        return super().step(new)
+
+
+def replica_set(workers: Sequence[ReplicaWorker]) -> ReplicaSet:
+    handles = [ThreadReplica(f"thread {i}", worker) for i, worker in enumerate(workers)]
+    return ReplicaSet(
+        MODEL, handles, [f"node{i}" for i in range(len(workers))], ScriptedBackend(MODEL, prompt_dependent)
+    )
+
+
+def config(**overrides: object):  # noqa: ANN201
+    return tiny_config(
+        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}, **overrides
+    )
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("reference")
+    run(config(), out, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)})
+    return out
+
+
+def same_outputs(out: Path, reference: Path) -> None:
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+def test_items_never_change_replica_and_results_equal_one_engine(reference: Path, tmp_path: Path) -> None:
+    workers = [RecordingWorker() for _ in range(3)]
+    replicas = replica_set(workers)
+    result = run(config(), tmp_path, backends={MODEL: replicas})
+    same_outputs(tmp_path, reference)
+    homes = [w.items for w in workers]
+    assert all(homes) and not (homes[0] & homes[1] or homes[0] & homes[2] or homes[1] & homes[2])
+    assert sum(map(len, homes)) == 12  # both answer orders of an item on its one replica
+    stats = json.loads((tmp_path / "run.json").read_text())["replicas"][MODEL]
+    assert [s["items"] for s in stats] == [4, 4, 4] and [s["node"] for s in stats] == [
+        "node0",
+        "node1",
+        "node2",
+    ]
+    assert sum(s["requests"] for s in stats) == result.run_info["requests"]
+    assert sum(s["generated_tokens"] for s in stats) == result.run_info["generated_tokens"]
+    assert all(s["busy_seconds"] > 0 for s in stats)
+
+
+def test_results_are_collected_from_whichever_replica_answers_first() -> None:
+    slow, fast = RecordingWorker(delay_s=0.5), RecordingWorker()
+    replicas = replica_set([slow, fast])
+    request = GenerationRequest(MODEL, (), max_tokens=4)
+    replicas.submit("a\x1f0\x1f0", request)  # item a -> replica 0 (slow)
+    replicas.submit("b\x1f0\x1f1", request)  # item b -> replica 1 (fast)
+    arrived: list[str] = []
+    deadline = time.monotonic() + 5
+    while len(arrived) < 2 and time.monotonic() < deadline:
+        replicas.wait(1.0)
+        arrived += [key for key, _ in replicas.poll()]
+    assert arrived == ["b\x1f0\x1f1", "a\x1f0\x1f0"]
+    replicas.close()
+
+
+@pytest.mark.parametrize("replicas_after", [1, 2, 4])
+def test_a_dead_replica_ends_the_run_and_it_resumes_to_identical_results(
+    reference: Path, tmp_path: Path, replicas_after: int
+) -> None:
+    dying = replica_set([RecordingWorker(), RecordingWorker(dies_at_step=6)])
+    with pytest.raises(
+        BackendError, match=r"replica 1 \(thread 1, node node1\) failed: RuntimeError: actor died"
+    ):
+        run(config(), tmp_path, backends={MODEL: dying})
+    assert '"step_done"' in (tmp_path / "journal.jsonl").read_text()  # what finished is on disk
+    assert not (tmp_path / "run.json").exists()
+    run(config(), tmp_path, backends={MODEL: replica_set([RecordingWorker() for _ in range(replicas_after)])})
+    same_outputs(tmp_path, reference)
+
+
+def test_replicas_need_streaming_and_a_used_model() -> None:
+    from chateval.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="scheduling: barrier cannot use them"):
+        config(scheduling="barrier", scale={"replicas": 2})
+    with pytest.raises(ConfigError, match=r"scale.models: no agent uses model\(s\) llama"):
+        config(scale={"models": {"llama": 2}})
+    assert config(scale={"replicas": 2, "models": {MODEL: 1}}).replicated_models() == []
+
+
+def test_a_batch_backend_replica_answers_in_one_step() -> None:
+    worker = ReplicaWorker(lambda: ScriptedBackend(MODEL, prompt_dependent))
+    request = GenerationRequest(MODEL, (), max_tokens=4)
+    report = worker.step([("x\x1f0\x1f0", request)])
+    assert [key for key, _ in report.finished] == ["x\x1f0\x1f0"]
+    assert isinstance(report.finished[0][1], GenerationResult)
