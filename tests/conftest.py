@@ -79,6 +79,23 @@ def tiny_config(**overrides: object) -> RunConfig:
     return parse_config(tree, "test", CONFIGS_DIR)
 
 
+def quickstart_config(**overrides: object) -> RunConfig:
+    """The tiny run over all 12 quickstart samples."""
+    data = {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}
+    return tiny_config(data=data, **overrides)
+
+
+@pytest.fixture(scope="session")
+def scripted_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``quickstart_config()`` run on the prompt-dependent scripted default model."""
+    from chateval.backends.scripted import ScriptedBackend
+    from chateval.runner import run
+
+    out = tmp_path_factory.mktemp("scripted_reference")
+    run(quickstart_config(), out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
+    return out
+
+
 @pytest.fixture(scope="session")
 def registry() -> ModelRegistry:
     if (

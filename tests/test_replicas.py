@@ -16,7 +16,7 @@ from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport, Th
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import prompt_dependent, tiny_config
+from tests.conftest import prompt_dependent, quickstart_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -48,17 +48,12 @@ def replica_set(workers: Sequence[ReplicaWorker]) -> ReplicaSet:
     )
 
 
-def config(**overrides: object):  # noqa: ANN201
-    return tiny_config(
-        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}, **overrides
-    )
+config = quickstart_config
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("reference")
-    run(config(), out, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)})
-    return out
+@pytest.fixture
+def reference(scripted_reference: Path) -> Path:
+    return scripted_reference
 
 
 def same_outputs(out: Path, reference: Path) -> None:

@@ -9,7 +9,7 @@ from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
 from chateval.errors import BackendError, ConfigError
 from chateval.runner import run
-from tests.conftest import prompt_dependent, tiny_config
+from tests.conftest import prompt_dependent, quickstart_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 
@@ -27,17 +27,12 @@ class FailingBackend(ScriptedBackend):
         return super().generate(requests)
 
 
-def config(**overrides: object):  # noqa: ANN201
-    return tiny_config(
-        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}, **overrides
-    )
+config = quickstart_config
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("reference")
-    run(config(), out, backends={"smollm2-135m": ScriptedBackend("smollm2-135m", prompt_dependent)})
-    return out
+@pytest.fixture
+def reference(scripted_reference: Path) -> Path:
+    return scripted_reference
 
 
 @pytest.mark.parametrize("fail_at", [1, 2, 3, 4])

@@ -93,11 +93,12 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
 
     from chateval.backends import TokenizerOnly
     from chateval.backends.vllm_backend import engine_args, parallel_ranks
-    from chateval.models import on_gpu
 
     connect(config.scale.address)
     ranks = parallel_ranks(engine_args(model, registry.spec(model), config.vllm))
-    gpus = ranks if on_gpu() else 0
+    # The cluster's GPUs, not this machine's: a driver on a CPU head node feeds GPU workers.
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    gpus = ranks if resources.get("GPU", 0) > 0 else 0
     cpus = config.scale.cpus_per_replica
     remote_worker: Any = ray.remote(ReplicaWorker)
     run_token = uuid.uuid4().hex[:8]  # names stay unique when several runs share a cluster
