@@ -60,7 +60,7 @@ def config(address: str, replicas: int = 2):  # noqa: ANN201
         data={
             "format": "jsonl_pairwise",
             "path": str(CONFIGS_DIR / "samples/quickstart_pairwise.jsonl"),
-            "limit": 4,
+            "limit": 2,
         },
         scale={"replicas": replicas, "address": address},
     )
