@@ -3,8 +3,9 @@ scripted replicas that answer at once (no model), so the driver is the only cost
 
     .venv/bin/python scripts/bench_driver.py [CONFIG] [--replicas 1 4 16] [--ray] [-o FILE]
 
-Prints requests per second through the driver, and per second of the driver's own CPU time, (prompt building, routing, journaling with an
-fsync per debate step, verdict parsing) per replica count; docs/scaling.md uses the numbers.
+Prints, per replica count, requests per second through the driver (prompt building, routing,
+journaling with an fsync per debate step, verdict parsing) and per second of the driver's own
+CPU time; docs/scaling.md uses the numbers.
 Replicas are threads of this process, or with ``--ray`` actors of a local Ray instance (each
 step call and its results then cross Ray's RPC and serialization, as with real replicas).
 """

@@ -126,3 +126,23 @@ def test_a_batch_backend_replica_answers_in_one_step() -> None:
     report = worker.step([("x\x1f0\x1f0", request)])
     assert [key for key, _ in report.finished] == ["x\x1f0\x1f0"]
     assert isinstance(report.finished[0][1], GenerationResult)
+
+
+def test_requests_submitted_together_travel_in_one_call() -> None:
+    sizes: list[int] = []
+
+    class Counting(RecordingWorker):
+        def step(self, new: Sequence[tuple[str, GenerationRequest]]) -> StepReport:
+            sizes.append(len(new))
+            return super().step(new)
+
+    replicas = replica_set([Counting()])
+    request = GenerationRequest(MODEL, (), max_tokens=4)
+    for slot in range(3):
+        replicas.submit(f"a\x1f{slot}\x1f{slot}", request)
+    done: list[str] = []
+    while len(done) < 3:
+        replicas.wait(1.0)
+        done += [key for key, _ in replicas.poll()]
+    assert sizes[0] == 3
+    replicas.close()

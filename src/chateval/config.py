@@ -340,7 +340,8 @@ class RunConfig(_Strict):
         return self
 
     def replicated_models(self) -> list[str]:
-        """The models that run on more than one replica."""
+        """The models that may run on more than one replica (backends.replica_count decides,
+        knowing each model's backend)."""
         return [m for m in self.model_names() if self.scale.replicas_of(m) > 1]
 
     @property

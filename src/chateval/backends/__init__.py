@@ -23,11 +23,19 @@ def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> 
     return registry.spec(model).backend or config.backend
 
 
+def replica_count(config: "RunConfig", model: str, registry: "ModelRegistry") -> int:
+    """How many replicas ``model`` runs on: its ``scale.models`` count, else ``scale.replicas``
+    for a vLLM model, else 1."""
+    if model in config.scale.models:
+        return config.scale.models[model]
+    return config.scale.replicas if backend_name(config, model, registry) == "vllm" else 1
+
+
 def remote_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
     """The run's models that run elsewhere: on a server, or on replicas in a Ray cluster (no
     local memory, never swapped out)."""
     served = {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
-    return served | set(config.replicated_models())
+    return served | {m for m in config.model_names() if replica_count(config, m, registry) > 1}
 
 
 def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registry: "ModelRegistry") -> None:
@@ -46,8 +54,10 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
 
             if model in config.vllm.engine_args:
                 raise ConfigError(f"vllm.engine_args: model {model!r} is served; its server takes them")
-            if config.scale.replicas_of(model) > 1:
-                raise ConfigError(f"scale: model {model!r} is served; its server scales it, not chateval")
+            if replica_count(config, model, registry) > 1:
+                raise ConfigError(
+                    f"scale.models: model {model!r} is served; its server scales it, not chateval"
+                )
             check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
             continue
         if name != "vllm":
@@ -58,7 +68,9 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
         spec = registry.spec(model)
         extra = engine_args(model, spec, config.vllm)
         if extra:
-            check_engine_args(model, extra, on_gpu(), registry.folder(model) if spec.path else None)
+            # Replicas run on the cluster's devices, which this machine cannot count.
+            local = replica_count(config, model, registry) == 1
+            check_engine_args(model, extra, on_gpu(), registry.folder(model) if spec.path else None, local)
 
 
 def create_backend(
@@ -68,7 +80,7 @@ def create_backend(
     engine."""
     spec = registry.spec(model)
     name = backend_name(config, model, registry)
-    replicas = config.scale.replicas_of(model)
+    replicas = replica_count(config, model, registry)
     if replicas > 1 and name != "openai":
         from chateval.backends.ray_replicas import start_replicas
 

@@ -24,6 +24,7 @@ from chateval.errors import BackendError
 T = TypeVar("T")
 _RETRIED_STATUS = {408, 429}
 _DETAIL_CHARS = 500  # of a server's error body quoted in a message
+_CONNECT_TIMEOUT_S = 10.0
 
 
 class ServerClient:
@@ -44,14 +45,16 @@ class ServerClient:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.name = name
-        self.retries = 0  # retried attempts so far (run.json reports them)
+        self.retries = 0  # retried attempts so far
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=f"chateval-{name}", daemon=True)
         self._thread.start()
 
         async def open_client() -> tuple[httpx.AsyncClient, asyncio.Semaphore]:
             limits = httpx.Limits(max_connections=max_concurrency, max_keepalive_connections=max_concurrency)
-            client = httpx.AsyncClient(headers=dict(headers or {}), limits=limits, timeout=timeout_s)
+            # A quick connect timeout: a silent address must not take max_retries x timeout_s.
+            timeout = httpx.Timeout(timeout_s, connect=min(timeout_s, _CONNECT_TIMEOUT_S))
+            client = httpx.AsyncClient(headers=dict(headers or {}), limits=limits, timeout=timeout)
             return client, asyncio.Semaphore(max_concurrency)
 
         self._client, self._slots = self._wait(open_client())
@@ -93,6 +96,8 @@ class ServerClient:
             self._wait(shut(), timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
+        if not self._thread.is_alive():
+            self._loop.close()
 
     def _wait(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)

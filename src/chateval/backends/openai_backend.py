@@ -112,7 +112,13 @@ class OpenAIBackend(HFTokenCounting):
         if folder is not None:
             from transformers import AutoTokenizer
 
-            self.tokenizer = AutoTokenizer.from_pretrained(folder, trust_remote_code=spec.trust_remote_code)
+            try:
+                self.tokenizer = AutoTokenizer.from_pretrained(
+                    folder, trust_remote_code=spec.trust_remote_code
+                )
+            except Exception:
+                self.client.close()
+                raise
         self._in_flight: dict[str, tuple[GenerationRequest, concurrent.futures.Future[dict[str, Any]]]] = {}
         self._done: queue.Queue[str] = queue.Queue()  # keys whose answer arrived
         self._arrived: list[str] = []  # keys taken off the queue by wait, not yet polled

@@ -25,37 +25,42 @@ if TYPE_CHECKING:
 ACTOR_PREFIX = "chateval/"  # replica actors are named chateval/MODEL/INDEX/RUN
 
 
-def _load_replica(config: "RunConfig", model: str, index: int) -> "Backend":
+def _load_replica(config: "RunConfig", model: str, index: int, ranks: int) -> "Backend":
     """Inside the actor: pin this replica's threads (CPU builds), then load the engine as a
     local run would (the config's scale section is dropped: an actor holds one engine)."""
     from chateval.backends import create_backend
+    from chateval.backends.vllm_backend import _core_lists
     from chateval.config import ScaleConfig
     from chateval.models import ModelRegistry, on_gpu
 
     scale = config.scale
     if not on_gpu():
         threads = scale.threads_per_replica
-        os.environ["OMP_NUM_THREADS"] = str(threads)
-        bind = scale.cpu_binds[index % len(scale.cpu_binds)] if scale.cpu_binds else _slice(index, threads)
+        os.environ["OMP_NUM_THREADS"] = str(max(1, threads // ranks))
+        if scale.cpu_binds:
+            bind = scale.cpu_binds[index % len(scale.cpu_binds)]
+        else:  # the index-th block of this node's cores, one list per rank (vLLM's "0-1|2-3")
+            cores = os.cpu_count() or 1
+            first = (index * threads) % cores
+            block = _core_lists(min(threads, cores - first), ranks)
+            bind = "|".join(_shift(part, first) for part in block.split("|"))
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = bind
     local = config.model_copy(update={"scale": ScaleConfig()})
     return create_backend(local, model, ModelRegistry(config.models_dir))
 
 
-def _slice(index: int, threads: int) -> str:
-    """Replica ``index``'s cores on its node: the index-th block of ``threads`` cores."""
-    cores = os.cpu_count() or 1
-    first = (index * threads) % cores
-    last = min(first + threads, cores) - 1
-    return str(first) if first == last else f"{first}-{last}"
+def _shift(cores: str, offset: int) -> str:
+    """A core range (``2`` or ``0-3``) moved up by ``offset``."""
+    return "-".join(str(int(end) + offset) for end in cores.split("-"))
 
 
 class RayReplica:
     """The driver's handle on one replica actor."""
 
-    def __init__(self, name: str, actor: Any) -> None:
+    def __init__(self, name: str, actor: Any, group: Any = None) -> None:
         self.name = name
         self.actor = actor
+        self.group = group  # its placement group (multi-GPU replicas), removed on close
 
     def step(self, new: list[tuple[str, "GenerationRequest"]]) -> "concurrent.futures.Future[StepReport]":
         future: concurrent.futures.Future[StepReport] = self.actor.step.remote(new).future()
@@ -68,6 +73,10 @@ class RayReplica:
             ray.get(self.actor.close.remote(), timeout=60)
         finally:
             ray.kill(self.actor)
+            if self.group is not None:
+                from ray.util.placement_group import remove_placement_group
+
+                remove_placement_group(self.group)
 
 
 def connect(address: str | None) -> None:
@@ -100,27 +109,51 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     gpus = ranks if resources.get("GPU", 0) > 0 else 0
     cpus = config.scale.cpus_per_replica
+    # The actors load the registry themselves, wherever Ray starts them: give them its folder.
+    config = config.model_copy(update={"models_dir": registry.models_dir})
     remote_worker: Any = ray.remote(ReplicaWorker)
     run_token = uuid.uuid4().hex[:8]  # names stay unique when several runs share a cluster
     actors: list[Any] = []
-    for index in range(count):
-        options: dict[str, Any] = {
-            "num_cpus": cpus,
-            "num_gpus": gpus,
-            "name": f"{ACTOR_PREFIX}{model}/{index}/{run_token}",
-            "max_restarts": 0,  # a dead replica stops the run; resuming starts fresh ones
-        }
-        if gpus > 1:  # all of one replica's GPUs on one node
-            group = placement_group([{"CPU": cpus, "GPU": gpus}], strategy="STRICT_PACK")
-            ray.get(group.ready(), timeout=config.scale.start_timeout_s)
-            options["scheduling_strategy"] = PlacementGroupSchedulingStrategy(placement_group=group)
-        loader = functools.partial(_load_replica, config, model, index)
-        actors.append(remote_worker.options(**options).remote(loader))
+    groups: list[Any] = []
     try:
+        for index in range(count):
+            options: dict[str, Any] = {
+                "num_cpus": cpus,
+                "num_gpus": gpus,
+                "name": f"{ACTOR_PREFIX}{model}/{index}/{run_token}",
+                "max_restarts": 0,  # a dead replica stops the run; resuming starts fresh ones
+            }
+            if gpus > 1:
+                # All of one replica's GPUs on one node, one GPU per bundle as vLLM's Ray
+                # executor wants; the engine's actor sits in bundle 0 and vLLM starts its rank
+                # workers in the GPU bundles.
+                group = placement_group([{"CPU": cpus}] + [{"GPU": 1}] * gpus, strategy="STRICT_PACK")
+                groups.append(group)
+                options["num_gpus"] = 0
+                options["scheduling_strategy"] = PlacementGroupSchedulingStrategy(
+                    placement_group=group,
+                    placement_group_bundle_index=0,
+                    placement_group_capture_child_tasks=True,
+                )
+            loader = functools.partial(_load_replica, config, model, index, ranks)
+            actors.append(remote_worker.options(**options).remote(loader))
         nodes = ray.get([actor.node.remote() for actor in actors], timeout=config.scale.start_timeout_s)
+        counter = TokenizerOnly(model, registry)
     except Exception as exc:
-        for actor in actors:
-            ray.kill(actor)
+        _clean_up(actors, groups)
         raise BackendError(f"model {model!r}: its {count} replicas did not start: {exc}") from exc
-    handles = [RayReplica(f"ray actor {i}", actor) for i, actor in enumerate(actors)]
-    return ReplicaSet(model, handles, nodes, TokenizerOnly(model, registry))
+    handles = [
+        RayReplica(f"ray actor {i}", actor, groups[i] if groups else None) for i, actor in enumerate(actors)
+    ]
+    return ReplicaSet(model, handles, nodes, counter)
+
+
+def _clean_up(actors: list[Any], groups: list[Any]) -> None:
+    """Kill ``actors`` and free ``groups`` after a failed start."""
+    import ray
+    from ray.util.placement_group import remove_placement_group
+
+    for actor in actors:
+        ray.kill(actor)
+    for group in groups:
+        remove_placement_group(group)

@@ -169,22 +169,22 @@ class ReplicaSet:
             lane.stats.items += 1
             self._home[item] = lane
         lane.outbox.append((key, request))
-        lane.in_flight += 1
-        self._send(lane)
+        lane.in_flight += 1  # sent with the lane's next call, from poll or wait
 
     def poll(self) -> list[tuple[str, GenerationResult]]:
-        """What the replicas that answered finished; each answered replica gets its next call."""
+        """What the replicas that answered finished. Queued requests go out first, all of a
+        replica's at once in its next call (so the turns the scheduler just submitted travel
+        together, not one by one)."""
+        self._send_all()
         finished: list[tuple[str, GenerationResult]] = []
         for lane in self._lanes:
-            if lane.call is None or not lane.call.done():
-                continue
-            report = self._report(lane)
-            finished += report.finished
-            self._send(lane)
+            if lane.call is not None and lane.call.done():
+                finished += self._report(lane).finished
         return finished
 
     def wait(self, timeout: float) -> None:
         """Block until a replica answers or ``timeout`` seconds pass."""
+        self._send_all()
         calls = [lane.call for lane in self._lanes if lane.call is not None]
         if calls:
             concurrent.futures.wait(calls, timeout=timeout, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -202,11 +202,12 @@ class ReplicaSet:
             results.update(self.poll())
         return [results[key] for key in keys]
 
-    def _send(self, lane: _Lane) -> None:
-        """Start the lane's next step call if it has none and has work."""
-        if lane.call is None and lane.in_flight:
-            new, lane.outbox = lane.outbox, []
-            lane.call = lane.handle.step(new)
+    def _send_all(self) -> None:
+        """Start the next step call of every idle replica that has work."""
+        for lane in self._lanes:
+            if lane.call is None and lane.in_flight:
+                new, lane.outbox = lane.outbox, []
+                lane.call = lane.handle.step(new)
 
     def _report(self, lane: _Lane) -> StepReport:
         call, lane.call = lane.call, None

@@ -88,10 +88,13 @@ def engine_args(model: str, spec: ModelSpec, settings: VllmConfig) -> dict[str, 
     return {**spec.engine_args, **settings.engine_args.get(model, {})}
 
 
-def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool, folder: Path | None = None) -> None:
+def check_engine_args(
+    model: str, args: Mapping[str, Any], gpu: bool, folder: Path | None = None, count_devices: bool = True
+) -> None:
     """Refuse, before any load, arguments the installed vLLM does not know, arguments chateval
-    sets itself, more parallel ranks than this machine has devices for, and (with the model's
-    ``folder``) a tensor-parallel size that does not divide its attention heads."""
+    sets itself, more parallel ranks than this machine has devices for (``count_devices``;
+    not for replicas, which run elsewhere), and (with the model's ``folder``) a tensor-parallel
+    size that does not divide its attention heads."""
     if not args:
         return
     import dataclasses
@@ -110,7 +113,7 @@ def check_engine_args(model: str, args: Mapping[str, Any], gpu: bool, folder: Pa
         raise ConfigError(f"model {model!r}: engine argument {key!r} is set by {RESERVED_ENGINE_ARGS[key]}")
     ranks = parallel_ranks(args)
     devices = _visible_gpus() if gpu else (os.cpu_count() or 1)
-    if ranks > devices:
+    if count_devices and ranks > devices:
         kind = "GPUs are visible" if gpu else "CPU cores are here (one per rank at least)"
         raise ConfigError(
             f"model {model!r}: tensor_parallel_size x pipeline_parallel_size = {ranks}, but only "
