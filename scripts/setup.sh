@@ -29,6 +29,13 @@ if [ "$EXTRA" = "cpu" ]; then
   # to import beside the +cpu torch and break `import transformers`. Text generation needs none.
   .venv/bin/python -m pip uninstall -y --disable-pip-version-check torchvision torchaudio torchcodec >/dev/null 2>&1 || true
 fi
+# Headless Chromium (Debian's package) for the HTML report's browser test; the test skips
+# where it cannot be installed (no apt, no root).
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+  { $SUDO apt-get install -y -q chromium || { $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium; }; } \
+    >/dev/null 2>&1 || echo "note: chromium not installed; the HTML report's browser test will be skipped"
+fi
 .venv/bin/python -c "import vllm, transformers, outlines; print('vllm', vllm.__version__, '| transformers', transformers.__version__, '| outlines ok')"
 .venv/bin/chateval models prepare smollm2-135m
 .venv/bin/chateval models prepare gemma3-270m

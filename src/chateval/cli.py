@@ -184,12 +184,22 @@ def report(
         Path | None,
         typer.Option("-o", "--outdir", help="Where report.md and plots go (default: report/)."),
     ] = None,
+    html: Annotated[
+        bool,
+        typer.Option("--html", help="Write report.html instead: every item and what each referee said."),
+    ] = False,
 ) -> None:
-    """Write report.md (tables shaped like the paper's) and PNG plots for finished runs."""
+    """Write report.md (tables shaped like the paper's) and PNG plots for finished runs, or
+    with --html a self-contained page of one pairwise run."""
     from chateval.report import write_report
 
     try:
-        path = write_report(run_dirs, outdir or Path("report"))
+        if html:
+            from chateval.html_report import write_html_report
+
+            path = write_html_report(run_dirs, outdir or Path("report"))
+        else:
+            path = write_report(run_dirs, outdir or Path("report"))
     except ChatEvalError as exc:
         raise _fail(exc) from None
     typer.echo(f"report: {path}")
