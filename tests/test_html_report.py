@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from chateval.backends.base import GenerationRequest
@@ -63,3 +64,13 @@ def load_run_stub(folder: Path):  # noqa: ANN201
     (folder / "run.json").write_text("{}")
     (folder / "config.yaml").write_text("task: direct\n")
     return load_run(folder)
+
+
+def test_items_show_their_question_and_both_answers(page: str) -> None:
+    from chateval.config import load_config
+    from chateval.debate.building import load_run_items
+    from tests.conftest import CONFIGS_DIR
+
+    first = load_run_items(load_config(CONFIGS_DIR / "quickstart.yaml"))[0]
+    for text in (first.question, first.answer_a, first.answer_b):  # type: ignore[union-attr]
+        assert str(escape(text)) in page

@@ -10,7 +10,7 @@ escape). Each item's view is a section shown by CSS ``:target`` when its row is 
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment
 
@@ -18,6 +18,9 @@ from chateval.errors import DataError
 from chateval.formatting import ci_text
 from chateval.report import RunSummary, load_run, load_verdicts
 from chateval.store import write_text
+
+if TYPE_CHECKING:
+    from chateval.data.items import PairwiseItem
 
 _CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -65,6 +68,11 @@ background:#f8f8f8;padding:.5em}
 {% for item in items %}<section class="item" id="item-{{ loop.index }}">
 <h2>{{ item.id }}: panel {{ item.label }}, human {{ item.human }}</h2>
 <p class="meta">Panel decision: {{ item.decision }}</p>
+{% if item.question is not none %}<p><b>Question.</b> {{ item.question }}</p>
+<div class="answers"><div><b>Answer A</b>
+{{ item.answer_a }}</div><div><b>Answer B</b>
+{{ item.answer_b }}</div></div>
+{% else %}<p class="meta">(the data file was not readable here: question and answers not shown)</p>{% endif %}
 {% for order in item.orders %}<h3>{{ order.title }}</h3>
 {% for u in order.messages %}<div class="utt"><div class="meta">round {{ u.round }} · {{ u.speaker }} ·
 {{ u.kind }}{% if u.finish_reason %} · {{ u.finish_reason }}{% endif %}</div>
@@ -120,7 +128,9 @@ def _soft(value: object) -> str:
     return f"{value:.2f}" if isinstance(value, float) else ""
 
 
-def _item_view(record: dict[str, Any], transcripts: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _item_view(
+    record: dict[str, Any], transcripts: dict[str, list[dict[str, Any]]], data: "PairwiseItem | None"
+) -> dict[str, Any]:
     orders = record.get("orders") or []
     labels = {order.get("label") for order in orders}
     referee_labels = set((record.get("referee_labels") or {}).values())
@@ -159,7 +169,26 @@ def _item_view(record: dict[str, Any], transcripts: dict[str, list[dict[str, Any
         "truncated": "yes" if record.get("truncated") else "",
         "decision": _decision(record, len(orders)),
         "orders": views,
+        "question": data.question if data else None,
+        "answer_a": data.answer_a if data else "",
+        "answer_b": data.answer_b if data else "",
     }
+
+
+def _data_items(run: RunSummary) -> dict[str, "PairwiseItem"]:
+    """The run's items as its data file holds them now (empty when it cannot be read here)."""
+    from pydantic import ValidationError
+
+    from chateval.config import RunConfig
+    from chateval.data.items import PairwiseItem
+    from chateval.debate.building import load_run_items
+    from chateval.errors import ChatEvalError
+
+    try:
+        items = load_run_items(RunConfig.model_validate(run.config))
+    except (ChatEvalError, ValidationError, OSError):
+        return {}
+    return {item.id: item for item in items if isinstance(item, PairwiseItem)}
 
 
 def _decision(record: dict[str, Any], orders: int) -> str:
@@ -189,7 +218,8 @@ def render_run(run: RunSummary) -> str:
             f"{run.folder}: --html covers pairwise runs so far (this run is {run.config.get('task')!r})"
         )
     transcripts = _transcripts(run)
-    items = [_item_view(record, transcripts) for record in load_verdicts(run)]
+    data = _data_items(run)
+    items = [_item_view(r, transcripts, data.get(str(r["item_id"]))) for r in load_verdicts(run)]
     info = run.info
     summary = (
         f"{info.get('items')} items, {info.get('debates')} debates; strategy {info.get('strategy')}, "
