@@ -122,6 +122,20 @@ class RemoteBackend(StreamingBackend, Protocol):
         ...
 
 
+def collect_in_order(
+    backend: RemoteBackend, keyed: Sequence[tuple[str, GenerationRequest]]
+) -> list[GenerationResult]:
+    """A batch through a remote backend's streaming calls: submit every request under its key,
+    wait for all, return the results in request order (``generate`` of such backends)."""
+    for key, request in keyed:
+        backend.submit(key, request)
+    results: dict[str, GenerationResult] = {}
+    while len(results) < len(keyed):
+        backend.wait(1.0)
+        results.update(backend.poll())
+    return [results[key] for key, _ in keyed]
+
+
 def probabilities_by_text(logprobs: Mapping[int, float], texts: Mapping[int, str]) -> dict[str, float]:
     """One position's probabilities of the asked-for token ids (``texts``: id -> text), summed
     per text: a tokenizer may spell a digit with two tokens (Gemma's ``7`` and its byte-fallback

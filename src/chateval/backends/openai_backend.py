@@ -30,6 +30,7 @@ from chateval.backends.base import (
     GenerationResult,
     HFTokenCounting,
     Keep,
+    collect_in_order,
     probabilities_by_text,
 )
 from chateval.backends.http import ServerClient
@@ -126,14 +127,7 @@ class OpenAIBackend(HFTokenCounting):
     # Generation -------------------------------------------------------------------------------
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Send all ``requests`` at once (up to ``max_concurrency`` in flight); results in order."""
-        keys = [f"batch\x1f{index}" for index in range(len(requests))]
-        for key, request in zip(keys, requests, strict=True):
-            self.submit(key, request)
-        results: dict[str, GenerationResult] = {}
-        while len(results) < len(keys):
-            self.wait(1.0)
-            results.update(self.poll())
-        return [results[key] for key in keys]
+        return collect_in_order(self, [(f"batch\x1f{index}", r) for index, r in enumerate(requests)])
 
     def submit(self, key: str, request: GenerationRequest) -> None:
         """Send one request; its result comes back from ``poll`` under ``key``."""

@@ -26,6 +26,7 @@ from chateval.backends.base import (
     Keep,
     StreamingBackend,
     TokenCounter,
+    collect_in_order,
 )
 from chateval.errors import BackendError
 
@@ -191,16 +192,9 @@ class ReplicaSet:
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """All ``requests`` (request ``i`` treated as item ``i``), results in order."""
-        keys = []
-        for request in requests:
-            keys.append(f"batch{self._counter}\x1f0\x1f0")
-            self._counter += 1
-            self.submit(keys[-1], request)
-        results: dict[str, GenerationResult] = {}
-        while len(results) < len(keys):
-            self.wait(1.0)
-            results.update(self.poll())
-        return [results[key] for key in keys]
+        first, self._counter = self._counter, self._counter + len(requests)
+        keyed = [(f"batch{first + i}\x1f0\x1f0", request) for i, request in enumerate(requests)]
+        return collect_in_order(self, keyed)
 
     def _send_all(self) -> None:
         """Start the next step call of every idle replica that has work."""
