@@ -38,16 +38,11 @@ class VllmServer:
 
     def start(self) -> None:
         """Start the server and wait until it lists its model (RuntimeError if it dies)."""
-        cores = os.cpu_count() or 1
-        env = {
-            **os.environ,
-            # The CPU build's settings that chateval's offline engine sets (vllm_backend.py).
-            "VLLM_CPU_KVCACHE_SPACE": "1",
-            "VLLM_CPU_OMP_THREADS_BIND": f"0-{cores - 1}",
-            "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
-            "OMP_NUM_THREADS": str(cores),
-            "VLLM_USE_AOT_COMPILE": "0",
-        }
+        from chateval.backends.vllm_backend import cpu_engine_settings
+        from chateval.config import VllmConfig
+
+        # The CPU build's settings that chateval's offline engine runs with.
+        env = {**os.environ, **cpu_engine_settings(VllmConfig())}
         command = [
             sys.executable, "-m", "vllm.entrypoints.openai.api_server",
             "--model", str(self.folder), "--served-model-name", self.name,

@@ -42,14 +42,26 @@ def _cpu_engine_environment(settings: VllmConfig, ranks: int = 1) -> None:
     cores): vLLM refuses a binding with fewer lists than ranks.
     """
     global _BIND_SET_HERE
-    cores = os.cpu_count() or 1
+    wanted = cpu_engine_settings(settings, ranks)
+    bind = wanted.pop("VLLM_CPU_OMP_THREADS_BIND")
     if os.environ.get("VLLM_CPU_OMP_THREADS_BIND", _BIND_SET_HERE) == _BIND_SET_HERE:
-        _BIND_SET_HERE = os.environ["VLLM_CPU_OMP_THREADS_BIND"] = _core_lists(cores, ranks)
-    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", str(settings.cpu_kvcache_space_gib))
-    os.environ.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
-    os.environ.setdefault("OMP_NUM_THREADS", str(cores))
+        _BIND_SET_HERE = os.environ["VLLM_CPU_OMP_THREADS_BIND"] = bind
+    for name, value in wanted.items():
+        os.environ.setdefault(name, value)
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-    os.environ.setdefault("VLLM_USE_AOT_COMPILE", "0")
+
+
+def cpu_engine_settings(settings: VllmConfig, ranks: int = 1) -> dict[str, str]:
+    """The environment chateval gives vLLM's CPU build (see ``_cpu_engine_environment``);
+    a ``vllm serve`` meant to decode like the offline engine gets the same."""
+    cores = os.cpu_count() or 1
+    return {
+        "VLLM_CPU_OMP_THREADS_BIND": _core_lists(cores, ranks),
+        "VLLM_CPU_KVCACHE_SPACE": str(settings.cpu_kvcache_space_gib),
+        "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
+        "OMP_NUM_THREADS": str(cores),
+        "VLLM_USE_AOT_COMPILE": "0",
+    }
 
 
 _BIND_SET_HERE: str | None = None  # the core binding chateval chose (a user's is never replaced)
