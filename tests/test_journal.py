@@ -11,7 +11,7 @@ from chateval.errors import DataError
 from chateval.soft import ScoreDistribution
 from chateval.transcript import Turn, Utterance
 
-DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.")
+DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")
 SCORES = Utterance(
     Turn(1, 0, "check", scoring=True),
@@ -98,4 +98,5 @@ def test_journals_from_before_turn_kinds_still_load(
     path.write_text(json.dumps(line | record) + "\n" + json.dumps(marker) + "\n")
     state = journal.load(path)
     assert state.utterances["a"][0].turn.kind == kind
+    assert state.utterances["a"][0].tokens is None  # not recorded then
     assert state.usage["m"].batches == 1

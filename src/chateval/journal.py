@@ -72,6 +72,7 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
         "kind": u.kind,
         "text": u.text,
         "finish_reason": u.finish_reason,
+        "tokens": u.tokens,
     }
     if u.distributions is not None:
         record["distributions"] = [d.as_dict() for d in u.distributions]
@@ -88,6 +89,7 @@ def _utterance(record: dict[str, Any]) -> Utterance:
         record["text"],
         record["finish_reason"],
         None if distributions is None else tuple(ScoreDistribution.from_dict(d) for d in distributions),
+        record.get("tokens"),  # absent in journals of releases before token counts
     )
 
 

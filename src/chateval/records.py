@@ -62,6 +62,7 @@ def transcript_record(debate: Debate) -> dict[str, Any]:
                 "scoring": u.turn.scoring,  # the scores that continue the assessment before
                 "text": u.text,
                 "finish_reason": u.finish_reason,
+                "tokens": u.tokens,  # generated tokens
             }
             for u in debate.transcript.utterances
         ],

@@ -78,7 +78,8 @@ class Utterance:
     """What one speaker said in one turn.
 
     ``distributions``: for constrained scores read with token probabilities (soft verdicts),
-    one distribution per score line, in order.
+    one distribution per score line, in order. ``tokens``: how many tokens the model generated
+    for it (None in journals of releases that did not record it).
     """
 
     turn: Turn
@@ -87,6 +88,7 @@ class Utterance:
     text: str
     finish_reason: str = "stop"
     distributions: tuple[ScoreDistribution, ...] | None = None
+    tokens: int | None = None
 
 
 @dataclass(frozen=True)

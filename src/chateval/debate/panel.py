@@ -231,7 +231,12 @@ class Panel:
         """Wrap a backend result as the utterance of ``turn``."""
         if turn.agent is None:
             return Utterance(
-                turn, SUMMARIZER.capitalize(), "summary", result.text.strip(), result.finish_reason
+                turn,
+                SUMMARIZER.capitalize(),
+                "summary",
+                result.text.strip(),
+                result.finish_reason,
+                tokens=result.completion_tokens,
             )
         kind: UtteranceKind = "discussion"
         text = result.text.strip()
@@ -242,7 +247,15 @@ class Panel:
         elif turn.gives_verdict:
             kind = "assessment"
             text = self.verdict_format.assessment(text)  # the scores are the next request's
-        return Utterance(turn, self.agents[turn.agent].name, kind, text, result.finish_reason, distributions)
+        return Utterance(
+            turn,
+            self.agents[turn.agent].name,
+            kind,
+            text,
+            result.finish_reason,
+            distributions,
+            result.completion_tokens,
+        )
 
     def _distributions(self, result: GenerationResult) -> tuple[ScoreDistribution, ...] | None:
         """Each score's distribution, when the backend reported token probabilities."""
