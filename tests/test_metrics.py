@@ -26,13 +26,18 @@ def test_kappa_matches_sklearn_on_random_labels(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_correlations_match_scipy_on_random_data(seed: int) -> None:
+@pytest.mark.parametrize("size", [2, 7, 50, 150])  # 150: past the all-pairs Kendall
+def test_correlations_match_scipy_on_random_data(seed: int, size: int) -> None:
     rng = np.random.default_rng(seed)
-    truth = rng.integers(1, 4, size=50) / 3
-    pred = rng.integers(1, 4, size=50).astype(float)
-    out = correlations(list(truth), list(pred))
-    assert out["spearman"] == pytest.approx(spearmanr(truth, pred).statistic)
-    assert out["kendall"] == pytest.approx(kendalltau(truth, pred).statistic)
+    truth = rng.integers(1, 4, size=size) / 3
+    pred = rng.integers(1, 4, size=size).astype(float)
+    smooth = rng.normal(size=size)  # no ties
+    for t, p in ((truth, pred), (smooth, pred), (smooth, smooth + rng.normal(size=size))):
+        if np.all(t == t[0]) or np.all(p == p[0]):
+            continue
+        out = correlations(list(t), list(p))
+        assert out["spearman"] == pytest.approx(spearmanr(t, p).statistic, abs=1e-12)
+        assert out["kendall"] == pytest.approx(kendalltau(t, p).statistic, abs=1e-12)
 
 
 def test_degenerate_cases_are_defined() -> None:

@@ -1,6 +1,7 @@
 """Agreement with human labels, with seeded bootstrap 95% confidence intervals.
 
-Correlations are scipy's (Spearman rho, Kendall tau-b). Cohen's kappa is computed from the
+Correlations are scipy's definitions (Spearman rho, Kendall tau-b), computed with numpy for
+small inputs (the tests check them against scipy on random data). Cohen's kappa is computed from the
 confusion counts with numpy, because scikit-learn's ``cohen_kappa_score`` costs ~15 ms a call
 and a bootstrap needs thousands; the tests check it against scikit-learn on random data.
 Confidence intervals: items are resampled with replacement ``N_RESAMPLES`` times (seeded); the
@@ -60,13 +61,46 @@ def cohen_kappa(truth: Sequence[str], predicted: Sequence[str]) -> float:
     return kappa_from_codes(label_codes(truth), label_codes(predicted))
 
 
-def correlation_pair(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
-    from scipy.stats import kendalltau, spearmanr
+# Up to this many items, Kendall's tau is computed from all pairs at once with numpy: a
+# bootstrap of a small run then takes milliseconds, where scipy's per-call overhead took
+# seconds. Above it scipy's O(n log n) algorithm is the faster one.
+_PAIRWISE_KENDALL_MAX = 100
 
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank (scipy's rankdata, method "average")."""
+    order = np.argsort(x, kind="mergesort")
+    sorted_x = x[order]
+    starts = np.concatenate(([True], sorted_x[1:] != sorted_x[:-1]))
+    dense = np.cumsum(starts)  # tie group of each sorted position, from 1
+    bounds = np.concatenate((np.flatnonzero(starts), [len(x)]))  # each group's first position
+    average = (bounds[:-1] + bounds[1:] + 1) / 2  # mean of the 1-based ranks first+1 .. last+1
+    ranks = np.empty(len(x))
+    ranks[order] = average[dense - 1]
+    return ranks
+
+
+def _kendall_tau_b(truth: np.ndarray, predicted: np.ndarray) -> float:
+    if len(truth) > _PAIRWISE_KENDALL_MAX:
+        from scipy.stats import kendalltau
+
+        return float(kendalltau(truth, predicted).statistic)
+    signs_t = np.sign(truth[:, None] - truth[None, :])
+    signs_p = np.sign(predicted[:, None] - predicted[None, :])
+    n = len(truth)
+    pairs = n * (n - 1) / 2
+    concordance = float(np.sum(signs_t * signs_p)) / 2  # concordant minus discordant pairs
+    tied_t = (np.count_nonzero(signs_t == 0) - n) / 2  # off the diagonal, each pair twice
+    tied_p = (np.count_nonzero(signs_p == 0) - n) / 2
+    return concordance / math.sqrt((pairs - tied_t) * (pairs - tied_p))
+
+
+def correlation_pair(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
+    """Spearman rho and Kendall tau-b (scipy's definitions); 0.0 for a constant side."""
     if len(truth) < 2 or np.all(truth == truth[0]) or np.all(predicted == predicted[0]):
         return 0.0, 0.0
-    rho = float(spearmanr(truth, predicted).statistic)
-    tau = float(kendalltau(truth, predicted).statistic)
+    rho = float(np.corrcoef(_average_ranks(truth), _average_ranks(predicted))[0, 1])
+    tau = _kendall_tau_b(truth, predicted)
     return (0.0 if math.isnan(rho) else rho), (0.0 if math.isnan(tau) else tau)
 
 
