@@ -61,6 +61,8 @@ def test_sweep_loads_each_model_once_and_report_renders(tmp_path: Path) -> None:
     assert (tmp_path / "report/pairwise_vs_rounds.png").stat().st_size > 1000
     assert (tmp_path / "report/pairwise_vs_agents.png").is_file()
     assert (tmp_path / "report/direct_dimensions.png").is_file()
+    assert "![each referee's agreement with humans, and the panel's](referees.png)" in text
+    assert (tmp_path / "report/referees.png").stat().st_size > 1000
 
 
 def test_sweep_validates_every_config_before_running(tmp_path: Path) -> None:

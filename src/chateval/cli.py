@@ -186,18 +186,35 @@ def report(
     ] = None,
     html: Annotated[
         bool,
-        typer.Option("--html", help="Write report.html instead: every item and what each referee said."),
+        typer.Option(
+            "--html",
+            help="Write report.html instead: every item and what each referee said; several runs "
+            "of the same data side by side.",
+        ),
     ] = False,
+    split_above: Annotated[
+        float | None,
+        typer.Option(
+            "--split-above",
+            metavar="MB",
+            help="With --html: a page larger than this (default 8 MB) becomes an index and one page "
+            "per item under items/.",
+        ),
+    ] = None,
 ) -> None:
     """Write report.md (tables shaped like the paper's) and PNG plots for finished runs, or
-    with --html a self-contained page of one pairwise run."""
+    with --html a self-contained page to read every debate."""
     from chateval.report import write_report
 
     try:
         if html:
-            from chateval.html_report import write_html_report
+            from chateval.html_report import DEFAULT_SPLIT_ABOVE_MB, write_html_report
 
-            path = write_html_report(run_dirs, outdir or Path("report"))
+            path = write_html_report(
+                run_dirs,
+                outdir or Path("report"),
+                DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
+            )
         else:
             path = write_report(run_dirs, outdir or Path("report"))
     except ChatEvalError as exc:

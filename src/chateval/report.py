@@ -4,8 +4,8 @@ Tables: pairwise runs (accuracy and kappa with 95% CIs, position consistency, fi
 share, parse failures), direct runs (Spearman / Kendall per dimension and average), a
 strategy comparison, and paired comparisons: each run against the first run of its task, on
 the items both judged (paired bootstrap intervals of the differences; exact McNemar test for
-pairwise accuracy; see chateval.compare). Plots (matplotlib, Agg): accuracy and kappa vs
-number of referees and vs rounds, with CI error bars, and per-dimension correlations.
+pairwise accuracy; see chateval.compare). Plots (chateval.plots): accuracy and kappa vs
+number of referees and vs rounds, per-dimension correlations, per-referee agreement.
 """
 
 import json
@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from chateval import plots
 from chateval.compare import compare_records
 from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.errors import DataError
@@ -278,84 +279,6 @@ def cost_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def _plot_vs(runs: Sequence[RunSummary], key: str, xlabel: str, path: Path) -> bool:
-    """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    scored = [r for r in runs if r.metrics and "accuracy" in r.metrics.get("panel", {})]
-    # Hold the other factors (strategy, and agents or rounds) at their most common value, so
-    # the curve shows one factor at a time.
-    other = "rounds" if key == "agents" else "agents"
-    for factor in ("strategy", other):
-        values = [r.info[factor] for r in scored]
-        if values:
-            common = max(set(values), key=values.count)
-            scored = [r for r in scored if r.info[factor] == common]
-    points = sorted(((r.info[key], r.metrics["panel"]) for r in scored), key=lambda p: p[0])  # type: ignore[index]
-    if len({x for x, _ in points}) < 2:
-        return False
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5))
-    for ax, metric in zip(axes, ("accuracy", "kappa"), strict=True):
-        xs = [x for x, _ in points]
-        ys = [p[metric]["value"] for _, p in points]
-        errs = [
-            [y - p[metric]["ci95"][0] for (_, p), y in zip(points, ys, strict=True)],
-            [p[metric]["ci95"][1] - y for (_, p), y in zip(points, ys, strict=True)],
-        ]
-        ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=4)
-        ax.set_xlabel(xlabel)
-        ax.set_ylabel(metric)
-        ax.set_xticks(xs)
-        ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
-
-
-def _plot_dimensions(runs: Sequence[RunSummary], path: Path) -> bool:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    direct = [r for r in runs if r.metrics and "dimensions" in r.metrics.get("panel", {})]
-    if not direct:
-        return False
-    dims = list(direct[0].metrics["panel"]["dimensions"])  # type: ignore[index]
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-    width = 0.8 / len(direct)
-    for ax, key in zip(axes, ("spearman", "kendall"), strict=True):
-        for k, run in enumerate(direct):
-            panel = run.metrics["panel"]["dimensions"]  # type: ignore[index]
-            ys = [panel[d][key]["value"] if d in panel else 0.0 for d in dims]
-            lows = [
-                y - panel[d][key]["ci95"][0] if d in panel else 0.0 for d, y in zip(dims, ys, strict=True)
-            ]
-            highs = [
-                panel[d][key]["ci95"][1] - y if d in panel else 0.0 for d, y in zip(dims, ys, strict=True)
-            ]
-            ax.bar(
-                [i + k * width for i in range(len(dims))],
-                ys,
-                width,
-                yerr=[lows, highs],
-                capsize=3,
-                label=run.name,
-            )
-        ax.set_xticks([i + width * (len(direct) - 1) / 2 for i in range(len(dims))], dims, rotation=15)
-        ax.set_ylabel(key)
-        ax.axhline(0, color="black", linewidth=0.8)
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return True
-
-
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
     runs = [load_run(f) for f in folders]
@@ -380,7 +303,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             ]
         for key, label in (("agents", "number of referees"), ("rounds", "rounds")):
             name = f"pairwise_vs_{key}.png"
-            if _plot_vs(pairwise, key, label, outdir / name):
+            if figure := plots.agreement_vs(pairwise, key, label):
+                plots.save_png(figure, outdir / name)
                 parts += [f"![accuracy and kappa vs {label}]({name})", ""]
     for task, group in (("pairwise", pairwise), ("direct", direct)):
         if group and any("aggregations" in (r.metrics or {}) for r in group):
@@ -402,7 +326,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             direct_table(direct),
             "",
         ]
-        if _plot_dimensions(direct, outdir / "direct_dimensions.png"):
+        if figure := plots.dimension_correlations(direct):
+            plots.save_png(figure, outdir / "direct_dimensions.png")
             parts += ["![per-dimension correlations](direct_dimensions.png)", ""]
     for task, group in (("pairwise", pairwise), ("direct", direct)):
         if len(group) > 1:
@@ -425,6 +350,9 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]
+        if figure := plots.referee_agreement(runs):
+            plots.save_png(figure, outdir / "referees.png")
+            parts += ["![each referee's agreement with humans, and the panel's](referees.png)", ""]
     models = model_table(runs)
     if models.count("\n") > 1:
         parts += ["## Per-model diagnostics", "", models, ""]

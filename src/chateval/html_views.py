@@ -1,0 +1,591 @@
+"""What the HTML report shows, read from run folders: each run's settings and metrics, and per
+item its data, each run's outcome and each debate round by round.
+
+Plain values only (strings, numbers, flags): the templates in ``report_templates/`` lay them
+out and escape them. Several runs of the same data line up by item id.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chateval.data.items import Item
+from chateval.errors import DataError
+from chateval.formatting import ci_text
+from chateval.report import RunSummary, load_verdicts
+
+PAIRWISE_FILTERS = (
+    ("wrong", "wrong"),
+    ("inconsistent", "position-inconsistent"),
+    ("failures", "parse failures"),
+    ("split", "referees disagreeing"),
+)
+DIRECT_FILTERS = (("failures", "parse failures"), ("split", "referees disagreeing"))
+RUNS_DISAGREE = ("runs", "runs disagreeing")
+
+
+@dataclass(frozen=True)
+class Message:
+    """One utterance as the page shows it."""
+
+    speaker: str
+    detail: str  # role and model
+    label: str  # what it is: discussion, assessment, scores, summary ...
+    text: str
+    finish_reason: str
+    tokens: int | None
+    summary: bool
+
+
+@dataclass(frozen=True)
+class Round:
+    title: str
+    messages: list[Message]
+
+
+@dataclass(frozen=True)
+class Histogram:
+    """A referee's probabilities over one score's values: bars of a tiny inline chart."""
+
+    name: str
+    bars: list[tuple[str, float]]  # (value, probability)
+    expected: str
+
+
+@dataclass(frozen=True)
+class RefereeView:
+    agent: str
+    cells: list[str]
+    histograms: list[Histogram]
+    opinions: str
+    error: str
+
+
+@dataclass(frozen=True)
+class DebateView:
+    """One debate of one run: an item in one answer order."""
+
+    run: str
+    title: str
+    rounds: list[Round]
+    hidden: list[Message]  # opinion probes and early-stop checks, which nobody saw
+    columns: list[str]
+    referees: list[RefereeView]
+    stopped_early: bool
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One run's result on one item: the index row's cells and the item view's decision."""
+
+    cells: list[str]
+    correct: bool | None  # pairwise with a human label; None otherwise
+    label: str
+    decision: str
+    flags: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class ItemView:
+    number: int
+    id: str
+    human: str
+    cells: list[str]  # the item's own cells (human labels or scores)
+    data: Item | None
+    outcomes: list[Outcome | None]  # per run; None where a run lacks the item
+    debates: list[DebateView]
+    flags: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        return f"item-{self.number}"
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run's settings, its metrics rows and the columns it adds to the item index."""
+
+    name: str
+    settings: dict[str, str]
+    metrics: list[list[str]]
+    columns: list[str]
+
+
+# --- settings and metrics ---------------------------------------------------------------
+
+
+def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Speaker name -> (role name, model), from the run's resolved config."""
+    from pydantic import ValidationError
+
+    from chateval.config import RunConfig
+    from chateval.debate.building import build_panel
+    from chateval.errors import ChatEvalError
+    from chateval.transcript import SUMMARIZER
+
+    try:
+        panel = build_panel(RunConfig.model_validate(config))
+    except (ChatEvalError, ValidationError):
+        return {}  # a run of another release: speakers show without role and model
+    speakers = {a.name: (a.role.name, a.model) for a in panel.agents}
+    speakers[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
+    return speakers
+
+
+def run_settings(run: RunSummary) -> dict[str, str]:
+    """The config and cost of a run in a few lines a reader compares across runs."""
+    config, info = run.config, run.info
+    data = config.get("data") or {}
+    verdict = config.get("verdict") or {}
+    sampling = config.get("sampling") or {}
+    speakers = _speakers(config)
+    referees = ", ".join(
+        f"{name} ({model})" for name, (role, model) in speakers.items() if role != "summarizer"
+    )
+    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in speakers:
+        referees += f"; summarizer ({speakers['Summarizer'][1]})"
+    source = f"{data.get('format')}: {data.get('path')}"
+    if data.get("pair"):
+        source += f" ({' vs '.join(data['pair'])})"
+    return {
+        "task": str(info.get("task", config.get("task"))),
+        "data": source + (f", first {data['limit']}" if data.get("limit") else ""),
+        "referees": referees or str(info.get("agents")),
+        "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
+        "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
+        "verdict": (
+            f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+            + (", reasoning first" if verdict.get("reasoning") else ", scores only")
+            + (", soft (score probabilities)" if verdict.get("soft") else "")
+            + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
+        ),
+        "extras": ", ".join(name for name in ("opinion_probes", "early_stop") if config.get(name)).replace(
+            "_", " "
+        )
+        or "none",
+        "sampling": (
+            f"temperature {sampling.get('temperature')}, seed {sampling.get('seed')}, "
+            f"discussion up to {sampling.get('discussion_max_tokens')} tokens"
+        ),
+        "backend": str(info.get("backend")),
+        "cost": (
+            f"{info.get('debates')} debates, {info.get('requests')} requests, "
+            f"{info.get('prompt_tokens')} prompt / {info.get('generated_tokens')} generated tokens, "
+            f"{float(info.get('wall_seconds') or 0):.0f} s"
+        ),
+        "parse failures": str(info.get("verdict_parse_failures")),
+        "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
+    }
+
+
+def _aggregations(metrics: dict[str, Any] | None) -> dict[str, Any]:
+    metrics = metrics or {}
+    # Runs of releases before soft verdicts have the hard metrics only, at the top level.
+    return dict(metrics.get("aggregations") or ({"hard": metrics} if metrics else {}))
+
+
+def metric_rows(run: RunSummary) -> list[list[str]]:
+    """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau."""
+    rows = []
+    for name, block in _aggregations(run.metrics).items():
+        panel = block.get("panel") or {}
+        if "accuracy" in panel:
+            ties = block.get("tie_share")
+            rows.append(
+                [
+                    name,
+                    str(panel.get("n", "")),
+                    ci_text(panel.get("accuracy")),
+                    ci_text(panel.get("kappa")),
+                    "" if ties is None else f"{ties:.0%}",
+                ]
+            )
+            continue
+        dimensions = dict(panel.get("dimensions") or {})
+        if panel.get("average"):
+            dimensions["average"] = panel["average"]
+        for dim, m in dimensions.items():
+            rows.append([name, dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))])
+    return rows
+
+
+# --- items --------------------------------------------------------------------------------
+
+
+def _number(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return "" if value is None else str(value)
+
+
+def _histograms(row: dict[str, Any], names: Sequence[str], scales: Sequence[range]) -> list[Histogram]:
+    """Each score's distribution over its whole scale (values it gave no mass stay at 0)."""
+    found = row.get("distributions")
+    if not found:
+        return []
+    listed = list(found.values()) if isinstance(found, dict) else list(found)
+    out = []
+    for name, scale, d in zip(names, scales, listed, strict=False):
+        probabilities = {str(k): float(v) for k, v in (d.get("probabilities") or {}).items()}
+        bars = [(str(v), probabilities.get(str(v), 0.0)) for v in scale]
+        out.append(Histogram(name, bars, _number(d.get("expected"))))
+    return out
+
+
+def _opinions(row: dict[str, Any], final: str) -> str:
+    """A referee's probe verdicts over the rounds, then its final one."""
+    found = row.get("opinions")
+    if not found:
+        return ""
+    steps = []
+    for index, opinion in enumerate(found):
+        when = "before discussion" if index == 0 else f"after round {index}"
+        said = ", ".join(f"{k} {v}" for k, v in opinion.items()) if isinstance(opinion, dict) else opinion
+        steps.append(f"{when}: {'unparsed' if said is None else said}")
+    return " → ".join([*steps, f"final: {final}"])
+
+
+def _pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> RefereeView:
+    # Distributions are in the order shown: with the answers swapped, B's comes first.
+    names = ["B", "A"] if swapped else ["A", "B"]
+    histograms = sorted(_histograms(row, names, [scale, scale]), key=lambda h: h.name)
+    cells = [
+        _number(row.get("score_a")),
+        _number(row.get("score_b")),
+        _number(row.get("soft_score_a")),
+        _number(row.get("soft_score_b")),
+        _number(row.get("winner")),
+    ]
+    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
+    return RefereeView(
+        str(row["agent"]), cells, histograms, _opinions(row, _number(row.get("winner"))), error
+    )
+
+
+def _direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[range]) -> RefereeView:
+    scores, soft = row.get("scores") or {}, row.get("soft_scores") or {}
+    cells = [f"{_number(scores.get(d))}" + (f" ({_number(soft[d])})" if d in soft else "") for d in dims]
+    final = ", ".join(f"{d} {scores[d]}" for d in dims if d in scores) or "unparsed"
+    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
+    histograms = _histograms(row, dims, scales)
+    return RefereeView(str(row["agent"]), cells, histograms, _opinions(row, final), error)
+
+
+def _message_label(message: dict[str, Any]) -> str:
+    kind, turn = message.get("kind"), message.get("turn")
+    if kind == "summary":
+        return f"summary of round {int(message.get('round', 0)) + 1}"
+    what = "scores" if kind in ("verdict", "probe") else str(kind)
+    if turn == "probe":
+        return f"opinion probe: {what}"
+    if turn == "check":
+        return f"early-stop check: {what}"
+    return what
+
+
+def _hidden_title(round_: int) -> str:
+    """Hidden verdicts are asked as of the start of a round (0: before any discussion)."""
+    return "before any discussion" if round_ == 0 else f"after round {round_}"
+
+
+def debate_view(
+    run: str,
+    title: str,
+    messages: Sequence[dict[str, Any]],
+    referees: list[RefereeView],
+    columns: list[str],
+    speakers: dict[str, tuple[str, str]],
+) -> DebateView:
+    """A debate's visible rounds in order, and its hidden verdicts apart."""
+    rounds: list[Round] = []
+    hidden: list[Message] = []
+    for m in messages:
+        role, model = speakers.get(str(m.get("speaker")), ("", ""))
+        is_hidden = bool(m.get("probe"))
+        label = _message_label(m)
+        if is_hidden:
+            label += f" ({_hidden_title(int(m.get('round', 0)))})"
+        shown = Message(
+            speaker=str(m.get("speaker")),
+            detail=" · ".join(x for x in (role if role != m.get("speaker") else "", model) if x),
+            label=label,
+            text=str(m.get("text", "")),
+            finish_reason=str(m.get("finish_reason") or ""),
+            tokens=m.get("tokens"),
+            summary=m.get("kind") == "summary",
+        )
+        if is_hidden:
+            hidden.append(shown)
+            continue
+        round_title = f"Round {int(m.get('round', 0)) + 1}"
+        if not rounds or rounds[-1].title != round_title:
+            rounds.append(Round(round_title, []))
+        rounds[-1].messages.append(shown)
+    stopped = any(m.get("kind") == "verdict" and m.get("turn") == "check" for m in messages)
+    return DebateView(run, title, rounds, hidden, columns, referees, stopped)
+
+
+def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
+    path = run.folder / "transcripts.jsonl"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"{path}: unreadable transcripts ({exc})") from None
+    out = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            out[str(record["key"])] = list(record.get("messages") or [])
+        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+            raise DataError(f"{path}: record {number}: unreadable ({exc})") from None
+    return out
+
+
+def _truncation_text(record: dict[str, Any]) -> str:
+    cuts = record.get("truncated") or {}
+    return "; ".join(
+        f"{model}: " + ", ".join(f"{name} {a}->{b} tokens" for name, (a, b) in fields.items())
+        for model, fields in cuts.items()
+    )
+
+
+def _cut_messages(debates: Sequence[DebateView]) -> int:
+    """Utterances the model ended at their token limit."""
+    said = [m for d in debates for m in (*(m for r in d.rounds for m in r.messages), *d.hidden)]
+    return sum(m.finish_reason == "length" for m in said)
+
+
+@dataclass
+class _RunItems:
+    """One run, read: its verdict records by item, transcripts and speakers."""
+
+    run: RunSummary
+    records: dict[str, dict[str, Any]]
+    transcripts: dict[str, list[dict[str, Any]]]
+    speakers: dict[str, tuple[str, str]]
+    dims: list[str]
+    scales: list[range]  # pairwise: the one score scale; direct: each dimension's
+
+    @property
+    def soft(self) -> bool:
+        return bool((self.run.config.get("verdict") or {}).get("soft"))
+
+    @property
+    def calibrated(self) -> bool:
+        return bool(self.run.info.get("position_calibration"))
+
+
+def _read(run: RunSummary) -> _RunItems:
+    records = {str(r["item_id"]): r for r in load_verdicts(run)}
+    dimensions = run.config.get("dimensions") or []
+    dims = [str(d["name"]) for d in dimensions]
+    verdict = run.config.get("verdict") or {}
+    if dimensions:
+        scales = [range(int(d.get("low", 1)), int(d.get("high", 10)) + 1) for d in dimensions]
+    else:
+        scales = [range(int(verdict.get("low", 1)), int(verdict.get("high", 10)) + 1)]
+    return _RunItems(run, records, _read_transcripts(run), _speakers(run.config), dims, scales)
+
+
+def _run_columns(read: _RunItems) -> list[str]:
+    """The columns one run adds to the item index."""
+    if read.run.info.get("task") == "pairwise":
+        columns = ["panel", *(["soft"] if read.soft else []), "correct"]
+        columns += ["orders agree"] if read.calibrated else []
+    else:
+        columns = [*read.dims, *([f"{d} (soft)" for d in read.dims] if read.soft else [])]
+    return [*columns, "referees agree", "parse failures", "cut / truncated", "early stop"]
+
+
+def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+    orders = record.get("orders") or []
+    human = record.get("human_label")
+    label = str(record.get("label") or "")
+    correct = None if human is None else label == human
+    inconsistent = len({o.get("label") for o in orders}) > 1
+    split = len(set((record.get("referee_labels") or {}).values())) > 1
+    failures = int(record.get("parse_failures") or 0)
+    cells = [label, *([_number(record.get("soft_label"))] if read.soft else [])]
+    cells += ["" if correct is None else ("yes" if correct else "no")]
+    cells += [("no" if inconsistent else "yes")] if read.calibrated else []
+    cells += _common_cells(split, failures, record, debates)
+    flags = {
+        "wrong": correct is False,
+        "inconsistent": inconsistent,
+        "failures": failures > 0,
+        "split": split,
+    }
+    return Outcome(cells, correct, label, _pairwise_decision(record, len(orders)), flags)
+
+
+def _common_cells(split: bool, failures: int, record: dict[str, Any], debates: list[DebateView]) -> list[str]:
+    cut = _cut_messages(debates)
+    truncated = "truncated" if record.get("truncated") else ""
+    return [
+        "no" if split else "yes",
+        str(failures),
+        " / ".join(x for x in (str(cut) if cut else "", truncated) if x),
+        "yes" if any(d.stopped_early for d in debates) else "",
+    ]
+
+
+def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
+    """How the panel's label was reached (chateval.aggregate)."""
+    if orders > 1:
+        text = (
+            f"Both answer orders: each answer's scores summed over orders and referees, "
+            f"A {_number(record.get('score_a'))} against B {_number(record.get('score_b'))}; "
+            "the larger sum wins, equal sums tie."
+        )
+    else:
+        labels = ", ".join(f"{k} {v}" for k, v in (record.get("referee_labels") or {}).items())
+        text = f"A strict majority of the referees' labels ({labels}), else a tie."
+    if record.get("soft_label"):
+        text += (
+            f" Soft: expected scores summed the same way, A {_number(record.get('soft_score_a'))} "
+            f"against B {_number(record.get('soft_score_b'))}: {record['soft_label']}."
+        )
+    if record.get("excluded_referees"):
+        text += f" Left out (failed to parse): {', '.join(record['excluded_referees'])}."
+    truncation = _truncation_text(record)
+    return text + (f" Inputs cut to fit the context: {truncation}." if truncation else "")
+
+
+def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+    scores, soft = record.get("scores") or {}, record.get("soft_scores") or {}
+    referees = record.get("referees") or []
+    split = any(
+        len({(r.get("scores") or {}).get(d) for r in referees if r.get("scores")}) > 1 for d in read.dims
+    )
+    failures = int(record.get("parse_failures") or 0)
+    cells = [_number(scores.get(d)) for d in read.dims]
+    cells += [_number(soft.get(d)) for d in read.dims] if read.soft else []
+    cells += _common_cells(split, failures, record, debates)
+    decision = "The mean of the referees' scores per dimension" + (
+        f": {', '.join(f'{d} {_number(scores[d])}' for d in read.dims if d in scores)}."
+        if scores
+        else ": no referee's scores parsed."
+    )
+    if soft:
+        expected = ", ".join(f"{d} {_number(v)}" for d, v in soft.items())
+        decision += f" Soft: the mean of the expected scores, {expected}."
+    truncation = _truncation_text(record)
+    decision += f" Inputs cut to fit the context: {truncation}." if truncation else ""
+    return Outcome(
+        cells, None, " ".join(cells[: len(read.dims)]), decision, {"failures": failures > 0, "split": split}
+    )
+
+
+def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[DebateView]:
+    name = read.run.name
+    if "orders" not in record:
+        columns = [*read.dims]
+        referees = [_direct_referee(r, read.dims, read.scales) for r in record.get("referees") or []]
+        return [debate_view(name, "", read.transcripts.get(item_id, []), referees, columns, read.speakers)]
+    columns = ["score A", "score B", "soft A", "soft B", "winner"]
+    views = []
+    for order in record["orders"]:
+        swapped = bool(order.get("swapped"))
+        key = f"{item_id}#swapped" if swapped else item_id
+        title = "answers swapped (B shown first)" if swapped else "answers in order (A shown first)"
+        referees = [_pairwise_referee(r, swapped, read.scales[0]) for r in order.get("referees") or []]
+        views.append(
+            debate_view(name, title, read.transcripts.get(key, []), referees, columns, read.speakers)
+        )
+    return views
+
+
+def _human(record: dict[str, Any], dims: Sequence[str]) -> tuple[str, list[str]]:
+    if "orders" in record:
+        label = record.get("human_label")
+        return ("" if label is None else str(label)), ["" if label is None else str(label)]
+    scores = record.get("human_scores") or {}
+    cells = [_number(scores.get(d)) for d in dims]
+    return ", ".join(f"{d} {v}" for d, v in zip(dims, cells, strict=True) if v), cells
+
+
+def _check_same_task(runs: Sequence[RunSummary]) -> str:
+    tasks = {str(r.config.get("task")) for r in runs}
+    if len(tasks) > 1:
+        raise DataError(
+            "--html compares runs of one task side by side; got "
+            + ", ".join(f"{r.folder} ({r.config.get('task')})" for r in runs)
+        )
+    return tasks.pop()
+
+
+def _data_items(run: RunSummary) -> dict[str, Item]:
+    """The run's items as its data file holds them now (empty when it cannot be read here)."""
+    from pydantic import ValidationError
+
+    from chateval.config import RunConfig
+    from chateval.debate.building import load_run_items
+    from chateval.errors import ChatEvalError
+
+    try:
+        items = load_run_items(RunConfig.model_validate(run.config))
+    except (ChatEvalError, ValidationError, OSError):
+        return {}
+    return {item.id: item for item in items}
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the page shows."""
+
+    task: str
+    runs: list[RunView]
+    filters: list[tuple[str, str]]
+    item_columns: list[str]
+    items: list[ItemView]
+
+    @property
+    def title(self) -> str:
+        return " vs ".join(r.name for r in self.runs)
+
+
+def build_report(runs: Sequence[RunSummary]) -> Report:
+    """The page of one run, or of several runs of the same data side by side."""
+    if not runs:
+        raise DataError("--html needs at least one run folder")
+    task = _check_same_task(runs)
+    reads = [_read(r) for r in runs]
+    ids = list(dict.fromkeys(i for read in reads for i in read.records))
+    shared = set.intersection(*(set(read.records) for read in reads))
+    if len(runs) > 1 and not shared:
+        raise DataError(
+            "--html lines runs up by item id, and these runs share none: "
+            + ", ".join(str(r.folder) for r in runs)
+        )
+    data = _data_items(runs[0])
+    dims = reads[0].dims
+    items = []
+    for number, item_id in enumerate(ids, 1):
+        outcomes: list[Outcome | None] = []
+        debates: list[DebateView] = []
+        human, human_cells = "", [""] * (1 if task == "pairwise" else len(dims))
+        for read in reads:
+            record = read.records.get(item_id)
+            if record is None:
+                outcomes.append(None)
+                continue
+            views = _debates(read, record, item_id)
+            debates += views
+            build = _pairwise_outcome if task == "pairwise" else _direct_outcome
+            outcomes.append(build(read, record, views))
+            human, human_cells = _human(record, dims) if not human else (human, human_cells)
+        present = [o for o in outcomes if o is not None]
+        flags = {key: any(o.flags.get(key) for o in present) for key in present[0].flags}
+        if len(runs) > 1:
+            flags["runs"] = len({o.label for o in present}) > 1 or len(present) < len(runs)
+        items.append(
+            ItemView(number, item_id, human, human_cells, data.get(item_id), outcomes, debates, flags)
+        )
+    filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
+    filters += [RUNS_DISAGREE] if len(runs) > 1 else []
+    run_views = [RunView(r.run.name, run_settings(r.run), metric_rows(r.run), _run_columns(r)) for r in reads]
+    human_columns = ["human"] if task == "pairwise" else [f"human {d}" for d in dims]
+    return Report(task, run_views, filters, human_columns, items)
