@@ -28,6 +28,7 @@ class Behaviour:
     models: list[str] = field(default_factory=lambda: ["served"])
     responder: Responder = lambda request: "fine."  # noqa: E731
     failures: list[int] = field(default_factory=list)  # statuses for the next completions
+    retry_after: str | None = None  # the Retry-After header of those failures
     refuse: tuple[int, str] | None = None  # every completion answers this status and message
     delay_s: float = 0.0  # before each completion answers
     api_key: str | None = None  # required as "Bearer KEY" when set
@@ -92,7 +93,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if behaviour.failures:
             status = behaviour.failures.pop(0)
-            self._send(status, {"error": {"message": f"scripted failure {status}"}})
+            extra = {"Retry-After": behaviour.retry_after} if behaviour.retry_after else {}
+            self._send(status, {"error": {"message": f"scripted failure {status}"}}, extra)
             return
         if behaviour.refuse:
             status, message = behaviour.refuse
@@ -122,9 +124,11 @@ class _Handler(BaseHTTPRequestHandler):
             },
         )
 
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
+    def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         data = json.dumps(payload).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()

@@ -54,3 +54,19 @@ def test_a_filter_changes_the_visible_rows_and_a_screenshot_is_taken(report: Pat
     picture = tmp_path / "report.png"
     chromium("--window-size=1200,900", f"--screenshot={picture}", url)
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_clicking_an_item_shows_its_view_and_only_its_view(report: Path) -> None:
+    # A harness page loads report.html#item-1 in a frame and measures the item sections
+    # (file:// pages may read each other with --allow-file-access-from-files).
+    harness = report.parent / "harness.html"
+    harness.write_text(
+        '<!doctype html><title>pending</title><iframe src="report.html#item-1" onload="'
+        "const d=this.contentDocument;document.title='heights '+"
+        "d.getElementById('item-1').offsetHeight+' '+d.getElementById('item-2').offsetHeight\"></iframe>",
+        encoding="utf-8",
+    )
+    dom = chromium("--allow-file-access-from-files", "--dump-dom", harness.as_uri()).stdout
+    match = re.search(r"<title>heights (\d+) (\d+)</title>", dom)
+    assert match, dom[:500]
+    assert int(match.group(1)) > 300 and int(match.group(2)) == 0

@@ -115,7 +115,7 @@ def test_token_id_logprobs_become_probabilities() -> None:
 
 
 # Failures ------------------------------------------------------------------------------------
-def test_5xx_and_429_are_retried_with_doubling_backoff(behaviour: Behaviour, base_url: str) -> None:
+def test_5xx_and_429_are_retried_with_doubling_jittered_backoff(behaviour: Behaviour, base_url: str) -> None:
     behaviour.failures = [503, 429, 500]
     client = ServerClient(base_url, backoff_s=0.1, max_retries=3)
     try:
@@ -128,7 +128,17 @@ def test_5xx_and_429_are_retried_with_doubling_backoff(behaviour: Behaviour, bas
     assert client.retries == 3 and len(behaviour.bodies) == 4
     gaps = [b - a for a, b in zip(behaviour.arrivals, behaviour.arrivals[1:], strict=False)]
     for gap, wait in zip(gaps, (0.1, 0.2, 0.4), strict=True):
-        assert wait <= gap < wait + 0.5
+        assert wait <= gap < 1.5 * wait + 0.3  # jitter: up to half as long again
+
+
+def test_a_retry_after_header_is_waited(behaviour: Behaviour, base_url: str) -> None:
+    behaviour.failures, behaviour.retry_after = [429], "1"
+    client = ServerClient(base_url, backoff_s=0.01, max_retries=1)
+    try:
+        client.post("chat/completions", {"model": "served", "messages": [{"role": "user", "content": "x"}]})
+    finally:
+        client.close()
+    assert 1.0 <= behaviour.arrivals[1] - behaviour.arrivals[0] < 1.5
 
 
 def test_retries_are_bounded(behaviour: Behaviour, base_url: str) -> None:

@@ -5,7 +5,10 @@ hundreds of requests in flight (``submit`` returns a future at once) while the s
 continuous batching sees them all. Failures are sorted the way a long evaluation needs:
 
 - connection errors, timeouts, dropped connections, HTTP 408, 429 and 5xx are retried, at most
-  ``max_retries`` times, waiting ``backoff_s``, then twice that, and so on;
+  ``max_retries`` times, waiting ``backoff_s``, then twice that, and so on, each wait drawn up
+  to half as long again (jitter: hundreds of requests failed together must not all come back
+  in the same instant); a ``Retry-After`` of seconds, when the server sends one, is waited at
+  least (up to ``_MAX_RETRY_AFTER_S``);
 - any other 4xx (a wrong model name, a field the server does not take) fails at once, with the
   server's own message: retrying cannot fix the request.
 """
@@ -13,6 +16,7 @@ continuous batching sees them all. Failures are sorted the way a long evaluation
 import asyncio
 import concurrent.futures
 import contextlib
+import random
 import threading
 from collections.abc import Coroutine, Mapping
 from typing import Any, TypeVar
@@ -25,6 +29,7 @@ T = TypeVar("T")
 _RETRIED_STATUS = {408, 429}
 _DETAIL_CHARS = 500  # of a server's error body quoted in a message
 _CONNECT_TIMEOUT_S = 10.0
+_MAX_RETRY_AFTER_S = 120.0  # a server asking for longer than this is waited this long
 
 
 class ServerClient:
@@ -105,10 +110,13 @@ class ServerClient:
     async def _request(self, method: str, path: str, body: Mapping[str, Any] | None) -> dict[str, Any]:
         url = self.url(path)
         problem = ""
+        asked_wait = 0.0  # the last answer's Retry-After
         for attempt in range(self.max_retries + 1):
             if attempt:
                 self.retries += 1
-                await asyncio.sleep(self.backoff_s * 2 ** (attempt - 1))
+                backoff = self.backoff_s * 2 ** (attempt - 1) * random.uniform(1.0, 1.5)
+                await asyncio.sleep(max(backoff, asked_wait))
+            asked_wait = 0.0
             try:
                 async with self._slots:
                     response = await self._client.request(method, url, json=body)
@@ -125,12 +133,21 @@ class ServerClient:
                 return answer
             problem = f"HTTP {response.status_code}: {_detail(response)}"
             if response.status_code in _RETRIED_STATUS or response.status_code >= 500:
+                asked_wait = _retry_after(response)
                 continue
             raise BackendError(f"{self.name}: {method} {url} was refused ({problem})")
         raise BackendError(
             f"{self.name}: {method} {url} failed {self.max_retries + 1} times "
             f"(retries with backoff from {self.backoff_s:g} s); last: {problem}"
         )
+
+
+def _retry_after(response: httpx.Response) -> float:
+    """Seconds the server asked to wait (``Retry-After: 5``); 0 when absent or an HTTP date."""
+    try:
+        return min(max(float(response.headers.get("Retry-After", "0")), 0.0), _MAX_RETRY_AFTER_S)
+    except ValueError:
+        return 0.0
 
 
 def _detail(response: httpx.Response) -> str:
