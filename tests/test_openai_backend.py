@@ -2,6 +2,7 @@
 requests and their fields, retries with backoff, timeouts, 4xx, API keys, a server that stops
 answering mid-run (exit 1, resume), and served and in-process referees in one panel."""
 
+import json
 import math
 import time
 from collections.abc import Iterator
@@ -298,6 +299,9 @@ def test_served_and_in_process_referees_share_one_panel(base_url: str, tmp_path:
     assert local.polls > 0  # the in-process referee streamed beside the served one
     for name in OUTPUTS:
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    info = json.loads((out / "run.json").read_text())  # run.json says what served each model
+    assert info["backend"] == "openai+streamingscripted"
+    assert info["backends"] == {"local": "streamingscripted", "served": "openai"}
 
 
 def test_served_models_stay_loaded_across_phased_swaps() -> None:

@@ -168,7 +168,8 @@ def run_settings(run: RunSummary) -> dict[str, str]:
             f"temperature {sampling.get('temperature')}, seed {sampling.get('seed')}, "
             f"discussion up to {sampling.get('discussion_max_tokens')} tokens"
         ),
-        "backend": str(info.get("backend")),
+        "backend": ", ".join(f"{m}: {b}" for m, b in (info.get("backends") or {}).items())
+        or str(info.get("backend")),
         "cost": (
             f"{info.get('debates')} debates, {info.get('requests')} requests, "
             f"{info.get('prompt_tokens')} prompt / {info.get('generated_tokens')} generated tokens, "

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from chateval import __version__, journal
-from chateval.backends import TokenizerOnly, check_backend_settings, remote_models
+from chateval.backends import (
+    TokenizerOnly,
+    backend_name,
+    check_backend_settings,
+    remote_models,
+    replica_count,
+)
 from chateval.backends.base import Backend
 from chateval.backends.pool import ModelPool
 from chateval.backends.replicas import ReplicaSet
@@ -56,6 +62,24 @@ def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) 
     for key, utterances in state.utterances.items():
         for utterance in utterances:
             by_key[key].transcript = by_key[key].transcript.add(utterance)
+
+
+def _served_by(
+    config: RunConfig, models: Sequence[str], registry: ModelRegistry | None, given: Mapping[str, Backend]
+) -> dict[str, str]:
+    """What served each model: a backend handed in by its class (``ScriptedBackend``: scripted),
+    else its registry entry's or the config's backend, with its replica count."""
+    out = {}
+    for model in models:
+        if model in given:
+            out[model] = type(given[model]).__name__.removesuffix("Backend").lower() or "given"
+        elif registry is None:  # a caller's backend factory: the config says which kind
+            out[model] = config.backend
+        else:
+            replicas = replica_count(config, model, registry)
+            name = backend_name(config, model, registry)
+            out[model] = f"{name} ({replicas} replicas)" if replicas > 1 else name
+    return out
 
 
 def run(
@@ -145,11 +169,13 @@ def run(
     write_json(outdir / "metrics.json", metrics)
 
     total = usage.total()
+    served_by = _served_by(config, models, registry, backends or {})
     run_info: RunInfo = {
         "chateval_version": __version__,
         "name": config.name,
         "task": config.task,
-        "backend": config.backend,
+        "backend": "+".join(sorted({kind.split(" ")[0] for kind in served_by.values()})),
+        "backends": served_by,
         "strategy": config.strategy,
         "agents": len(panel.agents),
         "rounds": config.rounds,

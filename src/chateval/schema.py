@@ -138,7 +138,8 @@ class RunInfo(TypedDict):
     chateval_version: str
     name: str
     task: str
-    backend: str
+    backend: str  # the backends that served the models, joined by "+" (vllm, openai+vllm ...)
+    backends: NotRequired[dict[str, str]]  # per model: its backend, and replicas when several
     strategy: str
     agents: int
     rounds: int
