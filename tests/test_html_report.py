@@ -156,6 +156,7 @@ def test_runs_of_the_same_data_side_by_side(runs: dict[str, Path], tmp_path: Pat
     assert 'data-filter="runs"' in page and len(ROW.findall(page)) == 12
     header = page[page.index('<tr class="runs">') : page.index('<tr class="sort">')]
     assert '>summarized</th><th colspan="' in header and ">plain</th>" in header
+    assert page.count("<th>soft</th>") == 1  # the plain run's backend gave no probabilities
     section = first_section(page)
     assert section.count('<div class="debate">') == 4  # two runs, two orders each
     assert "<h3>summarized · answers in order" in section and "<h3>plain · answers in order" in section
@@ -173,6 +174,7 @@ def test_a_direct_run_shows_scores_per_dimension(runs: dict[str, Path], tmp_path
     assert 'data-filter="wrong"' not in page and 'data-filter="split"' in page
     assert "<th>human naturalness</th>" in page and "<th>groundedness</th>" in page
     assert "<th>Spearman rho [95% CI]</th>" in page and "<td>average</td>" in page
+    assert "scores naturalness 1-3, coherence 1-3, engagingness 1-3, groundedness 0-1" in page
     section = first_section(page)
     assert "<b>Conversation</b>" in section and "<b>Response</b>" in section
     assert "The mean of the referees&#39; scores per dimension: naturalness" in section

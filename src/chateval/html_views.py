@@ -133,6 +133,14 @@ def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
     return speakers
 
 
+def _scales_text(config: dict[str, Any]) -> str:
+    dimensions = config.get("dimensions") or []
+    if dimensions:
+        return "scores " + ", ".join(f"{d.get('name')} {d.get('low')}-{d.get('high')}" for d in dimensions)
+    verdict = config.get("verdict") or {}
+    return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+
+
 def run_settings(run: RunSummary) -> dict[str, str]:
     """The config and cost of a run in a few lines a reader compares across runs."""
     config, info = run.config, run.info
@@ -155,7 +163,7 @@ def run_settings(run: RunSummary) -> dict[str, str]:
         "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
         "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
         "verdict": (
-            f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+            _scales_text(config)
             + (", reasoning first" if verdict.get("reasoning") else ", scores only")
             + (", soft (score probabilities)" if verdict.get("soft") else "")
             + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
@@ -372,7 +380,8 @@ class _RunItems:
 
     @property
     def soft(self) -> bool:
-        return bool((self.run.config.get("verdict") or {}).get("soft"))
+        """The run has soft verdicts (asked for, and its backends gave probabilities)."""
+        return "soft" in _aggregations(self.run.metrics)
 
     @property
     def calibrated(self) -> bool:
