@@ -80,7 +80,7 @@ def scripted_run(config_path: Path, outdir: Path) -> Path:
     from chateval.runner import run
 
     config = load_config(config_path)
-    words = "the answer weighs accuracy detail and tone against the question".split()
+    words = ["the", "answer", "weighs", "accuracy", "detail", "and", "tone", "against", "the", "question"]
 
     def long_winded(request: GenerationRequest) -> str:
         n = sum(map(ord, request.messages[-1].content))

@@ -18,7 +18,7 @@ from chateval.errors import DataError
 from chateval.html_report import write_html_report
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config
+from tests.conftest import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config, tiny_config
 
 HOSTILE = '<script>alert("x")</script><img src="http://evil.example/x.png">'
 ROW = re.compile(r'<tr class="[^"]*" data-\w+="[01]"')
@@ -161,6 +161,18 @@ def test_runs_of_the_same_data_side_by_side(runs: dict[str, Path], tmp_path: Pat
     assert section.count('<div class="debate">') == 4  # two runs, two orders each
     assert "<h3>summarized · answers in order" in section and "<h3>plain · answers in order" in section
     assert section.count('<p class="decision">') == 2
+
+
+def test_an_item_one_run_lacks_shows_a_dash_and_counts_as_disagreeing(
+    runs: dict[str, Path], tmp_path: Path
+) -> None:
+    two = tmp_path / "two"
+    run(tiny_config(name="two"), two, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile)})
+    page = render([runs["plain"], two], tmp_path / "report")
+    rows = page[page.index("<tbody>") : page.index("</tbody>")].split("</tr>")[:-1]
+    assert len(rows) == 12
+    lacking = [row for row in rows if "<td>-</td>" in row]
+    assert len(lacking) == 10 and all('data-runs="1"' in row for row in lacking)
 
 
 def test_runs_of_different_tasks_are_refused(runs: dict[str, Path], tmp_path: Path) -> None:
