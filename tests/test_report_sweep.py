@@ -97,6 +97,8 @@ def test_summary_prints_pairwise_and_direct_results(
     assert "accuracy" in out and "kappa" in out and "position consistency" in out
     assert "spearman" in out and "average" in out
     assert "echoes the prompt: 0.0% of" in out and "copies a verdict it saw: 100.0% of 24 verdicts" in out
+    outdir = results[0].outdir
+    assert f"read the debates: chateval report {outdir} --html -o {outdir / 'report'}" in out
 
 
 def test_summary_says_when_no_verdict_was_decisive(

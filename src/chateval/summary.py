@@ -137,7 +137,12 @@ def print_summary(result: RunResult) -> None:
             "  to one the referee saw. High shares: a panel that repeats instead of judging.",
             highlight=False,
         )
-    console.print(f"results in {result.outdir}")
+    console.print(f"results in {result.outdir}", highlight=False, soft_wrap=True)
+    console.print(
+        f"read the debates: chateval report {result.outdir} --html -o {result.outdir / 'report'}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def print_bench(report: dict[str, Any]) -> None:
