@@ -4,6 +4,7 @@ whichever replica answers first, and a replica that dies ends the run with exit 
 the same run resumes (on more or fewer replicas) to identical outputs. The real thing, vLLM
 actors on a local Ray cluster, is tests/test_ray_replicas.py."""
 
+import concurrent.futures
 import json
 import time
 from collections.abc import Sequence
@@ -41,11 +42,10 @@ class RecordingWorker(ReplicaWorker):
         return super().step(new)
 
 
-def replica_set(workers: Sequence[ReplicaWorker]) -> ReplicaSet:
+def replica_set(workers: Sequence[ReplicaWorker], stall_timeout_s: float = 600.0) -> ReplicaSet:
     handles = [ThreadReplica(f"thread {i}", worker) for i, worker in enumerate(workers)]
-    return ReplicaSet(
-        MODEL, handles, [f"node{i}" for i in range(len(workers))], ScriptedBackend(MODEL, prompt_dependent)
-    )
+    nodes = [f"node{i}" for i in range(len(workers))]
+    return ReplicaSet(MODEL, handles, nodes, ScriptedBackend(MODEL, prompt_dependent), stall_timeout_s)
 
 
 config = quickstart_config
@@ -146,3 +146,48 @@ def test_requests_submitted_together_travel_in_one_call() -> None:
         done += [key for key, _ in replicas.poll()]
     assert sizes[0] == 3
     replicas.close()
+
+
+class NeverFinishes(StreamingScriptedBackend):
+    """An engine that takes requests and finishes none (a generation longer than any step)."""
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        time.sleep(0.01)
+        return []
+
+
+def test_a_replica_answers_every_few_seconds_even_when_nothing_finished(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from chateval.backends import replicas
+
+    monkeypatch.setattr(replicas, "_STEP_MAX_S", 0.1)
+    worker = ReplicaWorker(lambda: NeverFinishes(MODEL, prompt_dependent))
+    request = GenerationRequest(model=MODEL, messages=(), max_tokens=8)
+    started = time.perf_counter()
+    report = worker.step([("q1\x1f0\x1f0", request)])
+    assert report.finished == [] and 0.1 <= time.perf_counter() - started < 1.0
+    assert worker.pending == {"q1\x1f0\x1f0"}  # still running, answered next time
+
+
+class HungReplica:
+    """A replica whose step call never answers (a hung engine, a frozen node)."""
+
+    name = "hung"
+
+    def step(self, new: list[tuple[str, GenerationRequest]]) -> "concurrent.futures.Future[StepReport]":
+        return concurrent.futures.Future()
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_replica_that_stops_answering_fails_the_run(tmp_path: Path) -> None:
+    healthy = ThreadReplica("thread 0", RecordingWorker())
+    replicas = ReplicaSet(
+        MODEL, [healthy, HungReplica()], ["node0", "node1"], ScriptedBackend(MODEL, prompt_dependent), 0.3
+    )
+    started = time.perf_counter()
+    with pytest.raises(BackendError, match=r"replica 1 \(hung, node node1\) has not answered for 0.3 s"):
+        run(config(), tmp_path, backends={MODEL: replicas})
+    assert time.perf_counter() - started < 10

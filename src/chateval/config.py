@@ -237,6 +237,12 @@ class ScaleConfig(_Strict):
         "replica i takes the i-th block of `threads_per_replica` cores of its node.",
     )
     start_timeout_s: float = Field(default=900.0, gt=0, description="Longest wait for the replicas to load.")
+    stall_timeout_s: float = Field(
+        default=600.0,
+        gt=0,
+        description="A replica that has not answered for this long fails the run (its engine or node "
+        "is hung); a healthy one answers every few seconds, even mid-generation.",
+    )
 
     @field_validator("models")
     @classmethod

@@ -145,7 +145,7 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
     handles = [
         RayReplica(f"ray actor {i}", actor, groups[i] if groups else None) for i, actor in enumerate(actors)
     ]
-    return ReplicaSet(model, handles, nodes, counter)
+    return ReplicaSet(model, handles, nodes, counter, config.scale.stall_timeout_s)
 
 
 def _clean_up(actors: list[Any], groups: list[Any]) -> None:

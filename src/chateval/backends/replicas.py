@@ -31,6 +31,9 @@ from chateval.backends.base import (
 from chateval.errors import BackendError
 
 _STEP_BUDGET_S = 0.05  # a replica answers once something finished and this much time passed
+# ... and after this long even when nothing finished: a replica that answers nothing for far
+# longer than this is hung (ReplicaSet's stall_timeout_s), not busy with long generations.
+_STEP_MAX_S = 5.0
 SWAPPED_SUFFIX = "#swapped"  # a debate of the swapped answer order: key = item id + this
 
 
@@ -67,8 +70,8 @@ class ReplicaWorker:
         self.pending: set[str] = set()
 
     def step(self, new: Sequence[tuple[str, GenerationRequest]]) -> StepReport:
-        """Queue ``new``; run until something finishes and ``_STEP_BUDGET_S`` passed, or the
-        queue is empty."""
+        """Queue ``new``; run until something finishes and ``_STEP_BUDGET_S`` passed, the
+        queue is empty, or ``_STEP_MAX_S`` passed."""
         started = time.perf_counter()
         backend = self.backend
         if not isinstance(backend, StreamingBackend):  # one batch: everything finishes now
@@ -83,7 +86,8 @@ class ReplicaWorker:
             for key, result in backend.poll():
                 self.pending.discard(key)
                 finished.append((key, result))
-            if finished and time.perf_counter() - started >= _STEP_BUDGET_S:
+            spent = time.perf_counter() - started
+            if (finished and spent >= _STEP_BUDGET_S) or spent >= _STEP_MAX_S:
                 break
         return StepReport(finished, time.perf_counter() - started)
 
@@ -119,6 +123,7 @@ class _Lane:
     stats: ReplicaStats
     outbox: list[tuple[str, GenerationRequest]] = field(default_factory=list)
     call: "concurrent.futures.Future[StepReport] | None" = None
+    sent_at: float = 0.0  # when ``call`` started (monotonic)
     in_flight: int = 0  # requests sent, not yet finished
 
 
@@ -130,14 +135,21 @@ def item_of(request_key: str) -> str:
 
 
 class ReplicaSet:
-    """One model served by several replicas, as one streaming backend."""
+    """One model served by several replicas, as one streaming backend. A replica whose step
+    call has not answered for ``stall_timeout_s`` fails the run with a BackendError."""
 
     def __init__(
-        self, model: str, handles: Sequence[ReplicaHandle], nodes: Sequence[str], counter: TokenCounter
+        self,
+        model: str,
+        handles: Sequence[ReplicaHandle],
+        nodes: Sequence[str],
+        counter: TokenCounter,
+        stall_timeout_s: float = 600.0,
     ):
         if not handles:
             raise ValueError("a replica set needs at least one replica")
         self.model = model
+        self.stall_timeout_s = stall_timeout_s
         self.counter = counter
         self.context_window = counter.context_window
         self._lanes = [
@@ -181,6 +193,12 @@ class ReplicaSet:
         for lane in self._lanes:
             if lane.call is not None and lane.call.done():
                 finished += self._report(lane).finished
+            elif lane.call is not None and time.monotonic() - lane.sent_at > self.stall_timeout_s:
+                raise BackendError(
+                    f"model {self.model!r}: replica {lane.stats.replica} ({lane.handle.name}, node "
+                    f"{lane.stats.node}) has not answered for {self.stall_timeout_s:g} s: its engine or "
+                    "node is hung (scale.stall_timeout_s)"
+                )
         return finished
 
     def wait(self, timeout: float) -> None:
@@ -202,6 +220,7 @@ class ReplicaSet:
             if lane.call is None and lane.in_flight:
                 new, lane.outbox = lane.outbox, []
                 lane.call = lane.handle.step(new)
+                lane.sent_at = time.monotonic()
 
     def _report(self, lane: _Lane) -> StepReport:
         call, lane.call = lane.call, None
