@@ -175,6 +175,24 @@ def test_an_item_one_run_lacks_shows_a_dash_and_counts_as_disagreeing(
     assert len(lacking) == 10 and all('data-runs="1"' in row for row in lacking)
 
 
+def test_a_debate_that_stopped_early_shows_the_check_that_ended_it(tmp_path: Path) -> None:
+    def agreeing(request: GenerationRequest) -> str:  # every referee, every time: 7 against 3
+        return "Assistant 1: 7\nAssistant 2: 3\nEvidence: same" if request.regex else hostile(request)
+
+    early = tmp_path / "early"
+    run(
+        quickstart_config(name="early", early_stop=True),
+        early,
+        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, agreeing)},
+    )
+    page = render([early], tmp_path / "report")
+    section = first_section(page)
+    assert section.count("<h4>Early stop: unanimous after round 1</h4>") == 2
+    assert "<h4>Round 2</h4>" not in section and "· stopped early</h3>" in section
+    assert "early-stop check: scores" in section and "hidden turns" not in section
+    assert page.count("<td>yes</td></tr>") == 12  # the index's early-stop column, every item
+
+
 def test_runs_of_different_tasks_are_refused(runs: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(DataError, match="runs of one task side by side"):
         write_html_report([runs["plain"], runs["direct"]], tmp_path)

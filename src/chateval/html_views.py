@@ -80,8 +80,7 @@ class Outcome:
     """One run's result on one item: the index row's cells and the item view's decision."""
 
     cells: list[str]
-    correct: bool | None  # pairwise with a human label; None otherwise
-    label: str
+    label: str  # the panel's label (direct: its scores): runs whose labels differ disagree
     decision: str
     flags: dict[str, bool]
 
@@ -300,21 +299,25 @@ def _hidden_title(round_: int) -> str:
 
 def debate_view(
     run: str,
-    title: str,
+    title_of_debate: str,
     messages: Sequence[dict[str, Any]],
     referees: list[RefereeView],
     columns: list[str],
     speakers: dict[str, tuple[str, str]],
 ) -> DebateView:
-    """A debate's visible rounds in order, and its hidden verdicts apart."""
+    """A debate's visible rounds in order, and its hidden verdicts apart. The early-stop
+    check that ended a debate is no longer hidden: its answers are the referees' verdicts."""
+    ending = {m.get("round") for m in messages if m.get("kind") == "verdict" and m.get("turn") == "check"}
     rounds: list[Round] = []
     hidden: list[Message] = []
     for m in messages:
         role, model = speakers.get(str(m.get("speaker")), ("", ""))
-        is_hidden = bool(m.get("probe"))
+        round_ = int(m.get("round", 0))
+        ended_it = m.get("turn") == "check" and m.get("round") in ending
+        is_hidden = bool(m.get("probe")) and not ended_it
         label = _message_label(m)
         if is_hidden:
-            label += f" ({_hidden_title(int(m.get('round', 0)))})"
+            label += f" ({_hidden_title(round_)})"
         shown = Message(
             speaker=str(m.get("speaker")),
             detail=" · ".join(x for x in (role if role != m.get("speaker") else "", model) if x),
@@ -327,12 +330,11 @@ def debate_view(
         if is_hidden:
             hidden.append(shown)
             continue
-        round_title = f"Round {int(m.get('round', 0)) + 1}"
-        if not rounds or rounds[-1].title != round_title:
-            rounds.append(Round(round_title, []))
+        title = f"Early stop: unanimous after round {round_}" if ended_it else f"Round {round_ + 1}"
+        if not rounds or rounds[-1].title != title:
+            rounds.append(Round(title, []))
         rounds[-1].messages.append(shown)
-    stopped = any(m.get("kind") == "verdict" and m.get("turn") == "check" for m in messages)
-    return DebateView(run, title, rounds, hidden, columns, referees, stopped)
+    return DebateView(run, title_of_debate, rounds, hidden, columns, referees, bool(ending))
 
 
 def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
@@ -428,7 +430,7 @@ def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[Deb
         "failures": failures > 0,
         "split": split,
     }
-    return Outcome(cells, correct, label, _pairwise_decision(record, len(orders)), flags)
+    return Outcome(cells, label, _pairwise_decision(record, len(orders)), flags)
 
 
 def _common_cells(split: bool, failures: int, record: dict[str, Any], debates: list[DebateView]) -> list[str]:
@@ -484,9 +486,8 @@ def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[Debat
         decision += f" Soft: the mean of the expected scores, {expected}."
     truncation = _truncation_text(record)
     decision += f" Inputs cut to fit the context: {truncation}." if truncation else ""
-    return Outcome(
-        cells, None, " ".join(cells[: len(read.dims)]), decision, {"failures": failures > 0, "split": split}
-    )
+    flags = {"failures": failures > 0, "split": split}
+    return Outcome(cells, " ".join(cells[: len(read.dims)]), decision, flags)
 
 
 def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[DebateView]:
