@@ -191,3 +191,12 @@ def test_a_replica_that_stops_answering_fails_the_run(tmp_path: Path) -> None:
     with pytest.raises(BackendError, match=r"replica 1 \(hung, node node1\) has not answered for 0.3 s"):
         run(config(), tmp_path, backends={MODEL: replicas})
     assert time.perf_counter() - started < 10
+
+
+def test_replicas_starting_together_on_a_node_take_distinct_core_slots(tmp_path: Path) -> None:
+    from chateval.backends.ray_replicas import node_slot
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+        slots = list(pool.map(lambda _: node_slot("run1", tmp_path), range(8)))
+    assert sorted(slots) == list(range(8))
+    assert node_slot("run2", tmp_path) == 0  # another run counts its own replicas

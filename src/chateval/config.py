@@ -233,8 +233,8 @@ class ScaleConfig(_Strict):
     )
     cpu_binds: list[str] = Field(
         default_factory=list,
-        description="CPU builds: each replica's cores in turn (e.g. ['0-3', '4-7']); default: "
-        "replica i takes the i-th block of `threads_per_replica` cores of its node.",
+        description="CPU builds: the cores of the 1st, 2nd ... replica on a node (e.g. ['0-3', '4-7']); "
+        "default: the k-th replica on a node takes its k-th block of `threads_per_replica` cores.",
     )
     start_timeout_s: float = Field(default=900.0, gt=0, description="Longest wait for the replicas to load.")
     stall_timeout_s: float = Field(

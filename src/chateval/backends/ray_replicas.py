@@ -9,9 +9,12 @@ in workers, and two engines on the same cores would halve each other.
 """
 
 import concurrent.futures
+import fcntl
 import functools
 import os
+import tempfile
 import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport
@@ -25,7 +28,7 @@ if TYPE_CHECKING:
 ACTOR_PREFIX = "chateval/"  # replica actors are named chateval/MODEL/INDEX/RUN
 
 
-def _load_replica(config: "RunConfig", model: str, index: int, ranks: int) -> "Backend":
+def _load_replica(config: "RunConfig", model: str, run_token: str, ranks: int) -> "Backend":
     """Inside the actor: pin this replica's threads (CPU builds), then load the engine as a
     local run would (the config's scale section is dropped: an actor holds one engine)."""
     from chateval.backends import create_backend
@@ -37,16 +40,32 @@ def _load_replica(config: "RunConfig", model: str, index: int, ranks: int) -> "B
     if not on_gpu():
         threads = scale.threads_per_replica
         os.environ["OMP_NUM_THREADS"] = str(max(1, threads // ranks))
+        slot = node_slot(run_token)  # replicas of one run on one node never share cores
         if scale.cpu_binds:
-            bind = scale.cpu_binds[index % len(scale.cpu_binds)]
-        else:  # the index-th block of this node's cores, one list per rank (vLLM's "0-1|2-3")
+            bind = scale.cpu_binds[slot % len(scale.cpu_binds)]
+        else:  # the slot-th block of this node's cores, one list per rank (vLLM's "0-1|2-3")
             cores = os.cpu_count() or 1
-            first = (index * threads) % cores
+            first = (slot * threads) % cores
             block = _core_lists(min(threads, cores - first), ranks)
             bind = "|".join(_shift(part, first) for part in block.split("|"))
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = bind
     local = config.model_copy(update={"scale": ScaleConfig()})
     return create_backend(local, model, ModelRegistry(config.models_dir))
+
+
+def node_slot(run_token: str, folder: Path | None = None) -> int:
+    """This replica's rank among the run's replicas on this node (0, 1, ...): a counter in a
+    small file of the node's temp folder, taken under a lock, since replicas start at once and
+    Ray decides their nodes."""
+    path = (folder or Path(tempfile.gettempdir())) / f"chateval-replicas-{run_token}"
+    with path.open("a+", encoding="utf-8") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        handle.seek(0)
+        taken = int(handle.read() or 0)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(taken + 1))
+    return taken
 
 
 def _shift(cores: str, offset: int) -> str:
@@ -135,7 +154,7 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
                     placement_group_bundle_index=0,
                     placement_group_capture_child_tasks=True,
                 )
-            loader = functools.partial(_load_replica, config, model, index, ranks)
+            loader = functools.partial(_load_replica, config, model, run_token, ranks)
             actors.append(remote_worker.options(**options).remote(loader))
         nodes = ray.get([actor.node.remote() for actor in actors], timeout=config.scale.start_timeout_s)
         counter = TokenizerOnly(model, registry)
