@@ -31,6 +31,10 @@ class Behaviour:
     retry_after: str | None = None  # the Retry-After header of those failures
     refuse: tuple[int, str] | None = None  # every completion answers this status and message
     delay_s: float = 0.0  # before each completion answers
+    tokenize_delay_s: float = 0.0  # before each /tokenize answers
+    tokenize_peak: int = 0  # most /tokenize requests in flight at once
+    _tokenizing: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     api_key: str | None = None  # required as "Bearer KEY" when set
     die_after: int | None = None  # completions answered before the server stops answering
     bodies: list[dict[str, Any]] = field(default_factory=list)  # completion requests seen
@@ -69,6 +73,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
         if self.path == "/tokenize":
+            behaviour = self.behaviour
+            with behaviour._lock:
+                behaviour._tokenizing += 1
+                behaviour.tokenize_peak = max(behaviour.tokenize_peak, behaviour._tokenizing)
+            time.sleep(behaviour.tokenize_delay_s)
+            with behaviour._lock:
+                behaviour._tokenizing -= 1
             if "messages" in body:
                 words = sum(len(m["content"].split()) for m in body["messages"])
                 self._send(200, {"count": words, "tokens": list(range(words))})

@@ -282,6 +282,15 @@ def test_a_server_that_stops_answering_ends_the_run_with_exit_1_and_it_resumes(
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
+def test_without_a_local_tokenizer_the_preflight_counts_items_side_by_side(
+    behaviour: Behaviour, base_url: str, tmp_path: Path
+) -> None:
+    behaviour.tokenize_delay_s = 0.01  # a server some distance away
+    data = {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}
+    run(served_config(write_registry(tmp_path, base_url), data=data), tmp_path / "out")
+    assert behaviour.tokenize_peak > 1  # several items' counts in flight at once
+
+
 def test_served_and_in_process_referees_share_one_panel(base_url: str, tmp_path: Path) -> None:
     config = served_config(write_registry(tmp_path, base_url), agents=("local", "served"))
     reference = tmp_path / "reference"

@@ -7,6 +7,7 @@ the tokens that turn may generate. Items over a model's window are either refuse
 ``truncate``) -- never a crash in the middle of a run.
 """
 
+import concurrent.futures
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ _CUTTABLE: dict[type, tuple[tuple[str, Keep], ...]] = {
 # assessment and scores with a blank line that an empty assessment would leave out.
 _EMPTY = GenerationResult("x", 0, 0, "stop")
 _MAX_PASSES = 6  # re-measure after each cut: token counts of joined text are not additive
+_REMOTE_COUNTING_THREADS = 16  # items fitted at once when a server counts the tokens
 
 
 @dataclass(frozen=True)
@@ -157,12 +159,22 @@ def fit_items(
     source: Path,
 ) -> tuple[list[Item], dict[str, list[Truncation]]]:
     """Every item made to fit every model of the panel; the cuts made, by item id."""
-    fitted: list[Item] = []
-    truncations: dict[str, list[Truncation]] = {}
-    for item in items:
+
+    def fit_one(item: Item) -> tuple[Item, list[Truncation]]:
+        cuts = []
         for backend in backends.values():
             item, cut = fit_item(panel, item, backend, policy, source)
             if cut is not None:
-                truncations.setdefault(item.id, []).append(cut)
-        fitted.append(item)
-    return fitted, truncations
+                cuts.append(cut)
+        return item, cuts
+
+    # A served model without its local tokenizer counts over HTTP, one request per count: the
+    # items are fitted side by side then, so the pre-flight waits on the network once, not
+    # once per turn of every item. Local tokenizers count at once, in this thread.
+    if len(items) > 1 and any(getattr(b, "counts_remotely", False) for b in backends.values()):
+        with concurrent.futures.ThreadPoolExecutor(_REMOTE_COUNTING_THREADS) as pool:
+            results = list(pool.map(fit_one, items))  # in item order; the first failure raises
+    else:
+        results = [fit_one(item) for item in items]
+    truncations = {item.id: cuts for item, cuts in results if cuts}
+    return [item for item, _ in results], truncations

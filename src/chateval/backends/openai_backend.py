@@ -216,6 +216,12 @@ class OpenAIBackend(HFTokenCounting):
         self.client.close()
 
     # Token counting: the local tokenizer when there is one, else the server's /tokenize -------
+    @property
+    def counts_remotely(self) -> bool:
+        """Each count is a request to the server (no local tokenizer): callers counting many
+        prompts do it from several threads."""
+        return self.tokenizer is None
+
     def count_prompt_tokens(self, messages: Sequence[ChatMessage]) -> int:
         if self.tokenizer is not None:
             return super().count_prompt_tokens(messages)
