@@ -140,6 +140,7 @@ def test_an_item_view_shows_the_debate_round_by_round(page: str) -> None:
     assert re.search(r'<i style="height:70%" title="\d+: 70.0%"></i>', histogram)
     assert "both answer orders: each answer&#39;s scores summed" in section.lower()
     assert "Soft: expected scores summed the same way" in section
+    assert '<a href="#item-2">next item</a>' in section and "previous item" not in section
 
 
 def test_items_show_their_question_and_both_answers(page: str) -> None:
@@ -148,6 +149,8 @@ def test_items_show_their_question_and_both_answers(page: str) -> None:
     first = load_run_items(load_config(CONFIGS_DIR / "quickstart.yaml"))[0]
     for text in (first.question, first.answer_a, first.answer_b):  # type: ignore[union-attr]
         assert str(escape(text)) in page
+    assert "<th>question</th><th>human</th>" in page  # the index row starts with the question
+    assert f"<td>{escape(first.question[:40])}" in page  # type: ignore[union-attr]
 
 
 def test_runs_of_the_same_data_side_by_side(runs: dict[str, Path], tmp_path: Path) -> None:
@@ -220,6 +223,11 @@ def test_a_big_run_gets_one_page_per_item(runs: dict[str, Path], tmp_path: Path)
     item = (tmp_path / "items" / "item-1.html").read_text(encoding="utf-8")
     assert "Content-Security-Policy" in item and 'href="../report.html"' in item
     assert '<section class="item standalone" id="item-1">' in item and "<script>" not in item
+    second = (tmp_path / "items" / "item-2.html").read_text(encoding="utf-8")
+    assert (
+        '<a href="item-1.html">previous item</a>' in second
+        and '<a href="item-3.html">next item</a>' in second
+    )
     write_html_report([runs["summarized"]], tmp_path)  # small enough again: one page
     assert not list((tmp_path / "items").glob("item-*.html"))
     assert len(SECTION.findall(index.read_text(encoding="utf-8"))) == 12

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chateval.data.items import Item
+from chateval.data.items import Item, PairwiseItem
 from chateval.errors import DataError
 from chateval.formatting import ci_text
 from chateval.report import RunSummary, load_verdicts
@@ -23,6 +23,7 @@ PAIRWISE_FILTERS = (
 )
 DIRECT_FILTERS = (("failures", "parse failures"), ("split", "referees disagreeing"))
 RUNS_DISAGREE = ("runs", "runs disagreeing")
+_SNIPPET_CHARS = 80
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ class ItemView:
     number: int
     id: str
     human: str
-    cells: list[str]  # the item's own cells (human labels or scores)
+    cells: list[str]  # the item's own cells: its text's start, human labels or scores
     data: Item | None
     outcomes: list[Outcome | None]  # per run; None where a run lacks the item
     debates: list[DebateView]
@@ -592,11 +593,21 @@ def build_report(runs: Sequence[RunSummary]) -> Report:
         flags = {key: any(o.flags.get(key) for o in present) for key in present[0].flags}
         if len(runs) > 1:
             flags["runs"] = len({o.label for o in present}) > 1 or len(present) < len(runs)
-        items.append(
-            ItemView(number, item_id, human, human_cells, data.get(item_id), outcomes, debates, flags)
-        )
+        item = data.get(item_id)
+        cells = [_snippet(item), *human_cells]
+        items.append(ItemView(number, item_id, human, cells, item, outcomes, debates, flags))
     filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
     filters += [RUNS_DISAGREE] if len(runs) > 1 else []
     run_views = [RunView(r.run.name, run_settings(r.run), metric_rows(r.run), _run_columns(r)) for r in reads]
-    human_columns = ["human"] if task == "pairwise" else [f"human {d}" for d in dims]
-    return Report(task, run_views, filters, human_columns, items)
+    item_columns = (
+        ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
+    )
+    return Report(task, run_views, filters, item_columns, items)
+
+
+def _snippet(item: Item | None) -> str:
+    """The start of an item's question (direct: of its response), for its index row."""
+    if item is None:
+        return ""
+    text = " ".join((item.question if isinstance(item, PairwiseItem) else item.response).split())
+    return text if len(text) <= _SNIPPET_CHARS else text[: _SNIPPET_CHARS - 1] + "…"
