@@ -1,5 +1,5 @@
 """What the HTML report shows, read from run folders: each run's settings and metrics, and per
-item its data, each run's outcome and each debate round by round.
+item its data, each run's outcome and its debates (each laid out by html_debates.py).
 
 Plain values only (strings, numbers, flags): the templates in ``report_templates/`` lay them
 out and escape them. Several runs of the same data line up by item id.
@@ -13,6 +13,7 @@ from typing import Any
 from chateval.data.items import Item, PairwiseItem
 from chateval.errors import DataError
 from chateval.formatting import ci_text
+from chateval.html_debates import DebateView, debate_view, direct_referee, number_text, pairwise_referee
 from chateval.report import RunSummary, load_verdicts
 
 PAIRWISE_FILTERS = (
@@ -24,56 +25,6 @@ PAIRWISE_FILTERS = (
 DIRECT_FILTERS = (("failures", "parse failures"), ("split", "referees disagreeing"))
 RUNS_DISAGREE = ("runs", "runs disagreeing")
 _SNIPPET_CHARS = 80
-
-
-@dataclass(frozen=True)
-class Message:
-    """One utterance as the page shows it."""
-
-    speaker: str
-    detail: str  # role and model
-    label: str  # what it is: discussion, assessment, scores, summary ...
-    text: str
-    finish_reason: str
-    tokens: int | None
-    summary: bool
-
-
-@dataclass(frozen=True)
-class Round:
-    title: str
-    messages: list[Message]
-
-
-@dataclass(frozen=True)
-class Histogram:
-    """A referee's probabilities over one score's values: bars of a tiny inline chart."""
-
-    name: str
-    bars: list[tuple[str, float]]  # (value, probability)
-    expected: str
-
-
-@dataclass(frozen=True)
-class RefereeView:
-    agent: str
-    cells: list[str]
-    histograms: list[Histogram]
-    opinions: str
-    error: str
-
-
-@dataclass(frozen=True)
-class DebateView:
-    """One debate of one run: an item in one answer order."""
-
-    run: str
-    title: str
-    rounds: list[Round]
-    hidden: list[Message]  # opinion probes and early-stop checks, which nobody saw
-    columns: list[str]
-    referees: list[RefereeView]
-    stopped_early: bool
 
 
 @dataclass(frozen=True)
@@ -222,122 +173,6 @@ def metric_rows(run: RunSummary) -> list[list[str]]:
 # --- items --------------------------------------------------------------------------------
 
 
-def _number(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return "" if value is None else str(value)
-
-
-def _histograms(row: dict[str, Any], names: Sequence[str], scales: Sequence[range]) -> list[Histogram]:
-    """Each score's distribution over its whole scale (values it gave no mass stay at 0)."""
-    found = row.get("distributions")
-    if not found:
-        return []
-    listed = list(found.values()) if isinstance(found, dict) else list(found)
-    out = []
-    for name, scale, d in zip(names, scales, listed, strict=False):
-        probabilities = {str(k): float(v) for k, v in (d.get("probabilities") or {}).items()}
-        bars = [(str(v), probabilities.get(str(v), 0.0)) for v in scale]
-        out.append(Histogram(name, bars, _number(d.get("expected"))))
-    return out
-
-
-def _opinions(row: dict[str, Any], final: str) -> str:
-    """A referee's probe verdicts over the rounds, then its final one."""
-    found = row.get("opinions")
-    if not found:
-        return ""
-    steps = []
-    for index, opinion in enumerate(found):
-        when = "before discussion" if index == 0 else f"after round {index}"
-        said = ", ".join(f"{k} {v}" for k, v in opinion.items()) if isinstance(opinion, dict) else opinion
-        steps.append(f"{when}: {'unparsed' if said is None else said}")
-    return " → ".join([*steps, f"final: {final}"])
-
-
-def _pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> RefereeView:
-    # Distributions are in the order shown: with the answers swapped, B's comes first.
-    names = ["B", "A"] if swapped else ["A", "B"]
-    histograms = sorted(_histograms(row, names, [scale, scale]), key=lambda h: h.name)
-    cells = [
-        _number(row.get("score_a")),
-        _number(row.get("score_b")),
-        _number(row.get("soft_score_a")),
-        _number(row.get("soft_score_b")),
-        _number(row.get("winner")),
-    ]
-    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
-    return RefereeView(
-        str(row["agent"]), cells, histograms, _opinions(row, _number(row.get("winner"))), error
-    )
-
-
-def _direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[range]) -> RefereeView:
-    scores, soft = row.get("scores") or {}, row.get("soft_scores") or {}
-    cells = [f"{_number(scores.get(d))}" + (f" ({_number(soft[d])})" if d in soft else "") for d in dims]
-    final = ", ".join(f"{d} {scores[d]}" for d in dims if d in scores) or "unparsed"
-    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
-    histograms = _histograms(row, dims, scales)
-    return RefereeView(str(row["agent"]), cells, histograms, _opinions(row, final), error)
-
-
-def _message_label(message: dict[str, Any]) -> str:
-    kind, turn = message.get("kind"), message.get("turn")
-    if kind == "summary":
-        return f"summary of round {int(message.get('round', 0)) + 1}"
-    what = "scores" if kind in ("verdict", "probe") else str(kind)
-    if turn == "probe":
-        return f"opinion probe: {what}"
-    if turn == "check":
-        return f"early-stop check: {what}"
-    return what
-
-
-def _hidden_title(round_: int) -> str:
-    """Hidden verdicts are asked as of the start of a round (0: before any discussion)."""
-    return "before any discussion" if round_ == 0 else f"after round {round_}"
-
-
-def debate_view(
-    run: str,
-    title_of_debate: str,
-    messages: Sequence[dict[str, Any]],
-    referees: list[RefereeView],
-    columns: list[str],
-    speakers: dict[str, tuple[str, str]],
-) -> DebateView:
-    """A debate's visible rounds in order, and its hidden verdicts apart. The early-stop
-    check that ended a debate is no longer hidden: its answers are the referees' verdicts."""
-    ending = {m.get("round") for m in messages if m.get("kind") == "verdict" and m.get("turn") == "check"}
-    rounds: list[Round] = []
-    hidden: list[Message] = []
-    for m in messages:
-        role, model = speakers.get(str(m.get("speaker")), ("", ""))
-        round_ = int(m.get("round", 0))
-        ended_it = m.get("turn") == "check" and m.get("round") in ending
-        is_hidden = bool(m.get("probe")) and not ended_it
-        label = _message_label(m)
-        if is_hidden:
-            label += f" ({_hidden_title(round_)})"
-        shown = Message(
-            speaker=str(m.get("speaker")),
-            detail=" · ".join(x for x in (role if role != m.get("speaker") else "", model) if x),
-            label=label,
-            text=str(m.get("text", "")),
-            finish_reason=str(m.get("finish_reason") or ""),
-            tokens=m.get("tokens"),
-            summary=m.get("kind") == "summary",
-        )
-        if is_hidden:
-            hidden.append(shown)
-            continue
-        title = f"Early stop: unanimous after round {round_}" if ended_it else f"Round {round_ + 1}"
-        if not rounds or rounds[-1].title != title:
-            rounds.append(Round(title, []))
-        rounds[-1].messages.append(shown)
-    return DebateView(run, title_of_debate, rounds, hidden, columns, referees, bool(ending))
-
-
 def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
     path = run.folder / "transcripts.jsonl"
     try:
@@ -421,7 +256,7 @@ def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[Deb
     inconsistent = len({o.get("label") for o in orders}) > 1
     split = len(set((record.get("referee_labels") or {}).values())) > 1
     failures = int(record.get("parse_failures") or 0)
-    cells = [label, *([_number(record.get("soft_label"))] if read.soft else [])]
+    cells = [label, *([number_text(record.get("soft_label"))] if read.soft else [])]
     cells += ["" if correct is None else ("yes" if correct else "no")]
     cells += [("no" if inconsistent else "yes")] if read.calibrated else []
     cells += _common_cells(split, failures, record, debates)
@@ -450,7 +285,7 @@ def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
     if orders > 1:
         text = (
             f"Both answer orders: each answer's scores summed over orders and referees, "
-            f"A {_number(record.get('score_a'))} against B {_number(record.get('score_b'))}; "
+            f"A {number_text(record.get('score_a'))} against B {number_text(record.get('score_b'))}; "
             "the larger sum wins, equal sums tie."
         )
     else:
@@ -458,8 +293,8 @@ def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
         text = f"A strict majority of the referees' labels ({labels}), else a tie."
     if record.get("soft_label"):
         text += (
-            f" Soft: expected scores summed the same way, A {_number(record.get('soft_score_a'))} "
-            f"against B {_number(record.get('soft_score_b'))}: {record['soft_label']}."
+            f" Soft: expected scores summed the same way, A {number_text(record.get('soft_score_a'))} "
+            f"against B {number_text(record.get('soft_score_b'))}: {record['soft_label']}."
         )
     if record.get("excluded_referees"):
         text += f" Left out (failed to parse): {', '.join(record['excluded_referees'])}."
@@ -474,16 +309,16 @@ def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[Debat
         len({(r.get("scores") or {}).get(d) for r in referees if r.get("scores")}) > 1 for d in read.dims
     )
     failures = int(record.get("parse_failures") or 0)
-    cells = [_number(scores.get(d)) for d in read.dims]
-    cells += [_number(soft.get(d)) for d in read.dims] if read.soft else []
+    cells = [number_text(scores.get(d)) for d in read.dims]
+    cells += [number_text(soft.get(d)) for d in read.dims] if read.soft else []
     cells += _common_cells(split, failures, record, debates)
     decision = "The mean of the referees' scores per dimension" + (
-        f": {', '.join(f'{d} {_number(scores[d])}' for d in read.dims if d in scores)}."
+        f": {', '.join(f'{d} {number_text(scores[d])}' for d in read.dims if d in scores)}."
         if scores
         else ": no referee's scores parsed."
     )
     if soft:
-        expected = ", ".join(f"{d} {_number(v)}" for d, v in soft.items())
+        expected = ", ".join(f"{d} {number_text(v)}" for d, v in soft.items())
         decision += f" Soft: the mean of the expected scores, {expected}."
     truncation = _truncation_text(record)
     decision += f" Inputs cut to fit the context: {truncation}." if truncation else ""
@@ -495,7 +330,7 @@ def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[Deba
     name = read.run.name
     if "orders" not in record:
         columns = [*read.dims]
-        referees = [_direct_referee(r, read.dims, read.scales) for r in record.get("referees") or []]
+        referees = [direct_referee(r, read.dims, read.scales) for r in record.get("referees") or []]
         return [debate_view(name, "", read.transcripts.get(item_id, []), referees, columns, read.speakers)]
     columns = ["score A", "score B", "soft A", "soft B", "winner"]
     views = []
@@ -503,7 +338,7 @@ def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[Deba
         swapped = bool(order.get("swapped"))
         key = f"{item_id}#swapped" if swapped else item_id
         title = "answers swapped (B shown first)" if swapped else "answers in order (A shown first)"
-        referees = [_pairwise_referee(r, swapped, read.scales[0]) for r in order.get("referees") or []]
+        referees = [pairwise_referee(r, swapped, read.scales[0]) for r in order.get("referees") or []]
         views.append(
             debate_view(name, title, read.transcripts.get(key, []), referees, columns, read.speakers)
         )
@@ -515,7 +350,7 @@ def _human(record: dict[str, Any], dims: Sequence[str]) -> tuple[str, list[str]]
         label = record.get("human_label")
         return ("" if label is None else str(label)), ["" if label is None else str(label)]
     scores = record.get("human_scores") or {}
-    cells = [_number(scores.get(d)) for d in dims]
+    cells = [number_text(scores.get(d)) for d in dims]
     return ", ".join(f"{d} {v}" for d, v in zip(dims, cells, strict=True) if v), cells
 
 
