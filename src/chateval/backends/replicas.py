@@ -43,6 +43,7 @@ class StepReport:
 
     finished: list[tuple[str, GenerationResult]]
     busy_seconds: float
+    engine_steps: int = 0  # the engine's steps (polls) it ran; 1 for a one-batch backend
 
 
 @dataclass
@@ -55,6 +56,7 @@ class ReplicaStats:
     prompt_tokens: int = 0
     generated_tokens: int = 0
     busy_seconds: float = 0.0
+    engine_steps: int = 0
     items: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -77,19 +79,21 @@ class ReplicaWorker:
         if not isinstance(backend, StreamingBackend):  # one batch: everything finishes now
             results = backend.generate([request for _, request in new])
             done = [(key, result) for (key, _), result in zip(new, results, strict=True)]
-            return StepReport(done, time.perf_counter() - started)
+            return StepReport(done, time.perf_counter() - started, engine_steps=1)
         for key, request in new:
             backend.submit(key, request)
             self.pending.add(key)
         finished: list[tuple[str, GenerationResult]] = []
+        steps = 0
         while self.pending:
+            steps += 1
             for key, result in backend.poll():
                 self.pending.discard(key)
                 finished.append((key, result))
             spent = time.perf_counter() - started
             if (finished and spent >= _STEP_BUDGET_S) or spent >= _STEP_MAX_S:
                 break
-        return StepReport(finished, time.perf_counter() - started)
+        return StepReport(finished, time.perf_counter() - started, steps)
 
     def node(self) -> str:
         """Where this replica runs (host name)."""
@@ -234,6 +238,7 @@ class ReplicaSet:
             ) from exc
         lane.in_flight -= len(report.finished)
         lane.stats.busy_seconds += report.busy_seconds
+        lane.stats.engine_steps += report.engine_steps
         for _, result in report.finished:
             lane.stats.requests += 1
             lane.stats.prompt_tokens += result.prompt_tokens
