@@ -66,19 +66,17 @@ def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) 
 
 def _served_by(
     config: RunConfig, models: Sequence[str], registry: ModelRegistry | None, given: Mapping[str, Backend]
-) -> dict[str, str]:
-    """What served each model: a backend handed in by its class (``ScriptedBackend``: scripted),
-    else its registry entry's or the config's backend, with its replica count."""
+) -> dict[str, tuple[str, int]]:
+    """What served each model and on how many replicas: a backend handed in by its class
+    (``ScriptedBackend``: scripted), else its registry entry's or the config's backend."""
     out = {}
     for model in models:
         if model in given:
-            out[model] = type(given[model]).__name__.removesuffix("Backend").lower() or "given"
+            out[model] = (type(given[model]).__name__.removesuffix("Backend").lower() or "given", 1)
         elif registry is None:  # a caller's backend factory: the config says which kind
-            out[model] = config.backend
+            out[model] = (config.backend, 1)
         else:
-            replicas = replica_count(config, model, registry)
-            name = backend_name(config, model, registry)
-            out[model] = f"{name} ({replicas} replicas)" if replicas > 1 else name
+            out[model] = (backend_name(config, model, registry), replica_count(config, model, registry))
     return out
 
 
@@ -174,8 +172,8 @@ def run(
         "chateval_version": __version__,
         "name": config.name,
         "task": config.task,
-        "backend": "+".join(sorted({kind.split(" ")[0] for kind in served_by.values()})),
-        "backends": served_by,
+        "backend": "+".join(sorted({kind for kind, _ in served_by.values()})),
+        "backends": {m: f"{kind} ({n} replicas)" if n > 1 else kind for m, (kind, n) in served_by.items()},
         "strategy": config.strategy,
         "agents": len(panel.agents),
         "rounds": config.rounds,
