@@ -46,6 +46,11 @@ class Truncation:
     fields: dict[str, tuple[int, int]]
 
 
+def cut_fields_text(fields: Mapping[str, Sequence[int]]) -> str:
+    """An item's cuts in words: ``answer_a 900->600 tokens, answer_b 800->600 tokens``."""
+    return ", ".join(f"{name} {before}->{after} tokens" for name, (before, after) in fields.items())
+
+
 def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
     """Upper bound on prompt + completion tokens of any turn of ``item``'s debate.
 
@@ -137,7 +142,7 @@ def fit_item(
             log.warning(
                 "%s: cut %s to fit model %r's %d-token context",
                 where,
-                ", ".join(f"{n} {a}->{b} tokens" for n, (a, b) in fields.items()),
+                cut_fields_text(fields),
                 backend.model,
                 window,
             )

@@ -8,7 +8,7 @@ recomputes them for a finished run folder without running a model.
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
-from typing import Any
+from typing import Any, cast
 
 from chateval.aggregate import position_stats
 from chateval.compare import compare_records
@@ -162,20 +162,18 @@ def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict
 
 def rescore(outdir: Path) -> dict[str, Any] | None:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    import json
-
     import yaml
 
     from chateval.config import parse_config
+    from chateval.data.jsonl import read_jsonl
 
     for name in ("config.yaml", "verdicts.jsonl"):
         if not (outdir / name).is_file():
             raise DataError(f"{outdir}: no {name}; rescore needs a finished run folder")
     tree = yaml.safe_load((outdir / "config.yaml").read_text(encoding="utf-8"))
     config = parse_config(tree, str(outdir / "config.yaml"), outdir)
-    records = [
-        json.loads(line) for line in (outdir / "verdicts.jsonl").read_text(encoding="utf-8").splitlines()
-    ]
+    # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
+    records = [cast(VerdictRecord, record) for _, record in read_jsonl(outdir / "verdicts.jsonl")]
     metrics = compute_metrics(config, records)
     write_json(outdir / "metrics.json", metrics)
     return metrics

@@ -5,12 +5,13 @@ Plain values only (strings, numbers, flags): the templates in ``report_templates
 out and escape them. Several runs of the same data line up by item id.
 """
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chateval.context import cut_fields_text
 from chateval.data.items import Item, PairwiseItem
+from chateval.data.jsonl import read_jsonl
 from chateval.errors import DataError
 from chateval.formatting import ci_text
 from chateval.html_debates import DebateView, debate_view, direct_referee, number_text, pairwise_referee
@@ -175,28 +176,17 @@ def metric_rows(run: RunSummary) -> list[list[str]]:
 
 def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
     path = run.folder / "transcripts.jsonl"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(f"{path}: unreadable transcripts ({exc})") from None
     out = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            out[str(record["key"])] = list(record.get("messages") or [])
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
-            raise DataError(f"{path}: record {number}: unreadable ({exc})") from None
+    for number, record in read_jsonl(path):
+        if "key" not in record:
+            raise DataError(f"{path}:{number}: a transcript record without its debate's key")
+        out[str(record["key"])] = list(record.get("messages") or [])
     return out
 
 
 def _truncation_text(record: dict[str, Any]) -> str:
     cuts = record.get("truncated") or {}
-    return "; ".join(
-        f"{model}: " + ", ".join(f"{name} {a}->{b} tokens" for name, (a, b) in fields.items())
-        for model, fields in cuts.items()
-    )
+    return "; ".join(f"{model}: {cut_fields_text(fields)}" for model, fields in cuts.items())
 
 
 def _cut_messages(debates: Sequence[DebateView]) -> int:

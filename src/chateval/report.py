@@ -18,6 +18,7 @@ import yaml
 
 from chateval import plots
 from chateval.compare import compare_records
+from chateval.data.jsonl import read_jsonl
 from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
 from chateval.errors import DataError
 from chateval.formatting import ci_text, signed_ci
@@ -40,11 +41,7 @@ class RunSummary:
 
 def load_verdicts(run: RunSummary) -> list[dict[str, Any]]:
     """The run's verdict records (verdicts.jsonl)."""
-    path = run.folder / "verdicts.jsonl"
-    try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"{path}: unreadable verdicts ({exc})") from None
+    return [record for _, record in read_jsonl(run.folder / "verdicts.jsonl")]
 
 
 def load_run(folder: Path) -> RunSummary:
