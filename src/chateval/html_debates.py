@@ -89,6 +89,11 @@ def _opinions(row: dict[str, Any], final: str) -> str:
     return " → ".join([*steps, f"final: {final}"])
 
 
+def _error_text(row: dict[str, Any]) -> str:
+    """A referee's parse failure and the text that failed ("" when its verdict parsed)."""
+    return f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
+
+
 def pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> RefereeView:
     # Distributions are in the order shown: with the answers swapped, B's comes first.
     names = ["B", "A"] if swapped else ["A", "B"]
@@ -100,10 +105,8 @@ def pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> Refere
         number_text(row.get("soft_score_b")),
         number_text(row.get("winner")),
     ]
-    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
-    return RefereeView(
-        str(row["agent"]), cells, histograms, _opinions(row, number_text(row.get("winner"))), error
-    )
+    opinions = _opinions(row, number_text(row.get("winner")))
+    return RefereeView(str(row["agent"]), cells, histograms, opinions, _error_text(row))
 
 
 def direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[range]) -> RefereeView:
@@ -112,9 +115,8 @@ def direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[ra
         f"{number_text(scores.get(d))}" + (f" ({number_text(soft[d])})" if d in soft else "") for d in dims
     ]
     final = ", ".join(f"{d} {scores[d]}" for d in dims if d in scores) or "unparsed"
-    error = f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
     histograms = _histograms(row, dims, scales)
-    return RefereeView(str(row["agent"]), cells, histograms, _opinions(row, final), error)
+    return RefereeView(str(row["agent"]), cells, histograms, _opinions(row, final), _error_text(row))
 
 
 def _message_label(message: dict[str, Any]) -> str:
