@@ -97,8 +97,7 @@ def scripted_run(config_path: Path, outdir: Path) -> Path:
             return "\n".join(scores) + "\nEvidence: " + " ".join(words[: config.verdict.evidence_max_tokens])
         return " ".join(words[i % len(words)] for i in range(request.max_tokens))
 
-    models = {a.model for a in config.agents} | {config.summarizer_model}
-    run(config, outdir, backends={m: ScriptedBackend(m, long_winded) for m in models})
+    run(config, outdir, backends={m: ScriptedBackend(m, long_winded) for m in config.model_names()})
     return outdir
 
 
