@@ -2,6 +2,7 @@
 
 import importlib.util
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,21 @@ def saw_discussion(request: GenerationRequest) -> bool:
     """Whether the speaker was shown any earlier utterance (in any prompt layout)."""
     # A referee's request ends with its own lead (an assistant message it continues): not history.
     history = request.messages[:-1] if request.messages[-1].role == "assistant" else request.messages
-    return any(m.role == "assistant" for m in history) or "[Panel discussion so far]" in prompt_text(request)
+    text = prompt_text(request)
+    headings = ("[Panel discussion so far]", "[The discussion so far]")
+    return any(m.role == "assistant" for m in history) or any(h in text for h in headings)
+
+
+# How every layout names the speaker in the request that asks it to talk ("You are Critic.",
+# "You are now Critic, one of the referees ...", "You are the panel's note taker.").
+_SPEAKER = re.compile(r"You are (?:now )?(the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)[.,]")
+
+
+def speaker_of(request: GenerationRequest) -> str:
+    """Who a request asks to speak (any layout): named in the last user message it was given."""
+    asked = next(m for m in reversed(request.messages) if m.role == "user")
+    name = _SPEAKER.findall(asked.content)[-1]
+    return "Summarizer" if name == "the panel's note taker" else name
 
 
 def prompt_dependent(request: GenerationRequest) -> str:

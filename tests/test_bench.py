@@ -40,7 +40,7 @@ def test_bench_report_records_the_engine_settings(monkeypatch: pytest.MonkeyPatc
     overridden = config().model_copy(update={"vllm": compiled})
     report = run_bench(overridden, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
     assert report["settings"]["vllm"]["enforce_eager"] is False
-    assert report["settings"]["prompt_layout"] == "conversation"
+    assert report["settings"]["prompt_layout"] == "paper"
     assert report["settings"]["transformers"]["kv_store_gib"] == 4.0
     assert report["settings"]["environment"]["VLLM_CPU_KVCACHE_SPACE"] == "3"
     assert "HOME_UNRELATED" not in report["settings"]["environment"]
@@ -116,7 +116,6 @@ def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
     )
     persona = "You look for weaknesses first"
     assert all(persona not in r.messages[-1].content for r in compact_requests)  # brief only in the rules
-    assert by_mode["scheduled"]["prompt_tokens"] > by_mode["compact_scores_first"]["prompt_tokens"]
 
 
 def test_bench_rejects_unknown_modes() -> None:

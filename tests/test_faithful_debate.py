@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
+from chateval.backends.base import ChatMessage, GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
@@ -32,6 +32,11 @@ def unique_responder() -> tuple[list[tuple[GenerationRequest, str]], object]:
         return text
 
     return log, respond
+
+
+def asked(request: GenerationRequest) -> str:
+    """The user message that asks the speaker to talk (the last one)."""
+    return next(m.content for m in reversed(request.messages) if m.role == "user")
 
 
 def run_logged(strategy: str, layout: str, **overrides: object):  # noqa: ANN201
@@ -64,11 +69,12 @@ def test_each_turn_carries_persona_attribution_and_own_assessment(strategy: str,
                 continue
             request = answers[utterance.text]
             name = utterance.speaker
-            # The speaker's own persona is in the message that asks it to speak (before its lead).
-            assert request.messages[-1].role == "assistant" and request.messages[-1].content.startswith(
-                f"{name}:"
-            )
-            assert personas[name] in request.messages[-2].content
+            # The speaker's own persona is in the message that asks it to speak; outside the
+            # paper layout its answer continues a lead with its name.
+            if layout != "paper":
+                assert request.messages[-1].role == "assistant"
+                assert request.messages[-1].content.startswith(f"{name}:")
+            assert personas[name] in asked(request)
             # Every earlier utterance it may see is shown under its speaker's name.
             shown = prompt_text(request)
             for earlier in panel.visible(debate, utterance.turn):
@@ -78,8 +84,9 @@ def test_each_turn_carries_persona_attribution_and_own_assessment(strategy: str,
             if utterance.kind == "verdict":
                 assessment = next(u for u in said[:index] if u.turn == utterance.turn.reasoned())
                 assert assessment.kind == "assessment" and assessment.speaker == name
+                named = "" if layout == "paper" else f"{name}: "
                 assert (
-                    request.regex and request.messages[-1].content == f"{name}: {assessment.text}\n\nScores:"
+                    request.regex and request.messages[-1].content == f"{named}{assessment.text}\n\nScores:"
                 )
                 scored += 1
     assert scored == len(debates) * len(ROLES)
@@ -98,6 +105,8 @@ def test_a_later_referee_sees_an_earlier_verdict_with_its_reasoning(layout: str)
 
 @pytest.mark.parametrize("task", ["pairwise", "direct"])
 def test_single_agent_baseline_reasons_before_it_scores(task: str) -> None:
+    """The paper's single referee: no persona and no panel, only the task, the instruction and
+    the verdict instruction; it explains, then its scores continue that explanation."""
     overrides: dict[str, object] = {
         "data": {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1}
     }
@@ -111,17 +120,22 @@ def test_single_agent_baseline_reasons_before_it_scores(task: str) -> None:
     if task == "direct":
         responses = iter(["the reply follows on well", "\nCoherence: 4"])
         respond = lambda request: next(responses)  # noqa: E731
-    config = tiny_config(
-        rounds=1, agents=[{"role": "general_public"}], position_calibration=False, **overrides
-    )
+    config = tiny_config(rounds=1, agents=[{"role": "referee"}], position_calibration=False, **overrides)
     backend = ScriptedBackend(MODEL, respond)  # type: ignore[arg-type]
     debates = build_debates(load_run_items(config))
     Scheduler({MODEL: backend}).run(build_panel(config), debates)
     requests = [r for call in backend.calls for r in call]
     assert [r.regex is None for r in requests] == [True, False]
     assessment = debates[0].transcript.utterances[0]
-    assert assessment.kind == "assessment" and "Give your final verdict" in requests[0].messages[-2].content
-    assert requests[1].messages[-1].content == f"General Public: {assessment.text}\n\nScores:"
+    assert [m.role for m in requests[0].messages] == ["user"]
+    prompt = requests[0].messages[0].content
+    assert assessment.kind == "assessment" and "Give your final verdict" in prompt
+    for panel_talk in ("referee", "Referee", "discussion", "your turn", "You are"):
+        assert panel_talk not in prompt
+    assert requests[1].messages == (
+        requests[0].messages[0],
+        ChatMessage("assistant", f"{assessment.text}\n\nScores:"),
+    )
     assert requests[0].max_tokens == config.verdict.reasoning_max_tokens and requests[1].max_tokens < 40
 
 
@@ -153,4 +167,4 @@ def test_scores_written_in_the_assessment_are_left_to_the_constrained_request() 
     Scheduler({MODEL: backend}).run(build_panel(config), debates)
     assessment, verdict = debates[0].transcript.utterances
     assert assessment.text == "Answer 1 is exact." and verdict.text == "Assistant 1: 8\nAssistant 2: 3"
-    assert backend.calls[1][0].messages[-1].content == "Critic: Answer 1 is exact.\n\nScores:"
+    assert backend.calls[1][0].messages[-1].content == "Answer 1 is exact.\n\nScores:"

@@ -19,7 +19,7 @@ from chateval.errors import ConfigError
 from chateval.models import ModelRegistry
 from chateval.prompts import PROMPT_LAYOUTS
 from chateval.runner import run
-from tests.conftest import SECOND_MODEL, prompt_text, tiny_config
+from tests.conftest import SECOND_MODEL, prompt_text, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
 LAYOUTS = list(PROMPT_LAYOUTS)
@@ -28,51 +28,27 @@ STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
 
 SPEAKERS = {"Critic", "Critic 1", "Critic 2", "Everyday Reader", "Editor", "Summarizer"}
 SUMMARY = "[The note taker's summary of the discussion so far]\n"
-DISCUSSION = "[Panel discussion so far]\n"
-
-
-SPEAKER = re.compile(r"You are (the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)\.")
-
-
-def speaker_of(request: GenerationRequest) -> str:
-    """Who a request asks to speak: named in the last request it was given (any layout)."""
-    asked = next(m for m in reversed(request.messages) if m.role == "user")
-    name = SPEAKER.findall(asked.content)[-1]
-    return "Summarizer" if name == "the panel's note taker" else name
+# What informed_responder says, as any layout shows it: talk, or a verdict (assessment, scores).
+SAID = r"I count \d+\.(?:\n\nScores:(?:\n(?:Assistant \d|Coherence): \d+)+)?"
+QUOTED = re.compile(rf"(?m)^(?:({'|'.join(sorted(SPEAKERS))}): |{re.escape(SUMMARY)})({SAID})")
 
 
 def shown(request: GenerationRequest) -> list[tuple[str, str]]:
-    """The (speaker, text) pairs a request shows, in order, read back from any layout."""
+    """The (speaker, text) pairs a request shows, in order, read back from any layout: quoted
+    under a name (or as a summary) in user messages, or the speaker's own assistant messages."""
     messages = request.messages
-    if "[How the panel works]" in messages[1].content:
-        return _conversation(messages)
-    body = messages[1].content  # shared_first / role_first: one user message
-    if DISCUSSION not in body:
-        return []
-    said: list[tuple[str, str]] = []
-    for line in body.split(DISCUSSION)[1].split("\n[Your turn")[0].splitlines():
-        name, _, rest = line.partition(": ")
-        if name in SPEAKERS:
-            said.append((name, rest))
-        else:  # a verdict's further lines
-            said[-1] = (said[-1][0], said[-1][1] + "\n" + line)
-    return [(name, text.strip()) for name, text in said]
-
-
-def _conversation(messages: tuple[ChatMessage, ...]) -> list[tuple[str, str]]:
     history = messages[:-1] if messages[-1].role == "assistant" else messages  # not the lead
-    pairs: list[tuple[str, str]] = []
-    for previous, message in zip(history, history[1:], strict=False):
-        if previous.role == "user" and SUMMARY in previous.content:
-            pairs.append(("Summarizer", previous.content.split(SUMMARY)[1].split("\n")[0]))
-        if message.role == "assistant":
+    said: list[tuple[str, str]] = []
+    for previous, message in zip((None, *history), history, strict=False):
+        if message.role == "user":
+            said += [(name or "Summarizer", text) for name, text in QUOTED.findall(message.content)]
+        elif message.role == "assistant":
             name, _, text = message.content.partition(": ")
             if name not in SPEAKERS:  # compact: the name is in the request it answers
-                name, text = SPEAKER.findall(previous.content)[-1], message.content
-            pairs.append((name, text))
-    if SUMMARY in history[-1].content:
-        pairs.append(("Summarizer", history[-1].content.split(SUMMARY)[1].split("\n")[0]))
-    return pairs
+                assert previous is not None
+                name, text = speaker_of(GenerationRequest("m", (previous,), 1)), message.content
+            said.append((name, text))
+    return said
 
 
 def informed_responder(request: GenerationRequest) -> str:
@@ -129,7 +105,7 @@ def test_layouts_give_identical_results(strategy: str, variant: str, tmp_path: P
         results[layout] = [
             (tmp_path / layout / name).read_text() for name in ("verdicts.jsonl", "metrics.json")
         ]
-    assert all(results[layout] == results["conversation"] for layout in LAYOUTS)
+    assert all(results[layout] == results["paper"] for layout in LAYOUTS)
 
 
 def test_conversation_shows_each_utterance_under_its_speaker() -> None:
@@ -163,9 +139,13 @@ def test_shared_first_and_role_first_reorder_the_same_text(tmp_path: Path) -> No
     assert sorted(first_prompts["shared_first"].split()) == sorted(first_prompts["role_first"].split())
 
 
-def one_debate_requests(strategy: str, responder) -> list[tuple[GenerationRequest, str]]:  # noqa: ANN001
+def one_debate_requests(
+    strategy: str,
+    responder,
+    layout: str = "conversation",  # noqa: ANN001
+) -> list[tuple[GenerationRequest, str]]:
     """Every request of one debate with its answer, in the order they ran."""
-    run_config = config(strategy, "conversation")
+    run_config = config(strategy, layout)
     log: list[tuple[GenerationRequest, str]] = []
 
     def answer(request: GenerationRequest) -> str:
@@ -178,27 +158,85 @@ def one_debate_requests(strategy: str, responder) -> list[tuple[GenerationReques
 
 
 def talk(request: GenerationRequest) -> str:
-    """Answers shaped like a model's: they continue the lead, so they start with a space or,
-    for scores after ``Scores:``, a line break."""
+    """Answers shaped like a model's: a reply that continues a lead starts with a space or, for
+    scores after ``Scores:``, a line break; one after the chat's generation prompt (the paper
+    layout) starts with its first word."""
     if request.regex:
         return "\nAssistant 1: 8\nAssistant 2: 3"
-    return " The first answer is precise and correct, while the second one hedges; I would rank it lower."
+    space = " " if request.messages[-1].role == "assistant" else ""
+    return (
+        space + "The first answer is precise and correct, while the second one hedges; I would rank it lower."
+    )
 
 
-def test_conversation_turns_extend_the_previous_request() -> None:
-    """In one-by-one talk a turn's prompt is the previous request's prompt and answer, plus the
-    request for this turn: the text the engine already holds, extended."""
-    log = one_debate_requests("one_by_one", talk)
-    for (previous, said), (request, _) in zip(log, log[1:], strict=False):
-        *history, lead = previous.messages
-        answered = ChatMessage("assistant", lead.content + said)
-        if request.regex:  # the scores continue the same answer
-            assert request.messages[:-1] == tuple(history)
-            assert request.messages[-1].content == answered.content + "\n\nScores:"
-            continue
-        extended = (*history, answered)
-        assert request.messages[: len(extended)] == extended
-        assert len(request.messages) == len(extended) + 2  # this turn's request and lead
+def test_conversation_turns_extend_the_speakers_own_previous_request() -> None:
+    """In the conversation layout a referee's turn is its own previous request's prompt and
+    answer, plus what the others said since and the request for this turn: the text the
+    engine already holds, extended. Its scores continue its own assessment."""
+    log = one_debate_requests("one_by_one", talk, "conversation")
+    last: dict[str, tuple[GenerationRequest, str]] = {}
+    for request, said in log:
+        speaker = speaker_of(request)
+        if speaker in last:
+            previous, answer = last[speaker]
+            *history, lead = previous.messages
+            answered = ChatMessage("assistant", lead.content + answer)
+            if request.regex:  # the scores continue the same answer
+                assert request.messages[:-1] == tuple(history)
+                assert request.messages[-1].content == answered.content + "\n\nScores:"
+            else:
+                extended = (*history, answered)
+                assert request.messages[: len(extended)] == extended
+                assert len(request.messages) == len(extended) + 2  # this turn's request and lead
+        last[speaker] = (request, said)
+    assert len(last) == 3
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_no_referee_is_shown_another_referees_words_as_its_own(layout: str, strategy: str) -> None:
+    """Whatever the layout, an assistant message of a request holds only its speaker's words."""
+
+    def signed(request: GenerationRequest) -> str:
+        if request.regex:
+            return "\nAssistant 1: 4\nAssistant 2: 6"
+        return f" words of {speaker_of(request)} #{sum(map(ord, prompt_text(request)))}"
+
+    log = one_debate_requests(strategy, signed, layout)
+    others_words = 0
+    for request, _ in log:
+        speaker = speaker_of(request)
+        for message in request.messages:
+            spoken_by = set(re.findall(r"words of ([A-Z][a-z]+(?: [A-Z][a-z]+)?) #", message.content))
+            if message.role == "assistant":
+                assert spoken_by <= {speaker}
+            others_words += len(spoken_by - {speaker})
+    assert others_words > 0  # the others' words were shown, quoted in user messages
+
+
+def test_paper_layout_is_one_user_message_in_the_papers_order() -> None:
+    """Task, instruction and panel sentence, the discussion under its heading, the speaker's
+    role, its turn and (last round only) the verdict instruction; scores continue its own
+    assessment; every strategy."""
+    for strategy in STRATEGIES:
+        for request, _ in one_debate_requests(strategy, talk, "paper"):
+            speaker = speaker_of(request)
+            roles = [m.role for m in request.messages]
+            assert roles == (["user", "assistant"] if request.regex else ["user"])
+            body = request.messages[0].content
+            if speaker == "Summarizer":
+                continue
+            marks = ["[Question]", "[What you are asked]", "Other referees have been given the same task"]
+            if "[The discussion so far]" in body:
+                marks.append("[The discussion so far]")
+            marks += [f"You are now {speaker}, one of the referees in this task.", "Now it is your turn"]
+            final = "Give your final verdict" in body
+            if final:
+                marks += ["You do not have to give the same scores", "Give your final verdict"]
+            positions = [body.index(mark) for mark in marks]
+            assert positions == sorted(positions), (speaker, marks)
+            assert final == request.messages[-1].content.endswith("Scores:") or not request.regex
+            assert ("Do not give scores yet" in body) != final
 
 
 @pytest.fixture(scope="module", params=[MODEL, SECOND_MODEL])
@@ -208,30 +246,35 @@ def counter(request: pytest.FixtureRequest, registry: ModelRegistry) -> Tokenize
     return TokenizerOnly(request.param, registry)
 
 
+@pytest.mark.parametrize("layout", ["paper", "conversation"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
-def test_conversation_prompts_start_with_an_earlier_sequence(counter: TokenizerOnly, strategy: str) -> None:
-    """With the model's real tokenizer and chat template, a prompt starts with the whole token
-    sequence (prompt plus answer) of an earlier request wherever the strategy lets it see one:
-    every turn after the first in one-by-one talk (the previous turn's, adding at most this turn's
-    request: persona and instruction), every turn after round 0 in simultaneous talk, every
-    scores request (its own assessment's), and every summary (the round's first speaker's).
-    Referees after a summary share the rules, task and summary with each other."""
-    log = one_debate_requests(strategy, talk)
+def test_prompts_reuse_earlier_sequences(counter: TokenizerOnly, strategy: str, layout: str) -> None:
+    """With the model's real tokenizer and chat template: in the conversation layout a referee's
+    prompt starts with the whole token sequence (prompt plus answer) of its own previous turn,
+    and every scores request with its own assessment's; in the paper layout every scores
+    request too. Every prompt after the first shares a prefix with an earlier one: most of its
+    tokens (conversation), or its whole task and instruction (paper)."""
+    log = one_debate_requests(strategy, talk, layout)
     sequences: list[list[int]] = []
-    for index, (request, said) in enumerate(log):
+    own: dict[str, list[int]] = {}
+    for request, said in log:
         ids = counter.render_ids(request.messages)
+        speaker = speaker_of(request)
         extends = [seq for seq in sequences if ids[: len(seq)] == seq]
-        if strategy == "one_by_one" and index > 0:
-            assert extends and extends[-1] == sequences[-1] and len(ids) - len(sequences[-1]) <= 160
         if request.regex:
-            assert extends
-        if strategy == "simultaneous" and index >= 3:  # round 1 on (3 referees)
-            assert extends
-        if speaker_of(request) == "Summarizer":
-            assert extends
-        if sequences:
+            assert extends and extends[-1] == own[speaker]
+        elif layout == "conversation" and speaker in own and strategy != "simultaneous_summarizer":
+            assert ids[: len(own[speaker])] == own[speaker]  # (with a summarizer it sees no own words)
+        if sequences and layout == "conversation":
             assert max(_common_prefix(ids, seq) for seq in sequences) > 0.5 * len(ids)
+        elif sequences:  # paper: the item's task and instruction, before discussion and speaker
+            task = re.split(
+                r"\n\n(?:\[The discussion so far\]|You are now|\[Your turn\])", request.messages[0].content
+            )[0]
+            task_tokens = len(counter.render_ids((ChatMessage("user", task),)))
+            assert max(_common_prefix(ids, seq) for seq in sequences) >= task_tokens - 4
         sequences.append(ids + counter.tokenizer.encode(said, add_special_tokens=False))
+        own[speaker] = sequences[-1]
 
 
 def _common_prefix(a: list[int], b: list[int]) -> int:

@@ -9,7 +9,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import RunConfig
 from chateval.errors import BackendError
 from chateval.runner import run
-from tests.conftest import prompt_dependent, prompt_text, read_jsonl, tiny_config
+from tests.conftest import prompt_dependent, prompt_text, read_jsonl, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -19,7 +19,7 @@ def agreeing(request: GenerationRequest) -> str:
     """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
     if not request.regex:
         return "Some thoughts."
-    if "boiling point" in prompt_text(request) or request.messages[-1].content.startswith("Critic:"):
+    if "boiling point" in prompt_text(request) or speaker_of(request) == "Critic":
         return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
     return "Assistant 1: 2\nAssistant 2: 7\nEvidence: differ"
 

@@ -1,4 +1,4 @@
-"""The command line: ``chateval run``, ``chateval models``, ``chateval roles``."""
+"""The command line: run, preview, sweep, bench, rescore, report, models and roles."""
 
 import logging
 from pathlib import Path
@@ -78,6 +78,40 @@ def run(
     except ChatEvalError as exc:
         raise _fail(exc) from None
     print_summary(result)
+
+
+@app.command()
+def preview(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    item: Annotated[
+        str | None, typer.Option("--item", help="The item's id (default: the first item).")
+    ] = None,
+    swapped: Annotated[
+        bool, typer.Option("--swapped", help="Pairwise: show answer B first (the second answer order).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The requests as JSON, for tools.")] = False,
+    overrides: Annotated[
+        list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
+    ] = [],  # noqa: B006
+) -> None:
+    """Print the exact messages each referee receives at each turn of one item's debate, with
+    placeholders where earlier utterances go, and the constraint of each verdict request.
+    No model is loaded."""
+    import json
+
+    from chateval.config import load_config
+    from chateval.preview import preview as preview_requests
+    from chateval.preview import render
+
+    try:
+        config = load_config(config_path, overrides)
+        requests = preview_requests(config, item, swapped)
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in requests], indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render(requests), nl=False)
 
 
 @app.command()

@@ -292,10 +292,11 @@ class RunConfig(_Strict):
         description="barrier: one batched call per step; streaming: each debate's next request enters "
         "the running engine when ready (co-resident vLLM); auto: streaming when possible.",
     )
-    prompt_layout: Literal["conversation", "shared_first", "role_first", "compact"] = Field(
-        default="conversation",
-        description="How turns are laid out for prefix caching (see chateval.prompts); compact is the "
-        "earlier default, without personas at each turn.",
+    prompt_layout: Literal["paper", "conversation", "shared_first", "role_first", "compact"] = Field(
+        default="paper",
+        description="How a turn's prompt is laid out (see chateval.prompts): paper is the paper's one "
+        "user message per turn; conversation gives each referee its own chat (more prefix-cache reuse); "
+        "shared_first, role_first and compact are kept to measure what each costs.",
     )
     backend: BackendName = Field(default="vllm", description="vllm or transformers.")
     context_policy: Literal["truncate", "fail"] = Field(

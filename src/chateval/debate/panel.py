@@ -218,6 +218,7 @@ class Panel:
                 final,
                 debate.swapped,
                 self.assessment(debate, turn) if turn.scoring else None,
+                lambda earlier: self.visible(debate, earlier),
             ),
             max_tokens=max_tokens,
             temperature=s.temperature,
@@ -239,17 +240,22 @@ class Panel:
                 tokens=result.completion_tokens,
             )
         kind: UtteranceKind = "discussion"
+        name = self.agents[turn.agent].name
         text = result.text.strip()
         distributions = None
         if self.constrained(turn):
             kind = "probe" if turn.hidden else "verdict"
             distributions = self._distributions(result)
-        elif turn.gives_verdict:
-            kind = "assessment"
-            text = self.verdict_format.assessment(text)  # the scores are the next request's
+        else:
+            # A reply that opens with its speaker's name (as the discussion lines it was shown
+            # do) would read "Critic: Critic: ..." to the others.
+            text = text.removeprefix(f"{name}:").strip()
+            if turn.gives_verdict:
+                kind = "assessment"
+                text = self.verdict_format.assessment(text)  # the scores are the next request's
         return Utterance(
             turn,
-            self.agents[turn.agent].name,
+            name,
             kind,
             text,
             result.finish_reason,
