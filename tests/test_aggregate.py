@@ -147,7 +147,9 @@ def test_position_stats_count_first_shown_wins_and_order_agreement() -> None:
     record = aggregate_pairwise([first, swapped], PairwiseFormat())
     stats = position_stats([record])
     assert stats["items_in_both_orders"] == 1
-    assert stats["consistency"] == 0.0  # tie (A and a tie vote), then B (shown first)
+    # Tie (A and a tie vote), then B (shown first): decisive in one order, not consistent.
+    assert (stats["decisive_items"], stats["decisive_consistency"]) == (1, 0.0)
+    assert stats["decisive_flip_share"] == 0.0  # a winner against a tie is no flip
     assert (stats["decisive_verdicts"], stats["first_position_win_share"]) == (3, 1.0)
     assert "soft_mean_by_position" not in stats
 
@@ -155,4 +157,4 @@ def test_position_stats_count_first_shown_wins_and_order_agreement() -> None:
 def test_position_stats_without_decisive_verdicts_say_none() -> None:
     tie = _order("x", False, "Assistant 1: 5\nAssistant 2: 5", "Assistant 1: 4\nAssistant 2: 4")
     stats = position_stats([aggregate_pairwise([tie], PairwiseFormat())])
-    assert stats["first_position_win_share"] is None and stats["consistency"] is None
+    assert stats["first_position_win_share"] is None and stats["decisive_consistency"] is None

@@ -60,8 +60,10 @@ def test_first_position_bias_calibrates_to_tie(tmp_path: Path) -> None:
     _, verdicts, metrics, _ = run_scripted(tmp_path, first_position_lover)
     assert all(v["label"] == "tie" and v["score_a"] == v["score_b"] == 24 for v in verdicts)
     assert all(v["referee_labels"] == {"Critic": "tie", "Everyday Reader": "tie"} for v in verdicts)
-    # Order-level labels: A in (A,B) order and B in (B,A) order: never consistent.
-    assert metrics["position"]["consistency"] == 0.0
+    # Order-level labels: A in (A,B) order and B in (B,A) order: the winner always flips.
+    assert metrics["position"]["decisive_items"] == 12
+    assert metrics["position"]["decisive_consistency"] == 0.0
+    assert metrics["position"]["decisive_flip_share"] == 1.0
     assert metrics["position"]["first_position_win_share"] == 1.0
 
 
@@ -78,7 +80,7 @@ def test_content_preference_survives_calibration(tmp_path: Path) -> None:
     assert [(v["label"], v["score_a"], v["score_b"]) for v in verdicts] == [("A", 36, 12), ("B", 12, 36)]
     assert all([o["label"] for o in v["orders"]] == [v["label"]] * 2 for v in verdicts)
     assert result.metrics is not None
-    assert result.metrics["position"]["consistency"] == 1.0
+    assert result.metrics["position"]["decisive_consistency"] == 1.0
     assert result.metrics["position"]["first_position_win_share"] == pytest.approx(0.5)
     assert result.metrics["panel"]["accuracy"]["value"] == 1.0
 
@@ -87,7 +89,8 @@ def test_calibration_off_runs_one_order(tmp_path: Path) -> None:
     info, verdicts, metrics, _ = run_scripted(tmp_path, first_position_lover, position_calibration=False)
     assert info["debates"] == 12 and not info["position_calibration"]
     assert all(v["label"] == "A" for v in verdicts)
-    assert metrics["position"]["consistency"] is None
+    assert metrics["position"]["items_in_both_orders"] == 0
+    assert metrics["position"]["decisive_consistency"] is None
 
 
 def test_run_over_user_jsonl_with_field_mapping(tmp_path: Path) -> None:

@@ -45,14 +45,15 @@ def test_degenerate_cases_are_defined() -> None:
     assert cohen_kappa([], []) == 0.0
     assert cohen_kappa(["A", "A"], ["A", "A"]) == 1.0
     assert cohen_kappa(["A", "B"], ["tie", "tie"]) == 0.0
-    assert correlations([1, 2, 3], [2, 2, 2]) == {"spearman": 0.0, "kendall": 0.0}
-    assert correlations([1], [1]) == {"spearman": 0.0, "kendall": 0.0}
+    # A correlation of a constant side, or of fewer than 2 pairs, is undefined, not 0.
+    assert correlations([1, 2, 3], [2, 2, 2]) == {"spearman": None, "kendall": None}
+    assert correlations([1], [1]) == {"spearman": None, "kendall": None}
     empty = pairwise_metrics([], [])
     assert empty["n"] == 0 and empty["accuracy"] == {"value": 0.0, "ci95": [0.0, 0.0]}
     constant = pairwise_metrics(["A", "B", "tie", "A"], ["tie"] * 4)
     assert constant["kappa"] == {"value": 0.0, "ci95": [0.0, 0.0]}
     flat = direct_metrics({"coherence": [1, 2, 3]}, {"coherence": [2, 2, 2]})
-    assert flat["dimensions"]["coherence"]["spearman"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    assert flat["dimensions"]["coherence"]["spearman"]["value"] is None
 
 
 def test_correlations_perfect_and_inverse() -> None:

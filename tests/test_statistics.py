@@ -101,7 +101,15 @@ def test_paired_direct_comparison() -> None:
     coherence = out["dimensions"]["coherence"]["spearman"]
     assert (coherence["a"], coherence["b"]) == (pytest.approx(1.0), pytest.approx(-1.0))
     assert coherence["difference"]["value"] == pytest.approx(-2.0)
-    assert out["dimensions"]["naturalness"]["kendall"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    # Resamples drawing only g0 or only g2 predict a constant: undefined, counted, left out.
+    flat = np.asarray(run_a["naturalness"])
+    undefined = sum(1 for i in resample_indices(6, 0, groups) if len(set(flat[i])) == 1)
+    assert out["dimensions"]["naturalness"]["kendall"]["difference"] == {
+        "value": 0.0,
+        "ci95": [0.0, 0.0],
+        "resamples": N_RESAMPLES,
+        "undefined_resamples": undefined,
+    }
     assert out["average"]["spearman"]["difference"]["value"] == pytest.approx(-1.0)
     assert out["resampled"] == "3 groups"
 

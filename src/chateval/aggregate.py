@@ -19,12 +19,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Any
 
 from chateval.data.items import Label
 from chateval.debate.panel import Debate
 from chateval.errors import VerdictError
-from chateval.schema import OrderRecord, RefereeRow, VerdictRecord
+from chateval.schema import OrderRecord, PositionStats, RefereeRow, VerdictRecord
 from chateval.soft import ScoreDistribution
 from chateval.verdicts import DirectFormat, DirectVerdict, PairwiseFormat, PairwiseVerdict, VerdictFormat
 
@@ -147,7 +146,7 @@ def _pairwise_order(
             winner = pairwise_winner(v, debate.swapped)
             if ref.agent not in excluded:
                 votes.append(winner)
-            score_a, score_b = (v.score_2, v.score_1) if debate.swapped else (v.score_1, v.score_2)
+            score_a, score_b = _item_scores(v, debate.swapped)
             row |= {
                 "score_a": score_a,
                 "score_b": score_b,
@@ -163,8 +162,19 @@ def _pairwise_order(
                 pairwise_winner(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
                 for p in probes[ref.agent]
             ]
+            # The scores too, in A/B terms: a calibrated blind decision sums them over both
+            # orders as the final label sums the final scores (chateval.debate_effect).
+            row["opinion_scores"] = [
+                _item_scores(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
+                for p in probes[ref.agent]
+            ]
         rows.append(_with_assessment(row, ref))
     return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
+
+
+def _item_scores(verdict: PairwiseVerdict, swapped: bool) -> list[int]:
+    """[score of A, score of B] of a verdict given on the shown order."""
+    return [verdict.score_2, verdict.score_1] if swapped else [verdict.score_1, verdict.score_2]
 
 
 def aggregate_pairwise(
@@ -266,18 +276,26 @@ def aggregate_direct(debate: Debate, fmt: DirectFormat, opinions: bool = False) 
     return record
 
 
-def position_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
+def position_stats(records: Sequence[VerdictRecord]) -> PositionStats:
     """Position bias of pairwise records.
 
-    ``consistency``: share of items debated in both orders whose two order-level panel labels
-    agree (in A/B terms). ``first_position_win_share``: among referee verdicts with a winner,
-    the share that went to the answer shown first (0.5 means no position preference).
+    Of the items debated in both orders, compared on the two order-level panel labels (in A/B
+    terms): ``tie_in_both_orders`` counts those where both orders tie, reported apart because
+    two ties agree without showing that the panel can tell the answers apart at all;
+    ``decisive_items`` those where at least one order picks a winner; of these,
+    ``decisive_consistency`` is the share with the same winner in both orders and
+    ``decisive_flip_share`` the share whose winner flips with the order (null without
+    decisive items). ``first_position_win_share``: among referee verdicts with a winner, the
+    share that went to the answer shown first (0.5 means no position preference).
     ``soft_mean_by_position``: the mean expected score of the answer shown first and of the one
     shown second (soft verdicts only; a gap is a position bias that summing both orders must
     cancel, leaving the soft decision to what remains).
     """
-    both = [r for r in records if len(r["orders"]) == 2]
-    agree = sum(1 for r in both if r["orders"][0]["label"] == r["orders"][1]["label"])
+    both = [(r["orders"][0]["label"], r["orders"][1]["label"]) for r in records if len(r["orders"]) == 2]
+    # An order without a label lost every verdict (left out of both orders alike): no evidence.
+    labelled = [(x, y) for x, y in both if x is not None and y is not None]
+    decisive = [(x, y) for x, y in labelled if (x, y) != ("tie", "tie")]
+    flips = sum(1 for x, y in decisive if "tie" not in (x, y) and x != y)
     shown = [
         ref["winner_shown"]
         for r in records
@@ -292,9 +310,12 @@ def position_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
         for ref in o["referees"]
         if isinstance(distributions := ref.get("distributions"), list)
     ]
-    stats: dict[str, Any] = {
+    stats: PositionStats = {
         "items_in_both_orders": len(both),
-        "consistency": agree / len(both) if both else None,
+        "tie_in_both_orders": len(labelled) - len(decisive),
+        "decisive_items": len(decisive),
+        "decisive_consistency": sum(1 for x, y in decisive if x == y) / len(decisive) if decisive else None,
+        "decisive_flip_share": flips / len(decisive) if decisive else None,
         "decisive_verdicts": len(shown),
         "first_position_win_share": shown.count("1") / len(shown) if shown else None,
     }

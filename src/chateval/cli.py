@@ -163,8 +163,8 @@ def bench(
             "--extra",
             help=(
                 "Also run: barrier, early_stop, scores_first, hard_only (no score probabilities), "
-                "compact_scores_first (the earlier default), or a prompt layout (conversation, "
-                "shared_first, role_first, compact)."
+                "compact_scores_first (the first release's default), or a prompt layout (paper, "
+                "conversation, shared_first, role_first, compact)."
             ),
         ),
     ] = [],  # noqa: B006

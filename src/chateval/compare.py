@@ -11,6 +11,11 @@ both runs judged the same items:
 - **exact McNemar test** for pairwise accuracy: only items that exactly one run got right
   carry information about which run is more accurate; under "equally accurate" each of them
   is a fair coin, so the two-sided binomial test on those discordant items gives the p-value.
+
+A correlation that is undefined (a constant prediction, see chateval.metrics) has no
+difference: its value is null with the reason, resamples where either side is undefined are
+counted and left out of the difference's interval, and averages leave such dimensions out.
+The same comparison serves a run against itself before discussion (``names``: blind, final).
 """
 
 from collections.abc import Mapping, Sequence
@@ -21,10 +26,12 @@ import numpy as np
 from chateval.metrics import (
     CORRELATION_DIMENSIONS,
     bootstrap,
-    correlation_pair,
+    correlation_interval,
+    correlation_or_nan,
     interval,
     kappa_from_codes,
     label_codes,
+    undefined_reason,
 )
 
 
@@ -39,10 +46,15 @@ def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
 
 
 def compare_pairwise(
-    truth: Sequence[str], labels_a: Sequence[str], labels_b: Sequence[str], seed: int = 0
+    truth: Sequence[str],
+    labels_a: Sequence[str],
+    labels_b: Sequence[str],
+    seed: int = 0,
+    names: tuple[str, str] = ("a", "b"),
 ) -> dict[str, Any]:
     """Accuracy and kappa of two runs' labels on the same items, their paired differences
-    (B - A) with bootstrap intervals, and the exact McNemar test on accuracy."""
+    (B - A) with bootstrap intervals, and the exact McNemar test on accuracy. ``names`` name
+    the two sides in the result (``a``, ``b``, ``a_only_right`` ...)."""
     t, a, b = label_codes(truth), label_codes(labels_a), label_codes(labels_b)
 
     def statistic(idx: np.ndarray) -> tuple[float, float, float, float]:
@@ -54,11 +66,16 @@ def compare_pairwise(
     diffs = (reps[:, [1, 3]] - reps[:, [0, 2]]) if len(reps) else np.empty((0, 2))
     a_only = int(np.sum((a == t) & (b != t)))
     b_only = int(np.sum((b == t) & (a != t)))
+    first, second = names
     return {
         "n": len(t),
-        "accuracy": {"a": acc_a, "b": acc_b, "difference": interval(acc_b - acc_a, diffs[:, 0])},
-        "kappa": {"a": kappa_a, "b": kappa_b, "difference": interval(kappa_b - kappa_a, diffs[:, 1])},
-        "mcnemar": {"a_only_right": a_only, "b_only_right": b_only, "p_value": mcnemar_exact(a_only, b_only)},
+        "accuracy": {first: acc_a, second: acc_b, "difference": interval(acc_b - acc_a, diffs[:, 0])},
+        "kappa": {first: kappa_a, second: kappa_b, "difference": interval(kappa_b - kappa_a, diffs[:, 1])},
+        "mcnemar": {
+            f"{first}_only_right": a_only,
+            f"{second}_only_right": b_only,
+            "p_value": mcnemar_exact(a_only, b_only),
+        },
     }
 
 
@@ -68,10 +85,13 @@ def compare_direct(
     scores_b: Mapping[str, Sequence[float]],
     seed: int = 0,
     groups: Sequence[str] | None = None,
+    names: tuple[str, str] = ("a", "b"),
 ) -> dict[str, Any]:
     """Spearman and Kendall of two runs per dimension and on average, with paired bootstrap
     intervals of the differences (B - A). Every dimension must cover the same items (in the
-    same order); ``groups`` names each item's group for a cluster bootstrap."""
+    same order); ``groups`` names each item's group for a cluster bootstrap; ``names`` name
+    the two sides in the result. An undefined correlation is null (``*_undefined`` gives the
+    reason) and so is its difference; the average is over the dimensions defined for both."""
     dims = list(truth)
     n = len(truth[dims[0]]) if dims else 0
     if any(len(truth[d]) != n or len(scores_a[d]) != n or len(scores_b[d]) != n for d in dims):
@@ -82,30 +102,49 @@ def compare_direct(
         rows = []
         for d in dims:
             t, a, b = (x[idx] for x in arrays[d])
-            rows.append([*correlation_pair(t, a), *correlation_pair(t, b)])
-        return np.asarray(rows)  # per dimension: rho_a, tau_a, rho_b, tau_b
+            rows.append([*correlation_or_nan(t, a), *correlation_or_nan(t, b)])
+        return np.asarray(rows)  # per dimension: rho_a, tau_a, rho_b, tau_b (NaN: undefined)
 
     value, reps = bootstrap(n, statistic, seed, groups)
     averaged = [i for i, d in enumerate(dims) if d in CORRELATION_DIMENSIONS] or list(range(len(dims)))
     out: dict[str, Any] = {"n": n, "resampled": f"{len(set(groups))} groups" if groups else "items"}
+    first, second = names
+    reasons = {
+        d: (undefined_reason(arrays[d][0], arrays[d][1]), undefined_reason(arrays[d][0], arrays[d][2]))
+        for d in dims
+    }
 
-    def entry(rows: np.ndarray, replicates: np.ndarray) -> dict[str, Any]:
-        result = {}
+    Reasons = tuple[str | None, str | None]  # why side a's and side b's correlation is undefined
+
+    def undefined_text(whys: Reasons) -> str:
+        return "; ".join(f"{side}: {why}" for side, why in zip(names, whys, strict=True) if why)
+
+    def entry(rows: np.ndarray, replicates: np.ndarray, whys: Reasons) -> dict[str, Any]:
+        result: dict[str, Any] = {}
         for name, col in (("spearman", 0), ("kendall", 1)):
             a, b = float(rows[col]), float(rows[col + 2])
             diff = replicates[:, col + 2] - replicates[:, col] if len(replicates) else np.empty(0)
-            result[name] = {"a": a, "b": b, "difference": interval(b - a, diff)}
+            found = {first: None if whys[0] else a, second: None if whys[1] else b}
+            undefined = undefined_text(whys)
+            difference = None if undefined else b - a
+            result[name] = found | {"difference": correlation_interval(difference, diff, undefined)}
         return result
 
+    empty = np.empty((0, 4))
     out["dimensions"] = {
-        d: entry(value[i], reps[:, i] if len(reps) else np.empty((0, 4))) for i, d in enumerate(dims)
+        d: entry(value[i], reps[:, i] if len(reps) else empty, reasons[d]) for i, d in enumerate(dims)
     }
+    kept = [i for i in averaged if not any(reasons[dims[i]])]
     if dims:
-        mean_reps = reps[:, averaged].mean(axis=1) if len(reps) else np.empty((0, 4))
-        out["average"] = {
-            "dimensions": [dims[i] for i in averaged],
-            **entry(value[averaged].mean(axis=0), mean_reps),
-        }
+        average: dict[str, Any] = {"dimensions": [dims[i] for i in kept]}
+        left_out = {dims[i]: undefined_text(reasons[dims[i]]) for i in averaged if i not in kept}
+        if left_out:
+            average["left_out"] = left_out
+        if kept:
+            # A resample where a kept dimension is undefined is undefined for the mean (NaN).
+            mean_reps = reps[:, kept].mean(axis=1) if len(reps) else np.empty((0, 4))
+            average |= entry(value[kept].mean(axis=0), mean_reps, (None, None))
+        out["average"] = average
     return out
 
 

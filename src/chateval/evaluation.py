@@ -1,7 +1,8 @@
 """Meta-evaluation: a run's metrics.json from its verdict records.
 
 Agreement with the human labels (hard and soft verdicts side by side, with intervals), the
-paired soft-vs-hard comparison, position statistics and per-model diagnostics. ``rescore``
+reference baselines that agreement has to beat, the paired soft-vs-hard comparison, position
+statistics, the debate's effect (with opinion probes) and per-model diagnostics. ``rescore``
 recomputes them for a finished run folder without running a model.
 """
 
@@ -13,13 +14,26 @@ from typing import Any, cast
 from chateval.aggregate import position_stats
 from chateval.compare import compare_records
 from chateval.config import RunConfig
-from chateval.data.items import Label
-from chateval.debate.building import build_panel
-from chateval.diagnostics import per_model
-from chateval.errors import DataError
-from chateval.metrics import direct_metrics, pairwise_metrics
-from chateval.schema import DirectMetrics, Distribution, RefereeRow, VerdictRecord
+from chateval.data.items import DirectItem, Label
+from chateval.debate.building import build_panel, load_run_items
+from chateval.debate_effect import debate_effect
+from chateval.diagnostics import per_model, run_diagnostics
+from chateval.errors import ChatEvalError, DataError
+from chateval.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
+from chateval.schema import (
+    DirectBaselines,
+    DirectMetrics,
+    Distribution,
+    PairwiseBaselines,
+    RefereeRow,
+    VerdictRecord,
+)
 from chateval.store import write_json
+
+CONSTANT_BASELINE = (
+    "undefined: a constant prediction ranks no response above another, so its rank correlation "
+    "with the human scores has no value (it is not 0)"
+)
 
 
 def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, Label]]:
@@ -30,22 +44,24 @@ def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, 
 
 
 def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> dict[str, Any] | None:
-    """Agreement of the panel and of each referee, from the hard labels or the soft ones."""
-    decided = [(r, label, referees) for r in records for label, referees in [_labels(r, soft)] if label]
+    """Agreement of the panel and of each referee, from the hard labels or the soft ones.
+
+    Every human-labelled item counts, for the panel and for each referee: one without a label
+    (every verdict, or that referee's, failed to parse) is wrong, so failures cannot shrink
+    ``n`` to the easy items.
+    """
+    decided = [label for r in records if (label := _labels(r, soft)[0])]
     if not decided:
         return None
-    out: dict[str, Any] = {
-        "items_scored": len(decided),
-        "tie_share": sum(1 for _, label, _ in decided if label == "tie") / len(decided),
-    }
-    labelled = [(human, label, referees) for r, label, referees in decided if (human := r["human_label"])]
+    out: dict[str, Any] = {"items_scored": len(decided), "tie_share": decided.count("tie") / len(decided)}
+    labelled = [(human, *_labels(r, soft)) for r in records if (human := r.get("human_label"))]
     if not labelled:
         return out
     out["panel"] = pairwise_metrics([h for h, _, _ in labelled], [p for _, p, _ in labelled], seed)
     agents = dict.fromkeys(a for _, _, referees in labelled for a in referees)
     out["referees"] = {}
     for agent in agents:
-        mine = [(human, referees[agent]) for human, _, referees in labelled if agent in referees]
+        mine = [(human, referees.get(agent)) for human, _, referees in labelled]
         out["referees"][agent] = pairwise_metrics([h for h, _ in mine], [p for _, p in mine], seed)
     return out
 
@@ -104,6 +120,39 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
     return out
 
 
+def _baselines(
+    config: RunConfig, records: Sequence[VerdictRecord], seed: int
+) -> PairwiseBaselines | DirectBaselines | None:
+    """Reference predictors on the run's human-labelled items (chateval.metrics for pairwise;
+    direct: a constant predictor and the response's length in words, per scored dimension)."""
+    if config.task == "pairwise":
+        labels = [label for r in records if (label := r.get("human_label"))]
+        return pairwise_baselines(labels) if labels else None
+    labelled = [(r, scores) for r in records if (scores := r.get("human_scores"))]
+    if not labelled:
+        return None
+    out: DirectBaselines = {"constant": CONSTANT_BASELINE}
+    if any("response_words" not in r for r, _ in labelled):
+        out["response_length_unavailable"] = (
+            "the verdict records do not give the responses' lengths (a run of an earlier release "
+            "whose data file could not be read)"
+        )
+        return out
+    dims = [d.name for d in config.dimensions]
+    truth = {d: [h[d] for _, h in labelled if d in h] for d in dims}
+    lengths = {d: [float(r["response_words"]) for r, h in labelled if d in h] for d in dims}
+    grouped = all("group" in r for r, _ in labelled)
+    groups = {d: [r.get("group", "") for r, h in labelled if d in h] for d in dims}
+    scored = [d for d in dims if truth[d]]
+    out["response_length"] = direct_metrics(
+        {d: truth[d] for d in scored},
+        {d: lengths[d] for d in scored},
+        seed,
+        {d: groups[d] for d in scored} if grouped else None,
+    )
+    return out
+
+
 def _distribution_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
     """How sure the referees were and how much of their distributions rests on approximation."""
     found: list[Distribution] = []
@@ -125,8 +174,9 @@ def _distribution_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
 def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict[str, Any]:
     """Agreement with the human labels the items carry (when any), for the hard verdicts and,
     when the scores came with probabilities, the soft ones (``aggregations``); the config's
-    ``verdict.aggregation`` is the headline. Plus position-bias statistics for pairwise runs
-    and per-model diagnostics."""
+    ``verdict.aggregation`` is the headline. Plus reference baselines (``baselines``),
+    position-bias statistics for pairwise runs, the blind-vs-final comparison of runs with
+    opinion probes (``debate_effect``) and per-model diagnostics."""
     seed = config.sampling.seed
     agreement = _pairwise_agreement if config.task == "pairwise" else _direct_agreement
     hard = agreement(records, seed, soft=False) or {"items_scored": 0}
@@ -153,11 +203,32 @@ def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict
         # The same items judged both ways: is soft's gap over hard more than noise?
         soft_view = [{**r, "label": r.get("soft_label"), "scores": r.get("soft_scores")} for r in records]
         metrics["soft_vs_hard"] = compare_records(config.task, records, soft_view, seed)
+    baselines = _baselines(config, records, seed)
+    if baselines is not None:
+        metrics["baselines"] = baselines
     if config.task == "pairwise":
         metrics["position"] = position_stats(records)
-    agent_models = {agent.name: agent.model for agent in build_panel(config).agents}
-    metrics["per_model"] = per_model(config.task, records, agent_models, seed)
+    effect = debate_effect(config.task, records, seed)
+    if effect is not None:
+        metrics["debate_effect"] = effect
+    panel = build_panel(config)
+    agent_models = {agent.name: agent.model for agent in panel.agents}
+    metrics["per_model"] = per_model(config.task, records, agent_models, seed, panel.summarizer_model)
+    metrics |= run_diagnostics(records)  # the panel's parroting and cut-off turns, over all models
     return metrics
+
+
+def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> None:
+    """Give records of an earlier release their response's length (the length baseline) from
+    the run's data file, when it can still be read here; otherwise leave them as they are."""
+    try:
+        items = {item.id: item for item in load_run_items(config)}
+    except (ChatEvalError, OSError):
+        return
+    for record in records:
+        item = items.get(record["item_id"])
+        if isinstance(item, DirectItem):
+            record["response_words"] = len(item.response.split())
 
 
 def rescore(outdir: Path) -> dict[str, Any] | None:
@@ -174,6 +245,8 @@ def rescore(outdir: Path) -> dict[str, Any] | None:
     config = parse_config(tree, str(outdir / "config.yaml"), outdir)
     # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
     records = [cast(VerdictRecord, record) for _, record in read_jsonl(outdir / "verdicts.jsonl")]
+    if config.task == "direct" and any("response_words" not in r for r in records):
+        _add_response_words(config, records)
     metrics = compute_metrics(config, records)
     write_json(outdir / "metrics.json", metrics)
     return metrics

@@ -5,14 +5,27 @@ from typing import Any
 
 
 def ci_text(metric: Mapping[str, Any] | None) -> str:
-    """A statistic with its 95% interval, ``0.512 [0.400, 0.625]``; ``-`` when absent."""
+    """A statistic with its 95% interval, ``0.512 [0.400, 0.625]``; ``-`` when absent. An
+    undefined correlation reads ``undefined (<reason>)``, a missing interval ``[no interval:
+    <reason>]``, and resamples left out as undefined are said after the interval."""
+    return _with_interval(metric, "{:.3f}")
+
+
+def signed_ci(metric: Mapping[str, Any] | None) -> str:
+    """A difference with its interval, signs shown: ``+0.025 [-0.050, +0.100]``."""
+    return _with_interval(metric, "{:+.3f}")
+
+
+def _with_interval(metric: Mapping[str, Any] | None, number: str) -> str:
     if not metric:
         return "-"
-    low, high = metric["ci95"]
-    return f"{metric['value']:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def signed_ci(metric: Mapping[str, Any]) -> str:
-    """A difference with its interval, signs shown: ``+0.025 [-0.050, +0.100]``."""
-    low, high = metric["ci95"]
-    return f"{metric['value']:+.3f} [{low:+.3f}, {high:+.3f}]"
+    if metric["value"] is None:
+        return f"undefined ({metric.get('reason', 'no value')})"
+    value = number.format(metric["value"])
+    if metric.get("ci95") is None:
+        return f"{value} [no interval: {metric.get('reason', '-')}]"
+    low, high = (number.format(x) for x in metric["ci95"])
+    undefined = metric.get("undefined_resamples")
+    # The interval then comes from the defined resamples only: say how many were left out.
+    left_out = f" ({undefined} of {metric['resamples']} resamples undefined, left out)" if undefined else ""
+    return f"{value} [{low}, {high}]{left_out}"

@@ -12,10 +12,12 @@ from typing import Any
 from chateval.context import cut_fields_text
 from chateval.data.items import Item, PairwiseItem
 from chateval.data.jsonl import read_jsonl
+from chateval.diagnostics import cut_off_text, degenerate_reasons, verdict_copy_text, words_copy_text
 from chateval.errors import DataError
 from chateval.formatting import ci_text
 from chateval.html_debates import DebateView, debate_view, direct_referee, number_text, pairwise_referee
 from chateval.report import RunSummary, load_verdicts
+from chateval.statistics_text import below_baselines, debate_effect_text, position_text
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),
@@ -95,7 +97,7 @@ def _scales_text(config: dict[str, Any]) -> str:
 
 def run_settings(run: RunSummary) -> dict[str, str]:
     """The config and cost of a run in a few lines a reader compares across runs."""
-    config, info = run.config, run.info
+    config, info, metrics = run.config, run.info, run.metrics or {}
     data = config.get("data") or {}
     verdict = config.get("verdict") or {}
     sampling = config.get("sampling") or {}
@@ -136,6 +138,18 @@ def run_settings(run: RunSummary) -> dict[str, str]:
             f"{float(info.get('wall_seconds') or 0):.0f} s"
         ),
         "parse failures": str(info.get("verdict_parse_failures")),
+        "cut off at the token cap": cut_off_text(metrics.get("cut_off")),
+        "copying (chance)": "; ".join(
+            f"{model}: words {words_copy_text(d.get('parroting') or {})}, "
+            f"verdicts {verdict_copy_text(d.get('parroting') or {})}"
+            for model, d in (metrics.get("per_model") or {}).items()
+        )
+        or "-",
+        "panel looks degenerate": "; ".join(degenerate_reasons(metrics))
+        or ("no" if "cut_off" in metrics or "parroting" in metrics else "-"),
+        "position consistency": position_text(metrics.get("position")) or "-",
+        "below a baseline": below_baselines(metrics) or ("no" if "baselines" in metrics else "-"),
+        "does the debate help?": debate_effect_text(metrics, int(info.get("agents") or 0)) or "-",
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
     }
 
@@ -146,8 +160,48 @@ def _aggregations(metrics: dict[str, Any] | None) -> dict[str, Any]:
     return dict(metrics.get("aggregations") or ({"hard": metrics} if metrics else {}))
 
 
+def _number(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _reference_rows(metrics: dict[str, Any] | None) -> list[list[str]]:
+    """Rows under a run's agreement: its reference baselines, then (with opinion probes) its
+    referees' blind vote before discussion and its final decision on the same items."""
+    metrics = metrics or {}
+    baselines = metrics.get("baselines") or {}
+    effect = (metrics.get("debate_effect") or {}).get("comparison") or {}
+    rows = []
+    if "always_A" in baselines:
+        n, majority = str(baselines["n"]), baselines["majority"]
+        for name, found in (
+            ('baseline: always "A"', baselines["always_A"]),
+            (f"baseline: majority label ({majority['label']})", majority),
+            ("baseline: random label (expected)", baselines["random"]),
+        ):
+            rows.append([name, n, _number(found["accuracy"]), _number(found["kappa"]), ""])
+    if "constant" in baselines:
+        rows.append(["baseline: constant score", "every dimension", "undefined", "undefined"])
+        length = baselines.get("response_length") or {}
+        dimensions = dict(length.get("dimensions") or {})
+        if length.get("average"):
+            dimensions["average"] = length["average"]
+        rows += [
+            ["baseline: response length", dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))]
+            for dim, m in dimensions.items()
+        ]
+    sides = (("blind", "blind vote, before discussion"), ("final", "final, same items"))
+    if "accuracy" in effect:
+        accuracy, kappa = effect["accuracy"], effect["kappa"]
+        rows += [[name, str(effect["n"]), _number(accuracy[s]), _number(kappa[s]), ""] for s, name in sides]
+    elif "spearman" in (average := effect.get("average") or {}):
+        rho, tau = average["spearman"], average["kendall"]
+        rows += [[name, "average", _number(rho[s]), _number(tau[s])] for s, name in sides]
+    return rows
+
+
 def metric_rows(run: RunSummary) -> list[list[str]]:
-    """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau."""
+    """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau; then
+    the reference baselines and the blind vote against the final decision (``_reference_rows``)."""
     rows = []
     for name, block in _aggregations(run.metrics).items():
         panel = block.get("panel") or {}
@@ -168,7 +222,7 @@ def metric_rows(run: RunSummary) -> list[list[str]]:
             dimensions["average"] = panel["average"]
         for dim, m in dimensions.items():
             rows.append([name, dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))])
-    return rows
+    return rows + _reference_rows(run.metrics)
 
 
 # --- items --------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ nothing to plot; ``save_png`` writes one for report.md, ``svg_data_uri`` inlines
 
 import base64
 import io
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,10 +30,13 @@ def _subplots(*args: Any, **kwargs: Any) -> tuple["Figure", Any]:
 
 
 def _error_bars(intervals: Sequence[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
-    """Values and their (below, above) distances to the 95% interval's ends."""
-    values = [m["value"] for m in intervals]
-    below = [v - m["ci95"][0] for v, m in zip(values, intervals, strict=True)]
-    above = [m["ci95"][1] - v for v, m in zip(values, intervals, strict=True)]
+    """Values and their (below, above) distances to the 95% interval's ends. An undefined
+    value is NaN, which matplotlib leaves out (a 0 bar would read as "no association"); a
+    missing interval has no bar."""
+    values = [math.nan if m["value"] is None else m["value"] for m in intervals]
+    ends = [m["ci95"] or [v, v] for v, m in zip(values, intervals, strict=True)]
+    below = [v - low for v, (low, _) in zip(values, ends, strict=True)]
+    above = [high - v for v, (_, high) in zip(values, ends, strict=True)]
     return values, [below, above]
 
 
@@ -71,7 +75,7 @@ def dimension_correlations(runs: Sequence["RunSummary"]) -> "Figure | None":
     dims = list(direct[0].metrics["panel"]["dimensions"])  # type: ignore[index]
     fig, axes = _subplots(1, 2, figsize=(10, 3.8))
     width = 0.8 / len(direct)
-    missing = {"value": 0.0, "ci95": [0.0, 0.0]}
+    missing = {"value": None, "ci95": None}  # a dimension this run did not score: no bar
     for ax, key in zip(axes, ("spearman", "kendall"), strict=True):
         for k, run in enumerate(direct):
             panel = run.metrics["panel"]["dimensions"]  # type: ignore[index]

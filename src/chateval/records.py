@@ -6,7 +6,7 @@ from typing import Any
 from chateval.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.data.items import DirectItem, PairwiseItem
 from chateval.debate.panel import Debate, Panel
-from chateval.parroting import EchoDetector, debate_behaviour
+from chateval.parroting import EchoDetector, debate_behaviour, referee_cut_off, summaries_cut_off
 from chateval.schema import RefereeRow, VerdictRecord
 from chateval.verdicts import DirectFormat, PairwiseFormat
 
@@ -29,6 +29,7 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
             record = aggregate_direct(group[0], fmt, panel.opinion_probes)
             record["human_scores"] = dict(item.scores) or None
+            record["response_words"] = len(item.response.split())  # the length baseline's prediction
             if item.group is not None:
                 record["group"] = item.group
             rows = [(group[0], record["referees"])]
@@ -38,6 +39,10 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
             behaviour = debate_behaviour(debate, panel, detector)
             for row in referees:
                 row["parroting"] = behaviour[row["agent"]].as_dict()
+                row["cut_off"] = referee_cut_off(debate, row["agent"])
+        summaries = summaries_cut_off(group)
+        if summaries["summaries"]:
+            record["cut_off"] = summaries
         records.append(record)
     return records
 

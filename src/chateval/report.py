@@ -1,11 +1,14 @@
 """Reports over finished run folders: report.md with paper-shaped tables, and PNG plots.
 
-Tables: pairwise runs (accuracy and kappa with 95% CIs, position consistency, first-position
-share, parse failures), direct runs (Spearman / Kendall per dimension and average), a
-strategy comparison, and paired comparisons: each run against the first run of its task, on
-the items both judged (paired bootstrap intervals of the differences; exact McNemar test for
-pairwise accuracy; see chateval.compare). Plots (chateval.plots): accuracy and kappa vs
-number of referees and vs rounds, per-dimension correlations, per-referee agreement.
+Tables: pairwise runs (accuracy and kappa with 95% CIs next to the reference baselines,
+position consistency over decisive items, first-position share, parse failures), direct runs
+(Spearman / Kendall per dimension and average), a strategy comparison, and paired comparisons:
+each run against the first run of its task, on the items both judged (paired bootstrap
+intervals of the differences; exact McNemar test for pairwise accuracy; see chateval.compare).
+Then each run's reference baselines (and a line when the panel is below one) and, with
+opinion probes, its blind vote against its final decision (chateval.statistics_text). Plots
+(chateval.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
+correlations, per-referee agreement.
 """
 
 import json
@@ -19,9 +22,16 @@ import yaml
 from chateval import plots
 from chateval.compare import compare_records
 from chateval.data.jsonl import read_jsonl
-from chateval.diagnostics import PER_MODEL_COLUMNS, per_model_rows
+from chateval.diagnostics import PER_MODEL_COLUMNS, degenerate_reasons, per_model_rows
 from chateval.errors import DataError
 from chateval.formatting import ci_text, signed_ci
+from chateval.statistics_text import (
+    baselines_text,
+    below_baselines,
+    debate_effect_text,
+    position_text,
+    reading,
+)
 from chateval.store import write_text
 
 
@@ -76,9 +86,10 @@ def _panel_desc(run: RunSummary) -> str:
 
 def pairwise_table(runs: Sequence[RunSummary]) -> str:
     lines = [
-        "| run | strategy | panel | items | accuracy [95% CI] | kappa [95% CI] | predicted A/B/tie "
-        "| position consistency | first-position wins | parse failures |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| run | strategy | panel | items | accuracy [95% CI] | baselines (accuracy) | kappa [95% CI] "
+        "| predicted A/B/tie | position consistency (decisive items) | first-position wins "
+        "| parse failures |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         m = run.metrics or {}
@@ -86,8 +97,9 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
         position = m.get("position", {})
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
-            f"| {ci_text(panel.get('accuracy'))} | {ci_text(panel.get('kappa'))} | {_counts(panel)} "
-            f"| {_pct(position.get('consistency'))} | {_pct(position.get('first_position_win_share'))} "
+            f"| {ci_text(panel.get('accuracy'))} | {baselines_text(m.get('baselines'))} "
+            f"| {ci_text(panel.get('kappa'))} | {_counts(panel)} "
+            f"| {position_text(position) or '-'} | {_pct(position.get('first_position_win_share'))} "
             f"| {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
@@ -139,7 +151,7 @@ def _soft_reading(run: RunSummary) -> str | None:
             f"- {run.name}: soft minus hard accuracy {signed_ci(found['accuracy']['difference'])}, "
             f"kappa {signed_ci(found['kappa']['difference'])}; only hard right / only soft right "
             f"{mcnemar['a_only_right']} / {mcnemar['b_only_right']}, McNemar p = {p_value:.3f}: "
-            f"{_reading(found['accuracy']['difference'], p_value)}"
+            f"{reading(found['accuracy']['difference'], p_value)}"
         )
     average = found.get("average")
     if not average:
@@ -147,17 +159,8 @@ def _soft_reading(run: RunSummary) -> str | None:
     return (
         f"- {run.name}: soft minus hard average rho {signed_ci(average['spearman']['difference'])}, "
         f"tau {signed_ci(average['kendall']['difference'])} ({found['resampled']} resampled): "
-        f"{_reading(average['spearman']['difference'])}"
+        f"{reading(average['spearman']['difference'])}"
     )
-
-
-def _reading(difference: dict[str, Any], p_value: float | None = None) -> str:
-    """Plain words for a paired difference: does the data support a gap?"""
-    low, high = difference["ci95"]
-    excludes_zero = low > 0 or high < 0
-    if p_value is not None and (p_value < 0.05) != excludes_zero:
-        return "borderline (the tests disagree)"
-    return "more than noise" if excludes_zero else "within noise"
 
 
 def comparison_table(runs: Sequence[RunSummary]) -> str:
@@ -190,7 +193,7 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
                 f"| {run.name} | {compared['n']} | {signed_ci(accuracy)} "
                 f"| {signed_ci(compared['kappa']['difference'])} "
                 f"| {mcnemar['a_only_right']} / {mcnemar['b_only_right']} | {mcnemar['p_value']:.3f} "
-                f"| {_reading(accuracy, mcnemar['p_value'])} |"
+                f"| {reading(accuracy, mcnemar['p_value'])} |"
             )
         else:
             average = compared.get("average", {})
@@ -199,21 +202,25 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
             lines.append(
                 f"| {run.name} | {compared['n']} | {compared['resampled']} "
                 f"| {signed_ci(spearman) if spearman else '-'} | {signed_ci(kendall) if kendall else '-'} "
-                f"| {_reading(spearman) if spearman else '-'} |"
+                f"| {reading(spearman) if spearman else '-'} |"
             )
     return "\n".join(lines)
 
 
 def model_table(runs: Sequence[RunSummary]) -> str:
-    """Per-model diagnostics of every run (see chateval.diagnostics)."""
+    """Per-model diagnostics of every run (see chateval.diagnostics), then a warning line for
+    each run whose panel looks degenerate."""
     lines = [
         "| run | " + " | ".join(PER_MODEL_COLUMNS) + " |",
         "| --- " * (len(PER_MODEL_COLUMNS) + 1) + "|",
     ]
+    warnings = []
     for run in runs:
         for row in per_model_rows(run.metrics or {}, run.info):
             lines.append(f"| {run.name} | " + " | ".join(row) + " |")
-    return "\n".join(lines)
+        if reasons := degenerate_reasons(run.metrics or {}):
+            warnings += ["", f"Warning: the panel of {run.name} looks degenerate: {'; '.join(reasons)}."]
+    return "\n".join(lines + warnings)
 
 
 def referee_table(runs: Sequence[RunSummary]) -> str:
@@ -247,7 +254,7 @@ def direct_table(runs: Sequence[RunSummary]) -> str:
         cells = []
         for d in dims:
             m = panel.get("dimensions", {}).get(d)
-            cells.append(f"{m['spearman']['value']:.3f} / {m['kendall']['value']:.3f}" if m else "-")
+            cells.append(f"{_value(m['spearman'])} / {_value(m['kendall'])}" if m else "-")
         average = panel.get("average", {})
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
@@ -256,6 +263,31 @@ def direct_table(runs: Sequence[RunSummary]) -> str:
             + f" | {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
+
+
+def _value(metric: dict[str, Any]) -> str:
+    """A correlation's value alone; ``undefined`` when it has none (a constant prediction)."""
+    return "undefined" if metric["value"] is None else f"{metric['value']:.3f}"
+
+
+def baseline_lines(runs: Sequence[RunSummary]) -> list[str]:
+    """Per run, the reference baselines and, when the panel does no better, a line saying so."""
+    lines = []
+    for run in runs:
+        m = run.metrics or {}
+        if "baselines" not in m:
+            lines.append(f"- {run.name}: - (metrics of an earlier release; `chateval rescore` adds them)")
+            continue
+        lines.append(f"- {run.name}: {baselines_text(m['baselines'])}")
+        if below := below_baselines(m):
+            lines.append(f"  - **below baseline**: {below}")
+    return lines
+
+
+def debate_effect_lines(runs: Sequence[RunSummary]) -> list[str]:
+    """Per run, its blind vote before discussion against its final decision (or why not)."""
+    found = [(run, debate_effect_text(run.metrics or {}, int(run.info.get("agents") or 0))) for run in runs]
+    return [f"- {run.name}: {text}" for run, text in found if text]
 
 
 def cost_table(runs: Sequence[RunSummary]) -> str:
@@ -344,6 +376,28 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 comparison_table(group),
                 "",
             ]
+    parts += [
+        "## Reference baselines",
+        "",
+        'What judges that read nothing score on the same human labels: pairwise, always "A", always '
+        "the most common human label (in-sample) and a uniform random label (expected: accuracy 1/3, "
+        "kappa 0); direct, the response's length in words as the score (a constant score has no rank "
+        "correlation: undefined). A panel should beat every one.",
+        "",
+        *baseline_lines(runs),
+        "",
+    ]
+    if effects := debate_effect_lines(runs):
+        parts += [
+            "## Does the debate help?",
+            "",
+            "With opinion probes, each referee's blind verdict before any discussion, combined as the "
+            "final verdicts are, against the panel's final decision on the same items (paired: bootstrap "
+            "interval of final minus blind; pairwise, the exact McNemar test).",
+            "",
+            *effects,
+            "",
+        ]
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]

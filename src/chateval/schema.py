@@ -25,24 +25,39 @@ class LabelCounts(TypedDict):
 class PairwiseMetrics(TypedDict):
     """Agreement of predicted labels with human labels."""
 
-    n: int
+    n: int  # labelled rows compared, those without a predicted label included (as wrong)
+    no_label: NotRequired[int]  # rows without a predicted label (absent in older runs)
+    resampled: NotRequired[str]  # what the bootstrap drew: "80 items", "80 items (clusters)"
     label_counts: LabelCounts
     accuracy: Interval
     kappa: Interval
+
+
+class CorrelationInterval(TypedDict):
+    """A rank correlation and its 95% bootstrap interval. ``value`` is null when the
+    correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
+    resamples are defined; ``reason`` says why. Older runs have value and ci95 only."""
+
+    value: float | None
+    ci95: list[float] | None
+    resamples: NotRequired[int]  # bootstrap resamples drawn
+    undefined_resamples: NotRequired[int]  # of them, where the correlation was undefined
+    reason: NotRequired[str]
 
 
 class Correlations(TypedDict):
     """Rank correlations of one dimension's predicted scores with the human ones."""
 
     n: int
-    spearman: Interval
-    kendall: Interval
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
 
 
 class AverageCorrelations(TypedDict):
-    dimensions: list[str]
-    spearman: Interval
-    kendall: Interval
+    dimensions: list[str]  # the dimensions averaged
+    left_out: NotRequired[dict[str, str]]  # dimensions whose correlation is undefined: why
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
 
 
 class DirectMetrics(TypedDict, total=False):
@@ -51,6 +66,64 @@ class DirectMetrics(TypedDict, total=False):
     dimensions: Required[dict[str, Correlations]]
     resampled: Required[str]
     average: AverageCorrelations
+
+
+class BaselineScore(TypedDict):
+    """A reference predictor's agreement with the human labels on the same items."""
+
+    accuracy: float
+    kappa: float
+
+
+class MajorityBaseline(BaselineScore):
+    label: str  # the most common human label (in-sample: it knows the labels it is scored on)
+
+
+class PairwiseBaselines(TypedDict):
+    """metrics.json ``baselines`` of a pairwise run: what a judge that reads nothing scores."""
+
+    n: int
+    always_A: BaselineScore
+    majority: MajorityBaseline
+    random: BaselineScore  # a uniform random label: expected values, 1/3 and 0
+
+
+class DirectBaselines(TypedDict, total=False):
+    """metrics.json ``baselines`` of a direct run: a constant predictor (undefined, with the
+    reason) and the response's length in words as the prediction."""
+
+    constant: Required[str]
+    response_length: DirectMetrics
+    response_length_unavailable: str
+
+
+class PositionStats(TypedDict):
+    """metrics.json ``position`` (pairwise): how the answer order moves the panel."""
+
+    items_in_both_orders: int
+    tie_in_both_orders: NotRequired[int]  # both orders' panel labels tie
+    decisive_items: NotRequired[int]  # at least one order's panel label is not a tie
+    decisive_consistency: NotRequired[float | None]  # of those, same winner in both orders
+    decisive_flip_share: NotRequired[float | None]  # of those, the winner flips with the order
+    consistency: NotRequired[float | None]  # older runs: both orders agree, tie/tie included
+    decisive_verdicts: int
+    first_position_win_share: float | None
+    soft_mean_by_position: NotRequired[dict[str, float]]
+
+
+class DebateEffect(TypedDict, total=False):
+    """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
+    before any discussion, combined like the final verdicts, against the panel's final
+    decision on the same items (hard verdicts). ``comparison`` is chateval.compare's paired
+    comparison with the blind decision as ``blind`` and the final one as ``final``."""
+
+    blind_rule: Required[str]
+    items: Required[int]  # items with both a blind and a final decision
+    left_out: Required[int]  # items lacking one of them (every probe or verdict failed)
+    changed: Required[int]  # items whose decision the discussion changed
+    comparison: dict[str, Any] | None  # vs humans, paired; None without human labels
+    blind_vs_final_spearman: dict[str, float | None]  # direct: per dimension
+    unavailable: str  # why there is no comparison (then only blind_rule and counts)
 
 
 class Distribution(TypedDict):
@@ -83,8 +156,10 @@ class RefereeRow(TypedDict, total=False):
     error: str | None
     raw: str
     opinions: list[Any]
+    opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
     assessment: str
     parroting: dict[str, Any]
+    cut_off: dict[str, Any]  # its turns cut off at the token cap (chateval.parroting.referee_cut_off)
 
 
 class OrderRecord(TypedDict):
@@ -101,6 +176,7 @@ class VerdictRecord(TypedDict, total=False):
     item_id: Required[str]
     parse_failures: Required[int]
     truncated: dict[str, dict[str, tuple[int, int]]] | None
+    cut_off: dict[str, int]  # summaries cut off at the token cap, when its debates had summaries
     # pairwise
     orders: list[OrderRecord]
     referee_labels: dict[str, Label]
@@ -119,6 +195,7 @@ class VerdictRecord(TypedDict, total=False):
     soft_scores: dict[str, float]
     human_scores: dict[str, float] | None
     group: str
+    response_words: int  # the response's length in words (the length baseline)
 
 
 class Counts(TypedDict):

@@ -6,9 +6,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.diagnostics import per_model_rows
+from chateval.diagnostics import cut_off_kinds, degenerate_reasons, per_model_rows
 from chateval.formatting import ci_text, signed_ci
 from chateval.runner import RunResult
+from chateval.statistics_text import baselines_text, below_baselines, debate_effect_text, position_text
 
 
 def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
@@ -71,6 +72,9 @@ def print_summary(result: RunResult) -> None:
         "wall_seconds",
     ):
         table.add_row(key, str(info.get(key, "-")))
+        if key == "verdict_parse_failures":
+            # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine.
+            table.add_row("cut_off_at_token_cap", cut_off_kinds((result.metrics or {}).get("cut_off")))
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
@@ -79,6 +83,11 @@ def print_summary(result: RunResult) -> None:
     aggregations = metrics.get("aggregations", {})
     if any("panel" in a for a in aggregations.values()):
         _print_agreement(console, aggregations)
+    if "baselines" in metrics:
+        console.print(f"baselines: {baselines_text(metrics['baselines'])}", highlight=False, soft_wrap=True)
+    below = below_baselines(metrics)
+    if below:
+        console.print(f"below baseline: {below}", highlight=False, soft_wrap=True)
     status = metrics.get("soft_verdicts")
     soft = aggregations.get("soft")
     if soft and "mean_entropy_bits" in soft:
@@ -100,16 +109,18 @@ def print_summary(result: RunResult) -> None:
     elif versus and "average" in versus:
         console.print(
             "soft minus hard, same items: average spearman "
-            + signed_ci(versus["average"]["spearman"]["difference"]),
+            + signed_ci((versus["average"].get("spearman") or {}).get("difference")),
             highlight=False,
         )
     if "items_scored" in metrics and metrics["items_scored"] < metrics["items"]:
         console.print(
             f"items scored: {metrics['items_scored']} of {metrics['items']} "
-            "(the others lost every verdict to parse failures)"
+            "(the others lost every verdict to parse failures"
+            + ("; accuracy counts them as wrong)" if info.get("task") == "pairwise" else ")")
         )
     position = metrics.get("position")
-    if position and position.get("consistency") is not None:
+    consistency = position_text(position)
+    if position and consistency is not None:
         share = position["first_position_win_share"]
         # No decisive verdict means no evidence either way, not a 0% share.
         wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
@@ -117,25 +128,36 @@ def print_summary(result: RunResult) -> None:
         if by_position:
             first, second = by_position["first"], by_position["second"]
             wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"
-        consistency = f"position consistency {100 * position['consistency']:.1f}%"
-        console.print(f"{consistency}, {wins}", highlight=False, soft_wrap=True)
+        console.print(f"position consistency {consistency}; {wins}", highlight=False, soft_wrap=True)
+    effect = debate_effect_text(metrics, int(info.get("agents") or 0))
+    if effect:
+        console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
     rows = per_model_rows(metrics, info)
     if rows:
         # Lines, not a table: eight columns do not fit an 80-column terminal.
         console.print("per model:")
-        for model, referees, requests, with_panel, vs_humans, changed, echo, copy in rows:
+        for model, referees, requests, with_panel, vs_humans, changed, echo, words, copy, cut in rows:
             opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
             for line in (
                 f"  {model} ({referees}; {requests} requests)",
                 f"    agrees with panel {with_panel}, vs humans {vs_humans}, {opinions}",
                 f"    echoes the prompt: {echo}",
+                f"    copies another referee's words it saw: {words}",
                 f"    copies a verdict it saw: {copy}",
+                f"    cut off at the token cap: {cut}",
             ):
                 console.print(line, highlight=False, soft_wrap=True)
         console.print(
-            "  echoes: utterances repeating the prompt's instructions; copies: verdicts equal\n"
-            "  to one the referee saw. High shares: a panel that repeats instead of judging.",
+            "  echoes: utterances repeating the prompt's instructions; copies: utterances\n"
+            "  repeating 8 words in a row of another referee's, verdicts equal to one the\n"
+            "  referee saw; chance: the same tests between referees who had seen none of\n"
+            "  each other's words. High shares: a panel that repeats instead of judging.",
             highlight=False,
+        )
+    reasons = degenerate_reasons(metrics)
+    if reasons:
+        console.print(
+            "warning: the panel looks degenerate: " + "; ".join(reasons), highlight=False, soft_wrap=True
         )
     console.print(f"results in {result.outdir}", highlight=False, soft_wrap=True)
     console.print(
