@@ -224,6 +224,31 @@ def test_a_panel_copying_words_is_flagged_and_an_independent_one_is_not() -> Non
     assert degenerate_reasons({"parroting": independent}) == []
 
 
+def test_quoting_the_item_is_not_copying_another_referee() -> None:
+    """Both referees restate the question and an answer word for word (as a small model that
+    rewrites its prompt does): those runs are the item's, shown to everyone, not copied."""
+    restated = f"[Question] {ITEM.question} [Assistant 1's answer] {ITEM.answer_a}"
+    quoting = debate_of(
+        "q1",
+        said(Turn(0, 0), "Critic", "discussion", restated + " The critic thinks A is exact."),
+        said(Turn(0, 1), "Everyday Reader", "discussion", restated + " I would go with the second."),
+    )
+    behaviour = debate_behaviour(quoting, PANEL, DETECTOR)
+    assert (behaviour["Everyday Reader"].saw_words, behaviour["Everyday Reader"].copied_words) == (1, 0)
+    # The same reply with 8 words of the critic's own beyond the item's is copying.
+    copying = debate_of(
+        "q1",
+        said(Turn(0, 0), "Critic", "discussion", "The critic thinks the first answer is exact and short."),
+        said(
+            Turn(0, 1),
+            "Everyday Reader",
+            "discussion",
+            "the critic thinks the first answer is exact and short",
+        ),
+    )
+    assert debate_behaviour(copying, PANEL, DETECTOR)["Everyday Reader"].copied_words == 1
+
+
 def test_one_by_one_without_probes_has_no_chance_baseline() -> None:
     """Only the first referee's opening is blind: nothing to pair it with, so no baseline (not 0)."""
     summary = parroting_of([COPYING])

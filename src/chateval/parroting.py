@@ -10,7 +10,9 @@ mid-sentence. Per referee and debate:
   Words are compared lower-cased, punctuation dropped.
 - **copied words**: a referee's utterance (discussion or assessment; never the constrained
   score lines) repeats a run of ``ECHO_WORDS`` words of an earlier utterance of *another*
-  referee that its speaker could see (``Panel.visible``). A summary passes on the runs it
+  referee that its speaker could see (``Panel.visible``), other than a run of the item's own
+  text (question and answers; conversation, fact and response), alone or as the task block
+  frames it: every referee is shown those, and a small model often restates its prompt. A summary passes on the runs it
   quotes verbatim from the referees it summarized (not its own wording, nor the speaker's own
   words). The share counts, among the utterances that saw at least one such run, those that
   repeat one.
@@ -51,6 +53,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
+from chateval.data.items import PairwiseItem
 from chateval.debate.panel import Debate, Panel
 from chateval.errors import VerdictError
 from chateval.transcript import Utterance
@@ -168,7 +171,17 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
         for u in debate.transcript.utterances
         if u.turn.agent is not None and all(v.speaker == u.speaker for v in panel.visible(debate, u.turn))
     ]
-    blind_talk = [(u.speaker, word_runs(u.text)) for u in blind if u.kind in _TALK]
+    # The item's text, alone or as the task block frames it, is in every referee's prompt:
+    # restating it is not copying another referee.
+    item = debate.item
+    fields = (
+        (item.question, item.answer_a, item.answer_b)
+        if isinstance(item, PairwiseItem)
+        else (item.context, item.response, item.knowledge or "")
+    )
+    shown = [*fields, panel.prompts.task_block(item, debate.swapped)]
+    item_runs: Runs = set().union(*(word_runs(text) for text in shown))
+    blind_talk = [(u.speaker, word_runs(u.text) - item_runs) for u in blind if u.kind in _TALK]
     blind_scores = [
         (u.speaker, opinion)
         for u in blind
@@ -194,6 +207,7 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
             seen: Runs = set()
             for other in panel.visible(debate, u.turn):
                 seen |= _others_runs(debate, panel, other, agent.name)
+            seen -= item_runs
             if seen:
                 saw_words += 1
                 copied_words += not seen.isdisjoint(word_runs(u.text))
