@@ -14,8 +14,8 @@ mid-sentence. Per referee and debate:
   text (question and answers; conversation, fact and response), alone or as the task block
   frames it: every referee is shown those, and a small model often restates its prompt. A
   summary passes on the runs it quotes verbatim from the referees it summarized (not its own
-  wording, nor the speaker's own words). The share counts, among the utterances that saw at least one such run, those that
-  repeat one.
+  wording, nor the speaker's own words). The share counts, among the utterances that saw at
+  least one such run, those that repeat one.
 - **copied verdict**: a verdict whose scores equal those of another referee's verdict that its
   speaker could see (in one-by-one talk a referee sees the verdicts given before it in the last
   round).
