@@ -13,6 +13,7 @@
 The prefix cache is reset before every mode, so no mode profits from another's prompts.
 """
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +23,7 @@ from typing import Any
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.backends.pool import ModelPool
 from chateval.config import RunConfig
+from chateval.console import Progress
 from chateval.context import fit_items
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.panel import Debate, Panel
@@ -192,23 +194,34 @@ def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
 
 
 def _sequential(
-    panel: Panel, debates: Sequence[Debate], pool: ModelPool, timed: list[tuple[str, str, TimedRequest]]
+    panel: Panel,
+    debates: Sequence[Debate],
+    pool: ModelPool,
+    timed: list[tuple[str, str, TimedRequest]],
+    bar: Progress,
 ) -> None:
     """ChatEval's loop: every request alone, debate after debate, turn after turn.
 
     Each request goes into ``timed`` as (item id, model, its tokens and wall seconds).
     """
-    for debate in debates:
-        for step in panel.plan():
-            turns = panel.due(debate, step)
-            results = []
-            for turn in turns:
-                request = panel.request(debate, turn)
-                started = time.perf_counter()
-                [result] = pool.get(request.model).generate([request])
-                timed.append((debate.item.id, request.model, _timed(result, time.perf_counter() - started)))
-                results.append(result)
-            panel.advance(debate, step, turns, results)
+    plan = panel.plan()
+    bar.start(len(debates), work_total=len(debates) * len(plan), work_done=0)
+    with contextlib.closing(bar):
+        for debate in debates:
+            for step in plan:
+                turns = panel.due(debate, step)
+                results = []
+                for turn in turns:
+                    request = panel.request(debate, turn)
+                    started = time.perf_counter()
+                    [result] = pool.get(request.model).generate([request])
+                    seconds = time.perf_counter() - started
+                    timed.append((debate.item.id, request.model, _timed(result, seconds)))
+                    results.append(result)
+                    bar.add_requests(1, result.completion_tokens)
+                panel.advance(debate, step, turns, results)
+                bar.update(work=1)
+            bar.update(1)
 
 
 def _price_sequential(
@@ -258,17 +271,26 @@ def _price_sequential(
     sequential.cached_tokens = scheduled.cached_tokens
 
 
-def _scheduled(panel: Panel, debates: Sequence[Debate], pool: ModelPool, streaming: bool) -> None:
-    scheduler = Scheduler(pool)
-    if streaming:
-        scheduler.run_streaming(panel, debates)
-    else:
-        scheduler.run(panel, debates)
+def _scheduled(
+    panel: Panel, debates: Sequence[Debate], pool: ModelPool, streaming: bool, bar: Progress
+) -> None:
+    scheduler = Scheduler(pool, progress=bar)
+    with contextlib.closing(bar):
+        if streaming:
+            scheduler.run_streaming(panel, debates)
+        else:
+            scheduler.run(panel, debates)
 
 
-def _limit(backends: Sequence[RecordingBackend], requests: dict[str, list[GenerationRequest]]) -> None:
-    for backend in backends:
-        backend.generate(requests[backend.model])
+def _limit(
+    backends: Sequence[RecordingBackend], requests: dict[str, list[GenerationRequest]], bar: Progress
+) -> None:
+    bar.start(sum(map(len, requests.values())))
+    with contextlib.closing(bar):
+        for backend in backends:
+            results = backend.generate(requests[backend.model])
+            bar.update(len(results), len(results))
+            bar.add_requests(len(results), sum(r.completion_tokens for r in results))
 
 
 def run_bench(
@@ -278,12 +300,17 @@ def run_bench(
     extra_modes: Sequence[str] = (),
     on_mode: Callable[[str], None] | None = None,
     backends: Mapping[str, Backend] | None = None,
+    progress: Callable[[str], Progress] | None = None,
 ) -> dict[str, Any]:
     """Run the workload of ``config`` in every mode on the same engines; return the report.
 
     ``backends`` (tests) are used as given and stay open; otherwise the config's models are
-    loaded co-resident and closed at the end.
+    loaded co-resident and closed at the end. ``progress(unit)`` makes each mode's bar.
     """
+
+    def bar(mode: str, unit: str = "debates") -> Progress:
+        return progress(f"{mode}: {unit}") if progress is not None else Progress()
+
     if config.prompt_layout in extra_modes:
         raise ConfigError(
             f"--extra {config.prompt_layout}: that is the config's own layout, measured as scheduled"
@@ -322,7 +349,7 @@ def run_bench(
         scheduled = _measure(
             "scheduled",
             recorders,
-            lambda: _scheduled(panel, debates, pool, streaming),
+            lambda: _scheduled(panel, debates, pool, streaming, bar("scheduled")),
             "streaming" if streaming else "step barriers",
         )
         modes.append(scheduled)
@@ -332,7 +359,12 @@ def run_bench(
 
         announce("limit")
         modes.append(
-            _measure("limit", recorders, lambda: _limit(recorders, recorded), "one call, no dependencies")
+            _measure(
+                "limit",
+                recorders,
+                lambda: _limit(recorders, recorded, bar("limit", "requests")),
+                "one call, no dependencies",
+            )
         )
 
         measured_items = spread_indices(len(items), sequential_items or len(items))
@@ -340,7 +372,9 @@ def run_bench(
         sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
         timed: list[tuple[str, str, TimedRequest]] = []
         sequential = _measure(
-            "sequential", recorders, lambda: _sequential(panel, sequential_debates, pool, timed)
+            "sequential",
+            recorders,
+            lambda: _sequential(panel, sequential_debates, pool, timed, bar("sequential")),
         )
         # Every measured request, so that estimates from a subset can be checked against a
         # full sequential run (scripts/check_sequential_estimate.py).
@@ -365,8 +399,10 @@ def run_bench(
             variant_debates = build_debates(items, calibrate)
             stream = streaming and extra != "barrier"
 
-            def work(p: Panel = variant_panel, d: list[Debate] = variant_debates, s: bool = stream) -> None:
-                _scheduled(p, d, pool, s)
+            def work(
+                p: Panel = variant_panel, d: list[Debate] = variant_debates, s: bool = stream, m: str = extra
+            ) -> None:
+                _scheduled(p, d, pool, s, bar(m))
 
             result = _measure(extra, recorders, work)
             if extra != "barrier":  # a variant of the method: did its results change?

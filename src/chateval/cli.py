@@ -1,6 +1,5 @@
 """The command line: run, preview, sweep, bench, rescore, report, models and roles."""
 
-import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -22,7 +21,18 @@ ModelsDir = Annotated[
 ]
 
 
+Verbose = Annotated[
+    bool,
+    typer.Option(
+        "-v",
+        "--verbose",
+        help="Show the engines' own output (vLLM, transformers, Ray, warnings) on the console "
+        "instead of writing it to engine.log.",
+    ),
+]
+
 _debug = False
+REPORT_BAR_DELAY_S = 1.0
 
 
 @app.callback()
@@ -53,21 +63,28 @@ def run(
     force: Annotated[
         bool, typer.Option("--force", help="Start over, replacing the run folder's results.")
     ] = False,
+    verbose: Verbose = False,
 ) -> None:
-    """Run a debate evaluation into its run folder; an unfinished run there is resumed."""
+    """Run a debate evaluation into its run folder; an unfinished run there is resumed.
+
+    The console shows what loads, one progress bar and the summary; the engines' own output
+    goes to engine.log in the run folder (appended on resume) unless --verbose."""
     from chateval.config import load_config
+    from chateval.console import ENGINE_LOG, session
     from chateval.runner import run as run_evaluation
     from chateval.summary import print_summary
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        config = load_config(config_path, overrides)
-        target = outdir or Path("runs") / config.name
+        with session(verbose) as out:
+            config = load_config(config_path, overrides)
+            target = outdir or Path("runs") / config.name
 
-        def on_step(number: int, total: int, requests: int) -> None:
-            typer.echo(f"step {number}/{total}: {requests} requests", err=True)
+            def to_engine_log(folder: Path, resuming: bool) -> None:
+                out.attach(folder / ENGINE_LOG, append=resuming)
 
-        result = run_evaluation(config, target, force=force, on_step=on_step)
+            result = run_evaluation(
+                config, target, force=force, progress=out.progress(), on_outdir=to_engine_log
+            )
     except BackendError as exc:
         typer.secho(
             f"error: {exc}\nfinished steps are saved in the run folder; run the same command again to resume",
@@ -122,21 +139,24 @@ def sweep(
     ],
     overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
     force: Annotated[bool, typer.Option("--force", help="Overwrite finished run folders.")] = False,
+    verbose: Verbose = False,
 ) -> None:
-    """Run several configs in one process, loading each model once."""
+    """Run several configs in one process, loading each model once (the engines' output goes
+    to OUTDIR/engine.log unless --verbose)."""
+    from chateval.console import ENGINE_LOG, session
     from chateval.summary import print_summary
     from chateval.sweep import run_sweep
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        results = run_sweep(
-            config_paths,
-            outdir,
-            overrides,
-            force=force,
-            on_step=lambda n, total, k: typer.echo(f"  step {n}/{total}: {k} requests", err=True),
-            on_run=lambda c: typer.echo(f"run {c.name}", err=True),
-        )
+        with session(verbose, log_path=outdir / ENGINE_LOG) as out:
+            results = run_sweep(
+                config_paths,
+                outdir,
+                overrides,
+                force=force,
+                on_run=lambda c: out.line(f"run {c.name}"),
+                progress=out.progress,
+            )
     except ChatEvalError as exc:
         raise _fail(exc) from None
     for result in results:
@@ -169,26 +189,30 @@ def bench(
         ),
     ] = [],  # noqa: B006
     overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006
+    verbose: Verbose = False,
 ) -> None:
-    """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines."""
+    """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines
+    (the engines' output goes to NAME.engine.log beside the report unless --verbose)."""
 
     from chateval.bench import run_bench
     from chateval.config import load_config
+    from chateval.console import session
     from chateval.store import write_json
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        config = load_config(config_path, overrides)
-        report = run_bench(
-            config,
-            sequential_items=sequential_items,
-            extra_modes=extra,
-            on_mode=lambda mode: typer.echo(f"mode {mode}", err=True),
-        )
+        with session(verbose) as out:
+            config = load_config(config_path, overrides)
+            target = output or Path("runs") / "bench" / f"{config.name}.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            out.attach(target.with_name(f"{target.stem}.engine.log"), append=False)
+            report = run_bench(
+                config,
+                sequential_items=sequential_items,
+                extra_modes=extra,
+                progress=out.progress,  # one bar per mode, named by it
+            )
     except ChatEvalError as exc:
         raise _fail(exc) from None
-    target = output or Path("runs") / "bench" / f"{config.name}.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
     write_json(target, report)
     from chateval.summary import print_bench
 
@@ -242,13 +266,20 @@ def report(
 
     try:
         if html:
+            from chateval.console import Console, Progress
             from chateval.html_report import DEFAULT_SPLIT_ABOVE_MB, write_html_report
 
-            path = write_html_report(
-                run_dirs,
-                outdir or Path("report"),
-                DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
-            )
+            # Shown only when building the items takes long enough to wonder (large runs).
+            bar = Progress(Console(), unit="items", delay=REPORT_BAR_DELAY_S, requests=False)
+            try:
+                path = write_html_report(
+                    run_dirs,
+                    outdir or Path("report"),
+                    DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
+                    bar,
+                )
+            finally:
+                bar.close()
         else:
             path = write_report(run_dirs, outdir or Path("report"))
     except ChatEvalError as exc:

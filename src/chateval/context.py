@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from chateval.backends.base import GenerationResult, Keep, TokenCounter
+from chateval.console import once
 from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Debate, Panel
 from chateval.errors import DataError
@@ -145,6 +146,7 @@ def fit_item(
                 cut_fields_text(fields),
                 backend.model,
                 window,
+                extra=once("truncated", "items cut to fit a model's context (verdicts.jsonl: truncated)"),
             )
             return fitted, Truncation(backend.model, fields)
         if not cut:

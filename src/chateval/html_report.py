@@ -17,6 +17,7 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from chateval import plots
+from chateval.console import Progress
 from chateval.errors import DataError
 from chateval.html_views import Report, build_report
 from chateval.report import RunSummary, load_run
@@ -70,17 +71,21 @@ def render_item_pages(report: Report) -> dict[str, str]:
 
 
 def write_html_report(
-    folders: Sequence[Path], outdir: Path, split_above_mb: float = DEFAULT_SPLIT_ABOVE_MB
+    folders: Sequence[Path],
+    outdir: Path,
+    split_above_mb: float = DEFAULT_SPLIT_ABOVE_MB,
+    progress: Progress | None = None,
 ) -> Path:
     """Write ``report.html`` for one run, or several runs of the same data side by side.
 
     When the single page would be larger than ``split_above_mb``, the index links to one
-    page per item in ``items/`` instead of holding every item itself.
+    page per item in ``items/`` instead of holding every item itself. ``progress`` counts the
+    items built (the CLI shows it on large runs).
     """
     if split_above_mb <= 0:
         raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
     runs = [load_run(folder) for folder in folders]
-    report = build_report(runs)
+    report = build_report(runs, progress)
     figures = report_plots(runs)
     outdir.mkdir(parents=True, exist_ok=True)
     page = render_index(report, figures, split=False)

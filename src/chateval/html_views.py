@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chateval.console import Progress
 from chateval.context import cut_fields_text
 from chateval.data.items import Item, PairwiseItem
 from chateval.data.jsonl import read_jsonl
@@ -438,8 +439,9 @@ class Report:
         return " vs ".join(r.name for r in self.runs)
 
 
-def build_report(runs: Sequence[RunSummary]) -> Report:
-    """The page of one run, or of several runs of the same data side by side."""
+def build_report(runs: Sequence[RunSummary], progress: Progress | None = None) -> Report:
+    """The page of one run, or of several runs of the same data side by side (``progress``
+    counts the items built)."""
     if not runs:
         raise DataError("--html needs at least one run folder")
     task = _check_same_task(runs)
@@ -454,6 +456,8 @@ def build_report(runs: Sequence[RunSummary]) -> Report:
     data = _data_items(runs[0])
     dims = reads[0].dims
     items = []
+    bar = progress or Progress()
+    bar.start(len(ids))
     for number, item_id in enumerate(ids, 1):
         outcomes: list[Outcome | None] = []
         debates: list[DebateView] = []
@@ -475,6 +479,7 @@ def build_report(runs: Sequence[RunSummary]) -> Report:
         item = data.get(item_id)
         cells = [_snippet(item), *human_cells]
         items.append(ItemView(number, item_id, human, cells, item, outcomes, debates, flags))
+        bar.update(1, 1)
     filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
     filters += [RUNS_DISAGREE] if len(runs) > 1 else []
     run_views = [RunView(r.run.name, run_settings(r.run), metric_rows(r.run), _run_columns(r)) for r in reads]

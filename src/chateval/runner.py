@@ -6,7 +6,7 @@ aggregate -> metrics -> files.
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +25,7 @@ from chateval.backends.pool import ModelPool
 from chateval.backends.replicas import ReplicaSet
 from chateval.backends.usage import ModelUsage, Usage
 from chateval.config import RunConfig, dump_config
+from chateval.console import Progress
 from chateval.context import fit_items
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
 from chateval.debate.panel import Debate
@@ -88,8 +89,15 @@ def run(
     backends: Mapping[str, Backend] | None = None,
     backend_factory: BackendFactory = default_backend_factory,
     on_step: StepCallback | None = None,
+    progress: Progress | None = None,
+    on_outdir: Callable[[Path, bool], None] | None = None,
 ) -> RunResult:
-    """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps)."""
+    """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps).
+
+    ``progress``: the run's bar (debates finished of all); ``on_outdir(folder, resuming)`` is
+    called once the run folder is ready, before any model loads (the CLI sends the engines'
+    output to its engine.log from then on).
+    """
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     items = load_run_items(config)
@@ -102,14 +110,32 @@ def run(
             registry.spec(model)  # unknown names fail here, before any file is written
         check_backend_settings(config, models, registry)
     resuming = prepare_outdir(outdir, force, dump_config(config))
+    if on_outdir is not None:
+        on_outdir(outdir, resuming)
+    calibrated = config.task == "pairwise" and config.position_calibration
+    log.info(
+        "%s %s: %d item%s%s, %d referees x %d rounds (%s), into %s",
+        "resuming" if resuming else "run",
+        config.name,
+        len(items),
+        "" if len(items) == 1 else "s",
+        f" in both answer orders ({2 * len(items)} debates)" if calibrated else "",
+        len(panel.agents),
+        config.rounds,
+        config.strategy,
+        outdir,
+    )
 
     placement = plan_placement(config, registry, backends or {})
+    bar = progress or Progress()
     pool = ModelPool(
         models,
         backend_loader(config, backend_factory, registry, placement),
         placement.mode,
         backends,
         pinned=remote_models(config, registry) if registry else (),
+        # Phased: the bar names the model loaded now.
+        on_load=bar.set_model if placement.mode == "phased" else None,
     )
     try:
         pool.start()
@@ -121,7 +147,7 @@ def run(
             check_soft_verdicts(panel, counters)
         items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
-        scheduler = Scheduler(pool, on_step)
+        scheduler = Scheduler(pool, on_step, bar)
         journal_path = outdir / JOURNAL
         state = journal.load(journal_path) if resuming else journal.JournalState()
         if resuming:
@@ -139,21 +165,22 @@ def run(
         ) -> None:
             journal.append_step(journal_path, index, [(debate.key, u) for u in added], usage, debate.key)
 
-        progress = {d.key: state.debate_progress(d.key) for d in debates}
+        journaled = {d.key: state.debate_progress(d.key) for d in debates}
         streaming = config.scheduling != "barrier" and scheduler.can_stream(models)
         if config.scheduling == "streaming" and not streaming:
             log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")
         debate_started = time.perf_counter()
         if streaming:
             usage = scheduler.run_streaming(
-                panel, debates, progress=progress, on_debate_step=record_debate_step
+                panel, debates, progress=journaled, on_debate_step=record_debate_step
             )
         else:
-            usage = scheduler.run(panel, debates, progress=progress, on_step_done=record_step)
+            usage = scheduler.run(panel, debates, progress=journaled, on_step_done=record_step)
         debate_seconds = time.perf_counter() - debate_started
         on_replicas = {m: pool.get(m) for m in pool.resident()}
         replicas = {m: b.replica_stats() for m, b in on_replicas.items() if isinstance(b, ReplicaSet)}
     finally:
+        bar.close()  # the bar's last state stays on the console
         pool.close()
 
     records = item_records(debates, panel)

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from chateval.console import ENGINE_LOG
 from chateval.errors import ConfigError
 
 FINISHED_MARKER = "run.json"
@@ -47,6 +48,7 @@ RUN_FILES = (
     "transcripts.jsonl",
     "verdicts.jsonl",
     "metrics.json",
+    ENGINE_LOG,
     FINISHED_MARKER,
 )
 

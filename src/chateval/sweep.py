@@ -5,16 +5,21 @@ waste the hours spent on the others. Engines are shared by (backend, model, mode
 engine settings of the first config that needs a model are the ones used for all.
 """
 
+import logging
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from chateval.backends.base import Backend
 from chateval.config import RunConfig, load_config
+from chateval.console import Progress
 from chateval.debate.scheduler import StepCallback
 from chateval.placement import BackendFactory, default_backend_factory
 from chateval.runner import RunResult, run
 
 EngineKey = tuple[str, str, str]
+
+log = logging.getLogger(__name__)
 
 
 def run_sweep(
@@ -26,22 +31,31 @@ def run_sweep(
     on_step: StepCallback | None = None,
     on_run: Callable[[RunConfig], None] | None = None,
     backend_factory: BackendFactory = default_backend_factory,
+    progress: Callable[[], Progress] | None = None,
 ) -> list[RunResult]:
-    """Run every config into ``root/<config name>``; returns the results in order."""
+    """Run every config into ``root/<config name>``; returns the results in order.
+
+    ``progress`` makes each run's bar."""
     configs: list[RunConfig] = [load_config(p, list(overrides)) for p in config_paths]
     engines: dict[EngineKey, Backend] = {}
     results = []
     try:
         for config in configs:
+            if on_run is not None:
+                on_run(config)
             backends = {}
             for model in config.model_names():
                 key = (config.backend, model, str(config.models_dir))
                 if key not in engines:
+                    started = time.perf_counter()
+                    log.info("loading model %s", model)
                     engines[key] = backend_factory(config, model)
+                    log.info("loaded model %s in %.1f s", model, time.perf_counter() - started)
                 backends[model] = engines[key]
-            if on_run is not None:
-                on_run(config)
-            results.append(run(config, root / config.name, force=force, backends=backends, on_step=on_step))
+            bar = progress() if progress is not None else None
+            results.append(
+                run(config, root / config.name, force=force, backends=backends, on_step=on_step, progress=bar)
+            )
     finally:
         for engine in engines.values():
             engine.close()

@@ -16,6 +16,7 @@ continuous batching sees them all. Failures are sorted the way a long evaluation
 import asyncio
 import concurrent.futures
 import contextlib
+import logging
 import random
 import threading
 from collections.abc import Coroutine, Mapping
@@ -23,7 +24,10 @@ from typing import Any, TypeVar
 
 import httpx
 
+from chateval.console import once
 from chateval.errors import BackendError
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 _RETRIED_STATUS = {408, 429}
@@ -115,6 +119,14 @@ class ServerClient:
             if attempt:
                 self.retries += 1
                 backoff = self.backoff_s * 2 ** (attempt - 1) * random.uniform(1.0, 1.5)
+                log.warning(
+                    "%s: retrying %s %s (%s)",
+                    self.name,
+                    method,
+                    url,
+                    problem,
+                    extra=once(f"retry {self.name}", f"retries of requests to {self.name}"),
+                )
                 await asyncio.sleep(max(backoff, asked_wait))
             asked_wait = 0.0
             try:

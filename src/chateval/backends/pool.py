@@ -32,8 +32,10 @@ class ModelPool:
         mode: Literal["co_resident", "phased"] = "co_resident",
         preloaded: Mapping[str, Backend] | None = None,
         pinned: Iterable[str] = (),
+        on_load: Callable[[str], None] | None = None,
     ) -> None:
         self.models = list(models)
+        self.on_load = on_load  # called with each model once it is loaded
         self.pinned = set(pinned)
         self.loader = loader
         self.mode = mode
@@ -76,14 +78,18 @@ class ModelPool:
         started = time.perf_counter()
         log.info("loading model %s", model)
         self.loaded[model] = self.loader(model)
-        self.load_seconds += time.perf_counter() - started
+        seconds = time.perf_counter() - started
+        log.info("loaded model %s in %.1f s", model, seconds)
+        self.load_seconds += seconds
         self.loads[model] = self.loads.get(model, 0) + 1
+        if self.on_load is not None:
+            self.on_load(model)
         return self.loaded[model]
 
     def release_all(self, keep: Iterable[str] = ()) -> None:
         """Close every backend this pool loaded, except those of ``keep``."""
         for model in [m for m in self.loaded if m not in set(keep)]:
-            log.info("releasing model %s", model)
+            log.debug("releasing model %s", model)
             self.loaded.pop(model).close()
 
     def close(self) -> None:

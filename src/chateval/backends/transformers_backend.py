@@ -142,8 +142,6 @@ class TransformersBackend(HFTokenCounting):
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         """Run ``requests`` in batches sorted by the tokens each must compute; results in order."""
-        from tqdm.auto import tqdm
-
         prompts = [self.render_ids(r.messages) for r in requests]
         groups: dict[_GroupKey, list[int]] = defaultdict(list)
         for i, r in enumerate(requests):
@@ -158,13 +156,9 @@ class TransformersBackend(HFTokenCounting):
                 (key, indices[s : s + self.batch_size]) for s in range(0, len(indices), self.batch_size)
             ]
         results: dict[int, GenerationResult] = {}
-        with tqdm(total=len(requests), desc=f"{self.model}", unit="req", leave=False) as bar:
-            for key, indices in batches:
-                for i, result in zip(
-                    indices, self._run_batch(key, [prompts[i] for i in indices]), strict=True
-                ):
-                    results[i] = result
-                bar.update(len(indices))
+        for key, indices in batches:
+            for i, result in zip(indices, self._run_batch(key, [prompts[i] for i in indices]), strict=True):
+                results[i] = result
         return [results[i] for i in range(len(requests))]
 
     def _kept_length(self, prompt: list[int]) -> int:

@@ -255,7 +255,7 @@ class VllmBackend(HFTokenCounting):
             outputs = self.llm.generate(
                 prompts,  # type: ignore[arg-type]
                 [self._sampling_params(r) for r in requests],
-                use_tqdm=True,
+                use_tqdm=False,  # the run's own bar counts the requests
             )
         except Exception as exc:
             raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
@@ -325,7 +325,7 @@ class VllmBackend(HFTokenCounting):
             return
         VllmBackend._open -= 1
         if VllmBackend._open > 0 and self.ranks == 1:
-            log.info("parking the %s engine until the other vLLM engines close", self.model)
+            log.debug("parking the %s engine until the other vLLM engines close", self.model)
             _PARKED.append(self.llm)
             del self.llm
             return

@@ -4,10 +4,12 @@ The panel is the glue between a strategy (who sees what) and the backends (reque
 a (debate, turn) pair into a GenerationRequest and a GenerationResult back into an Utterance.
 """
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from chateval.backends.base import GenerationRequest, GenerationResult
+from chateval.console import once
 from chateval.data.items import Item
 from chateval.debate.strategies import Step, Strategy
 from chateval.errors import VerdictError
@@ -15,6 +17,8 @@ from chateval.prompts import PromptBuilder, Role
 from chateval.soft import ScoreDistribution, read_score, score_pieces
 from chateval.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.verdicts import DirectVerdict, PairwiseVerdict, VerdictFormat
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -140,6 +144,37 @@ class Panel:
         for utterance in settled:
             debate.transcript = debate.transcript.add(utterance)
         return settled
+
+    def warn_if_unusable(self, debate: Debate, utterance: Utterance) -> None:
+        """Warn (on the console: the first of each kind, counted after) of a verdict that did
+        not parse and of an assessment cut off at its token cap (its scores rest on unfinished
+        reasoning). The scheduler calls it on what the models said, not context fitting on its
+        stand-in answers."""
+        where = f"{debate.key}: {utterance.speaker}"
+        if utterance.kind == "verdict":
+            try:
+                self.verdict_format.parse(utterance.text)
+            except VerdictError as exc:
+                log.warning(
+                    "%s's verdict did not parse (%s)",
+                    where,
+                    exc,
+                    extra=once(
+                        "parse_failure", "verdicts that did not parse (run.json: verdict_parse_failures)"
+                    ),
+                )
+        elif (
+            utterance.kind == "assessment"
+            and utterance.finish_reason == "length"
+            and not utterance.turn.hidden
+        ):
+            log.warning(
+                "%s's assessment stopped at its token cap (%s tokens): its scores rest on unfinished "
+                "reasoning",
+                where,
+                utterance.tokens,
+                extra=once("cut_off_assessment", "assessments cut off at their token cap"),
+            )
 
     def _settle(self, step: Step, utterances: list[Utterance]) -> list[Utterance]:
         """One debate's utterances of ``step``; a unanimous early-stop check (every referee's

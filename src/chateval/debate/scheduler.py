@@ -18,7 +18,9 @@ from chateval.backends.base import (
 )
 from chateval.backends.pool import ModelPool
 from chateval.backends.usage import ModelUsage, Usage
+from chateval.console import Progress
 from chateval.debate.panel import Debate, Panel
+from chateval.debate.strategies import Step
 from chateval.errors import BackendError
 from chateval.transcript import Turn, Utterance
 
@@ -50,10 +52,15 @@ class Scheduler:
     """
 
     def __init__(
-        self, backends: Mapping[str, Backend] | ModelPool, on_step: StepCallback | None = None
+        self,
+        backends: Mapping[str, Backend] | ModelPool,
+        on_step: StepCallback | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self.pool = backends if isinstance(backends, ModelPool) else ModelPool.fixed(backends)
         self.on_step = on_step
+        # Debates finished of all, requests and tokens; its work (for the ETA) is debate steps.
+        self.progress = progress or Progress()
         self.usage = Usage()
 
     def can_stream(self, models: Sequence[str]) -> bool:
@@ -74,7 +81,10 @@ class Scheduler:
         ``progress`` maps debate keys to the steps already in their transcripts (resume).
         """
         plan = panel.plan()
-        done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
+        done = {d.key: min((progress or {}).get(d.key, 0), len(plan)) for d in debates}
+        bar = self.progress
+        counted = {d.key for d in debates if done[d.key] == len(plan)}  # finished before a resume
+        bar.start(len(debates), len(counted), len(debates) * len(plan), sum(done.values()))
         for index in range(min(done.values(), default=len(plan)), len(plan)):
             step = plan[index]
             due = {d.key: panel.due(d, step) if done[d.key] <= index else [] for d in debates}
@@ -87,8 +97,14 @@ class Scheduler:
             for debate in debates:
                 mine = [next(results) for _ in due[debate.key]]
                 added += [(debate, u) for u in panel.advance(debate, step, due[debate.key], mine)]
+            for debate, utterance in added:
+                panel.warn_if_unusable(debate, utterance)
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
+            stepped = [d for d in debates if done[d.key] <= index]
+            ended = [d for d in stepped if d.key not in counted and _ended(panel, d, plan[index + 1 :])]
+            counted.update(d.key for d in ended)
+            bar.update(len(ended), len(stepped))
         self.usage.steps = len(plan)
         return self.usage
 
@@ -101,8 +117,6 @@ class Scheduler:
         on_debate_step: DebateStepDone | None = None,
     ) -> Usage:
         """Run the plan with no step barrier: each debate advances as soon as it can."""
-        from tqdm.auto import tqdm
-
         plan = panel.plan()
         done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
         by_key = {d.key: d for d in debates}
@@ -113,7 +127,8 @@ class Scheduler:
         polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
         counter = 0
 
-        def submit_next(debate: Debate) -> None:
+        def submit_next(debate: Debate) -> bool:
+            """Submit the debate's next step with turns to run; False: the debate is over."""
             nonlocal counter
             while done[debate.key] < len(plan):
                 turns = panel.due(debate, plan[done[debate.key]])
@@ -130,8 +145,10 @@ class Scheduler:
                         routed[debate.key].append(request.model)
                         in_flight[request.model].add(key)
                         counter += 1
-                    return
+                    return True
                 done[debate.key] += 1  # nothing to do in this step for this debate
+                bar.update(work=1)
+            return False
 
         def finish(debate: Debate) -> None:
             index = done[debate.key]
@@ -143,19 +160,20 @@ class Scheduler:
             for model in list(polls):
                 step_usage.setdefault(model, ModelUsage()).engine_steps += polls.pop(model)
             settled = panel.advance(debate, plan[index], due.pop(debate.key), results)
+            for utterance in settled:
+                panel.warn_if_unusable(debate, utterance)
             for model, usage in step_usage.items():
                 self.usage.per_model.setdefault(model, ModelUsage()).merge(usage)
             if on_debate_step is not None:
                 on_debate_step(index, debate, settled, step_usage)
-            bar.update(1)
             done[debate.key] += 1
-            submit_next(debate)
+            bar.update(work=1)
+            if not submit_next(debate):
+                bar.update(1)
 
-        bar = tqdm(
-            total=sum(len(plan) - done[d.key] for d in debates), desc="debate steps", unit="step", leave=False
-        )
-        for debate in debates:
-            submit_next(debate)
+        bar = self.progress
+        over = sum(1 for debate in debates if not submit_next(debate))  # finished before a resume
+        bar.start(len(debates), over, len(debates) * len(plan), sum(done.values()))
         idle = 0
         while waiting:
             progressed = False
@@ -166,6 +184,7 @@ class Scheduler:
                 finished = [(k, r) for k, r in backend.poll() if k in in_flight[model]]
                 if not isinstance(backend, RemoteBackend):
                     polls[model] += 1  # a server's poll is no engine step
+                bar.add_requests(len(finished), sum(r.completion_tokens for _, r in finished))
                 for key, result in finished:
                     in_flight[model].discard(key)
                     debate_key, slot, _ = key.split("\x1f")
@@ -181,7 +200,6 @@ class Scheduler:
                 raise BackendError(
                     f"streaming stalled: {sum(map(len, in_flight.values()))} requests never finished"
                 )
-        bar.close()
         self.usage.steps = len(plan)
         return self.usage
 
@@ -200,9 +218,16 @@ class Scheduler:
                     f"backend for {model!r} returned {len(batch)} results for {len(indices)} requests"
                 )
             self.usage.per_model.setdefault(model, ModelUsage()).add(batch)
+            self.progress.add_requests(len(batch), sum(r.completion_tokens for r in batch))
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
+
+
+def _ended(panel: Panel, debate: Debate, rest: Sequence[Step]) -> bool:
+    """No step of ``rest`` has a turn left for ``debate`` (the last step is done, or the debate
+    stopped early and has no probes to answer)."""
+    return not rest or (panel.finished(debate) and not any(panel.due(debate, step) for step in rest))
 
 
 def _wait_if_all_remote(backends: Sequence[Backend]) -> None:
