@@ -14,11 +14,13 @@ import pytest
 from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench import run_bench
+from chateval.config import RunConfig
 from chateval.console import ENGINE_LOG, Console, ConsoleHandler, Progress, once, session
 from chateval.errors import BackendError
 from chateval.html_report import write_html_report
 from chateval.runner import run
 from tests.conftest import prompt_dependent, tiny_config
+from tests.test_placement import TWO_MODELS, LoadLog
 
 MODEL = "smollm2-135m"
 
@@ -155,3 +157,20 @@ def test_the_html_report_counts_the_items_it_builds(scripted_reference: Path, tm
     bar = Progress()
     write_html_report([scripted_reference], tmp_path, progress=bar)
     assert bar.total == bar.done == 12
+
+
+def test_a_phased_bar_names_the_model_loaded_now(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    console = Console(stream, terminal=True)
+    bar = Progress(console)
+    seen: list[str | None] = []
+
+    class Watched(LoadLog):
+        def __call__(self, config: RunConfig, model: str) -> ScriptedBackend:
+            seen.append(bar.model)  # the model loaded before this one
+            return super().__call__(config, model)
+
+    config = tiny_config(agents=TWO_MODELS, strategy="simultaneous", placement={"mode": "phased"})
+    run(config, tmp_path, backend_factory=Watched(), progress=bar)
+    assert seen[:3] == [None, "m1", "m2"]
+    assert f"[{bar.model}]\x1b[K\n" in stream.getvalue()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chateval.backends.base import Backend, GenerationRequest, GenerationResult, StreamingBackend
-from chateval.backends.pool import ModelPool
+from chateval.backends.pool import ModelPool, load_logged
 from chateval.config import RunConfig
 from chateval.console import Progress
 from chateval.context import fit_items
@@ -330,7 +330,7 @@ def run_bench(
     recorders: list[RecordingBackend] = []
     try:
         for model in models:
-            recorders.append(_recorder(given.get(model) or load(model)))
+            recorders.append(_recorder(given.get(model) or load_logged(load, model)[0]))
         pool = ModelPool.fixed({r.model: r for r in recorders})
         panel = build_panel(config)
         items, _ = fit_items(

@@ -154,8 +154,7 @@ def sweep(
                 outdir,
                 overrides,
                 force=force,
-                on_run=lambda c: out.line(f"run {c.name}"),
-                progress=out.progress,
+                progress=out.progress,  # each run names itself, then shows its bar
             )
     except ChatEvalError as exc:
         raise _fail(exc) from None

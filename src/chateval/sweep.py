@@ -5,12 +5,12 @@ waste the hours spent on the others. Engines are shared by (backend, model, mode
 engine settings of the first config that needs a model are the ones used for all.
 """
 
-import logging
-import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from chateval.backends.base import Backend
+from chateval.backends.pool import load_logged
 from chateval.config import RunConfig, load_config
 from chateval.console import Progress
 from chateval.debate.scheduler import StepCallback
@@ -18,8 +18,6 @@ from chateval.placement import BackendFactory, default_backend_factory
 from chateval.runner import RunResult, run
 
 EngineKey = tuple[str, str, str]
-
-log = logging.getLogger(__name__)
 
 
 def run_sweep(
@@ -47,10 +45,7 @@ def run_sweep(
             for model in config.model_names():
                 key = (config.backend, model, str(config.models_dir))
                 if key not in engines:
-                    started = time.perf_counter()
-                    log.info("loading model %s", model)
-                    engines[key] = backend_factory(config, model)
-                    log.info("loaded model %s in %.1f s", model, time.perf_counter() - started)
+                    engines[key], _ = load_logged(partial(backend_factory, config), model)
                 backends[model] = engines[key]
             bar = progress() if progress is not None else None
             results.append(

@@ -17,6 +17,17 @@ log = logging.getLogger(__name__)
 Loader = Callable[[str], Backend]
 
 
+def load_logged(loader: Loader, model: str) -> tuple[Backend, float]:
+    """Load ``model``, saying so before and after (the console's "what is being loaded");
+    returns the backend and the seconds it took."""
+    started = time.perf_counter()
+    log.info("loading model %s", model)
+    backend = loader(model)
+    seconds = time.perf_counter() - started
+    log.info("loaded model %s in %.1f s", model, seconds)
+    return backend, seconds
+
+
 class ModelPool:
     """The backends of a run's models, loaded up front (co-resident) or on demand (phased).
 
@@ -75,11 +86,7 @@ class ModelPool:
             raise BackendError(f"no backend loaded for model {model!r}")
         if self.mode == "phased" and model not in self.pinned:
             self.release_all(keep=self.pinned)
-        started = time.perf_counter()
-        log.info("loading model %s", model)
-        self.loaded[model] = self.loader(model)
-        seconds = time.perf_counter() - started
-        log.info("loaded model %s in %.1f s", model, seconds)
+        self.loaded[model], seconds = load_logged(self.loader, model)
         self.load_seconds += seconds
         self.loads[model] = self.loads.get(model, 0) + 1
         if self.on_load is not None:
