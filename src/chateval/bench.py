@@ -318,6 +318,7 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
+    loaded_items = load_run_items(config)  # a bad data file or design fails before any model loads
     models = config.model_names()
     given = dict(backends or {})
     registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
@@ -333,9 +334,7 @@ def run_bench(
             recorders.append(_recorder(given.get(model) or load_logged(load, model)[0]))
         pool = ModelPool.fixed({r.model: r for r in recorders})
         panel = build_panel(config)
-        items, _ = fit_items(
-            panel, load_run_items(config), pool.preloaded, config.context_policy, config.data.path
-        )
+        items, _ = fit_items(panel, loaded_items, pool.preloaded, config.context_policy, config.data.path)
         calibrate = config.task == "pairwise" and config.position_calibration
         streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
         modes: list[ModeResult] = []

@@ -25,6 +25,7 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
             record = aggregate_pairwise(group, fmt, panel.opinion_probes)
             record["human_label"] = item.label
+            _pairwise_systems(record, item)
             rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
             record = aggregate_direct(group[0], fmt, panel.opinion_probes)
@@ -32,6 +33,10 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
             record["response_words"] = len(item.response.split())  # the length baseline's prediction
             if item.group is not None:
                 record["group"] = item.group
+            if item.system is not None:
+                record["system"] = item.system
+                if item.group is not None:
+                    record["prompt"] = item.group
             rows = [(group[0], record["referees"])]
         else:
             raise TypeError(f"item {item.id!r}: a {type(item).__name__} cannot take a {type(fmt).__name__}")
@@ -45,6 +50,20 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
             record["cut_off"] = summaries
         records.append(record)
     return records
+
+
+def _pairwise_systems(record: VerdictRecord, item: PairwiseItem) -> None:
+    """The item's prompt, and its systems with their answers' lengths in words, when it has
+    them (records of items without them stay as they were)."""
+    if item.prompt is not None:
+        record["prompt"] = item.prompt
+    if item.system_a is not None or item.system_b is not None:
+        record |= {
+            "system_a": item.system_a,
+            "system_b": item.system_b,
+            "words_a": len(item.answer_a.split()),
+            "words_b": len(item.answer_b.split()),
+        }
 
 
 def stopped_early(debate: Debate) -> bool:

@@ -189,6 +189,12 @@ class VerdictRecord(TypedDict, total=False):
     soft_label: Label
     soft_referee_labels: dict[str, Label]
     human_label: Label | None
+    # pairwise items that name their systems (responses data, or system_a/system_b fields)
+    prompt: str  # the prompt the item belongs to (direct: its group), when the data says
+    system_a: str | None
+    system_b: str | None
+    words_a: int  # each answer's length in words, as the referees were shown it
+    words_b: int
     # direct
     referees: list[RefereeRow]
     scores: dict[str, float] | None
@@ -196,6 +202,7 @@ class VerdictRecord(TypedDict, total=False):
     human_scores: dict[str, float] | None
     group: str
     response_words: int  # the response's length in words (the length baseline)
+    system: str  # the system that wrote the response, when the data says
 
 
 class Counts(TypedDict):

@@ -1,22 +1,38 @@
 """Data loaders: each turns local files into Item records. No network access."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 # Importing the loader modules registers their formats.
 from chateval.data import faireval as _faireval  # noqa: F401
 from chateval.data import jsonl as _jsonl  # noqa: F401
+from chateval.data import responses as _responses
 from chateval.data import table as _table  # noqa: F401
 from chateval.data import topical_chat as _topical_chat  # noqa: F401
 from chateval.data.items import DirectItem, Item, PairwiseItem
-from chateval.data.loaders import LOADERS
+from chateval.data.labels import keep_labels
+from chateval.data.loaders import LOADERS, RESPONSE_LOADERS, data_formats
+from chateval.errors import ConfigError
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig
 
 
-def load_items(data: "DataConfig") -> list[Item]:
-    """Load the items ``data`` describes with the loader registered for its format."""
-    return LOADERS.get(data.format)(data)
+def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwise") -> list[Item]:
+    """Load the items ``data`` describes with the loader registered for its format.
+
+    Responses formats build the items of ``task`` (comparisons, or one item per response).
+    ``data.limit`` keeps the first N items (responses formats: the first N prompts), then
+    ``data.label_fraction`` keeps the human labels of a seeded share of the labelled ones.
+    """
+    if data.format in RESPONSE_LOADERS:
+        responses = RESPONSE_LOADERS.get(data.format)(data)
+        items = _responses.build_items(responses, data, task)
+    elif data.format in LOADERS:
+        items = LOADERS.get(data.format)(data)
+        items = items[: data.limit] if data.limit else items
+    else:
+        raise ConfigError(f"unknown data format {data.format!r}; known: {', '.join(data_formats())}")
+    return keep_labels(items, data.label_fraction, data.seed)
 
 
-__all__ = ["LOADERS", "DirectItem", "Item", "PairwiseItem", "load_items"]
+__all__ = ["LOADERS", "RESPONSE_LOADERS", "DirectItem", "Item", "PairwiseItem", "load_items"]

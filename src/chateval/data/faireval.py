@@ -3,6 +3,11 @@
 Raw release (``format: faireval``; ``path`` is the release folder): ``question.jsonl``,
 ``answer/answer_<model>.jsonl`` and ``review/review_<a>_<b>_human.txt`` (one aggregated human
 label per line). Only gpt35 vs vicuna-13b carries human labels; other pairs load unlabelled.
+Items name their systems (``system_a``, ``system_b``) and prompt (the question id).
+
+The same release as responses data (``format: faireval_systems``): one row per question and
+system (``data.systems``, default every answer file), compared as ``data.compare`` says
+(data/responses.py), with the human labels on the comparisons of a labelled pair.
 
 ChatEval's file (``format: chateval_faireval``; ``path`` is ``test.json``): a list of
 ``{question_id, question, response: {model: text}, human_results}``.
@@ -11,9 +16,9 @@ ChatEval's file (``format: chateval_faireval``; ``path`` is ``test.json``): a li
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chateval.data.items import Item, Label, PairwiseItem
+from chateval.data.items import Item, Label, PairwiseItem, Response, Responses
 from chateval.data.jsonl import read_json_list, read_jsonl, text_field
-from chateval.data.loaders import LOADERS
+from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
 from chateval.errors import DataError
 from chateval.textfile import read_utf8
 
@@ -89,9 +94,50 @@ def load_faireval(data: "DataConfig") -> list[Item]:
                 answer_a=answers_a[qid],
                 answer_b=answers_b[qid],
                 label=labels[index] if labels else None,
+                system_a=a,
+                system_b=b,
+                prompt=str(qid),
             )
         )
     return items
+
+
+def _available(folder: Path) -> list[str]:
+    """The systems with an answer file, by name."""
+    return sorted(p.stem.removeprefix("answer_") for p in (folder / "answer").glob("answer_*.jsonl"))
+
+
+@RESPONSE_LOADERS.register("faireval_systems")
+def load_faireval_systems(data: "DataConfig") -> Responses:
+    """The raw FairEval release as responses: every question answered by each system."""
+    folder = data.path
+    questions_path = folder / "question.jsonl"
+    if not questions_path.is_file():
+        raise DataError(f"{questions_path}: not found (path must be the FairEval release folder)")
+    questions = read_jsonl(questions_path)
+    systems = list(data.systems) if data.systems is not None else _available(folder)
+    answers = {system: _answers(folder, system) for system in systems}
+    rows: list[Response] = []
+    qids: list[str] = []
+    for number, record in questions:
+        where = f"{questions_path}:{number}"
+        qid = record.get("question_id")
+        if not isinstance(qid, int):
+            raise DataError(f"{where}: field 'question_id' must be an integer")
+        question = text_field(record, "text", where)
+        qids.append(str(qid))
+        rows += [
+            Response(str(qid), question, system, answers[system][qid], where)
+            for system in systems
+            if qid in answers[system]
+        ]
+    labels: dict[tuple[str, str, str], Label] = {}
+    for i, a in enumerate(systems):
+        for b in systems[i + 1 :]:
+            pair_labels = _review_labels(folder, a, b, len(questions))
+            if pair_labels is not None:
+                labels |= {(qid, a, b): label for qid, label in zip(qids, pair_labels, strict=True)}
+    return Responses(str(folder), rows, labels)
 
 
 @LOADERS.register("chateval_faireval")

@@ -1,4 +1,5 @@
-"""The records a run evaluates: pairwise items (two answers) and direct items (one response)."""
+"""The records a run evaluates: pairwise items (two answers) and direct items (one response);
+and the "responses" shape (one response of a system to a prompt per row) they can be built from."""
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,13 +11,21 @@ LABELS: tuple[Label, ...] = ("A", "B", "tie")
 
 @dataclass(frozen=True)
 class PairwiseItem:
-    """A question and two answers; ``label`` is the human verdict when known."""
+    """A question and two answers; ``label`` is the human verdict when known.
+
+    ``system_a`` and ``system_b`` name the systems that wrote the answers, when the data says;
+    ``prompt`` is the id of the prompt the comparison belongs to (several comparisons of one
+    prompt share it, and statistics over systems resample prompts).
+    """
 
     id: str
     question: str
     answer_a: str
     answer_b: str
     label: Label | None = None
+    system_a: str | None = None
+    system_b: str | None = None
+    prompt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -25,7 +34,8 @@ class DirectItem:
 
     ``scores`` holds human scores per dimension when known. ``group`` names the cluster the
     item belongs to when several responses answer one context (Topical-Chat: 6 responses per
-    dialogue); confidence intervals then resample whole groups.
+    dialogue); confidence intervals then resample whole groups. ``system`` names the system that
+    wrote the response, when the data says (built from responses data: ``group`` is the prompt).
     """
 
     id: str
@@ -34,6 +44,37 @@ class DirectItem:
     knowledge: str = ""
     scores: Mapping[str, float] = field(default_factory=dict)
     group: str | None = None
+    system: str | None = None
+
+
+@dataclass(frozen=True)
+class Response:
+    """One row of responses data: what ``system`` answered to prompt ``prompt``.
+
+    ``where`` locates the row for error messages (file:line); ``scores`` holds human scores
+    per dimension when known (direct scoring).
+    """
+
+    prompt: str
+    question: str
+    system: str
+    response: str
+    where: str
+    scores: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Responses:
+    """What a responses loader read: its rows, and human labels of some comparisons.
+
+    ``labels`` maps (prompt, system_a, system_b) to the human label in that orientation (a
+    comparison built the other way round gets the label flipped); ``source`` names the file or
+    folder in error messages.
+    """
+
+    source: str
+    rows: list[Response]
+    labels: Mapping[tuple[str, str, str], Label] = field(default_factory=dict)
 
 
 Item = PairwiseItem | DirectItem

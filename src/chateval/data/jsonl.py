@@ -1,6 +1,8 @@
 """chateval's own JSONL format, one record per line.
 
-Pairwise: ``{"id", "question", "answer_a", "answer_b", "label"?}`` with label A, B or tie.
+Pairwise: ``{"id", "question", "answer_a", "answer_b", "label"?, "system_a"?, "system_b"?,
+"prompt"?}`` with label A, B or tie; the systems (both or neither) name who wrote each answer,
+``prompt`` (a string or integer) the prompt the comparison belongs to.
 Direct: ``{"id", "context", "response", "knowledge"?, "scores"?}`` with scores a mapping of
 dimension name to number.
 """
@@ -75,6 +77,37 @@ def text_field(record: dict[str, Any], key: str, where: str, *, required: bool =
     return value
 
 
+def optional_text(record: dict[str, Any], key: str, where: str) -> str | None:
+    """The optional string field ``key`` (None when absent or null); present, it must not be empty."""
+    if record.get(key) is None:
+        return None
+    return text_field(record, key, where)
+
+
+def optional_id(record: dict[str, Any], key: str, where: str) -> str | None:
+    """The optional id field ``key`` (a string or integer) as a string; None when absent or null."""
+    raw = record.get(key)
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (str, int)):
+        raise DataError(f"{where}: field {key!r} must be a string or integer, got {type(raw).__name__}")
+    if not str(raw).strip():
+        raise DataError(f"{where}: field {key!r} is empty")
+    return str(raw)
+
+
+def system_pair(
+    system_a: str | None, system_b: str | None, where: str, keys: tuple[str, str] = ("system_a", "system_b")
+) -> tuple[str | None, str | None]:
+    """Both systems of a comparison, or neither; two different ones."""
+    if (system_a is None) != (system_b is None):
+        missing = keys[1] if system_b is None else keys[0]
+        raise DataError(f"{where}: field {missing!r} is missing; give both systems or neither")
+    if system_a is not None and system_a == system_b:
+        raise DataError(f"{where}: fields {keys[0]!r} and {keys[1]!r} name the same system {system_a!r}")
+    return system_a, system_b
+
+
 def item_id(record: dict[str, Any], where: str, seen: set[str], key: str = "id") -> str:
     """The record's id as a string, unique within ``seen``."""
     raw = record.get(key)
@@ -98,6 +131,9 @@ def load_pairwise(data: "DataConfig") -> list[Item]:
         label = record.get("label")
         if label is not None and label not in LABELS:
             raise DataError(f"{where}: field 'label' is {label!r}; allowed: A, B, tie")
+        system_a, system_b = system_pair(
+            optional_text(record, "system_a", where), optional_text(record, "system_b", where), where
+        )
         items.append(
             PairwiseItem(
                 id=item_id(record, where, seen),
@@ -105,6 +141,9 @@ def load_pairwise(data: "DataConfig") -> list[Item]:
                 answer_a=text_field(record, "answer_a", where),
                 answer_b=text_field(record, "answer_b", where),
                 label=label,
+                system_a=system_a,
+                system_b=system_b,
+                prompt=optional_id(record, "prompt", where),
             )
         )
     return items

@@ -1,9 +1,10 @@
-"""The registry of data loaders: a loader turns a data config into a list of items."""
+"""The registries of data loaders: a loader turns a data config into a list of items; a
+responses loader into responses rows, from which chateval builds the items (data/responses.py)."""
 
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chateval.data.items import Item
+from chateval.data.items import Item, Responses
 from chateval.registry import Registry
 
 if TYPE_CHECKING:
@@ -12,3 +13,12 @@ if TYPE_CHECKING:
 Loader = Callable[["DataConfig"], list[Item]]
 
 LOADERS: Registry[Loader] = Registry("data format")
+
+ResponsesLoader = Callable[["DataConfig"], Responses]
+
+RESPONSE_LOADERS: Registry[ResponsesLoader] = Registry("responses data format")
+
+
+def data_formats() -> list[str]:
+    """Every registered data format, item and responses formats alike."""
+    return sorted([*LOADERS.names(), *RESPONSE_LOADERS.names()])

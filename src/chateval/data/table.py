@@ -1,8 +1,10 @@
 """A user's own data in JSONL, JSON (a list of objects) or CSV, mapped by the config.
 
 ``format: table_pairwise`` or ``table_direct``; ``fields`` names the source field of each item
-field, ``labels`` maps label values to A/B/tie, and (direct) ``scores`` maps dimension names to
-the fields holding human scores. No code needed for a new data set.
+field (pairwise: optionally ``system_a``, ``system_b`` and ``prompt`` too), ``labels`` maps label
+values to A/B/tie, and (direct) ``scores`` maps dimension names to the fields holding human
+scores. No code needed for a new data set. (``table_responses``, one row per system's response,
+is in data/responses.py.)
 """
 
 import csv
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.data.items import DirectItem, Item, Label, PairwiseItem
-from chateval.data.jsonl import item_id, read_jsonl, text_field
+from chateval.data.jsonl import item_id, optional_id, read_jsonl, system_pair, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 from chateval.textfile import read_utf8
@@ -46,7 +48,34 @@ def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:
     raise DataError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json or .csv")
 
 
-def _records(data: "DataConfig") -> list[tuple[str, dict[str, Any]]]:
+def mapped_scores(record: dict[str, Any], data: "DataConfig", where: str) -> dict[str, float]:
+    """The human scores ``data.scores`` maps (dimension -> field), as numbers."""
+    scores: dict[str, float] = {}
+    for dimension, column in data.scores.items():
+        raw = record.get(column)
+        try:
+            scores[dimension] = float(raw)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise DataError(f"{where}: field {column!r} must be a number, got {raw!r}") from None
+    return scores
+
+
+def _mapped_text(record: dict[str, Any], key: str | None, where: str) -> str | None:
+    """A mapped optional field (None when the field map leaves it unset); mapped, it is required."""
+    return None if key is None else text_field(record, key, where)
+
+
+def _mapped_id(record: dict[str, Any], key: str | None, where: str) -> str | None:
+    if key is None:
+        return None
+    value = optional_id(record, key, where)
+    if value is None:
+        raise DataError(f"{where}: missing field {key!r}")
+    return value
+
+
+def table_records(data: "DataConfig") -> list[tuple[str, dict[str, Any]]]:
+    """The records of ``data.path`` (at least one), each with its location."""
     records = read_table(data.path)
     if not records:
         raise DataError(f"{data.path}: no records")
@@ -67,7 +96,7 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
     f = data.fields
     items: list[Item] = []
     seen: set[str] = set()
-    for index, (where, record) in enumerate(_records(data)):
+    for index, (where, record) in enumerate(table_records(data)):
         label: Label | None = None
         if f.label is not None:
             raw = record.get(f.label)
@@ -75,6 +104,12 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
                 allowed = ", ".join(sorted(data.labels)) or "(none: set data.labels)"
                 raise DataError(f"{where}: field {f.label!r} is {raw!r}; mapped values: {allowed}")
             label = data.labels[str(raw)]
+        system_a, system_b = system_pair(
+            _mapped_text(record, f.system_a, where),
+            _mapped_text(record, f.system_b, where),
+            where,
+            (f.system_a or "system_a", f.system_b or "system_b"),
+        )
         items.append(
             PairwiseItem(
                 id=_id(record, where, seen, f.id, index),
@@ -82,6 +117,9 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
                 answer_a=text_field(record, f.answer_a, where),
                 answer_b=text_field(record, f.answer_b, where),
                 label=label,
+                system_a=system_a,
+                system_b=system_b,
+                prompt=_mapped_id(record, f.prompt, where),
             )
         )
     return items
@@ -93,14 +131,8 @@ def load_table_direct(data: "DataConfig") -> list[Item]:
     f = data.fields
     items: list[Item] = []
     seen: set[str] = set()
-    for index, (where, record) in enumerate(_records(data)):
-        scores: dict[str, float] = {}
-        for dimension, column in data.scores.items():
-            raw = record.get(column)
-            try:
-                scores[dimension] = float(raw)  # type: ignore[arg-type]
-            except (TypeError, ValueError):
-                raise DataError(f"{where}: field {column!r} must be a number, got {raw!r}") from None
+    for index, (where, record) in enumerate(table_records(data)):
+        scores = mapped_scores(record, data, where)
         items.append(
             DirectItem(
                 id=_id(record, where, seen, f.id, index),

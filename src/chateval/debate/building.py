@@ -78,15 +78,15 @@ def check_soft_verdicts(panel: Panel, counters: Mapping[str, object]) -> None:
 
 
 def load_run_items(config: RunConfig) -> list[Item]:
-    """Load the config's items and check they fit its task."""
-    items = load_items(config.data)
+    """Load the config's items (``data.limit`` applied) and check they fit its task."""
+    items = load_items(config.data, config.task)
     expected = PairwiseItem if config.task == "pairwise" else DirectItem
     if items and not isinstance(items[0], expected):
         raise DataError(
             f"{config.data.path}: format {config.data.format!r} gives "
             f"{type(items[0]).__name__} records, but the task is {config.task!r}"
         )
-    return items[: config.data.limit] if config.data.limit else items
+    return items
 
 
 def build_debates(items: Sequence[Item], position_calibration: bool = False) -> list[Debate]:
