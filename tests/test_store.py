@@ -7,6 +7,7 @@ import pytest
 
 from chateval.errors import ConfigError
 from chateval.store import changed_keys, prepare_outdir, write_json, write_jsonl
+from tests.conftest import ROOT
 
 CONFIG = "name: t\nrounds: 2\nscheduling: streaming\nsampling:\n  temperature: 0.0\n"
 
@@ -37,6 +38,23 @@ def test_an_unfinished_run_with_another_config_is_refused_naming_the_keys(tmp_pa
     changed = CONFIG.replace("rounds: 2", "rounds: 3").replace("0.0", "0.7")
     with pytest.raises(ConfigError, match=r"changed: rounds, sampling\.temperature"):
         prepare_outdir(tmp_path, False, changed)
+
+
+def test_a_run_of_an_earlier_release_resumes_when_only_new_defaults_differ(tmp_path: Path) -> None:
+    """config.yaml of an earlier release lacks the keys added since; their defaults are no change."""
+    import yaml
+
+    from chateval.config import dump_config, load_config
+
+    today = dump_config(load_config(ROOT / "configs" / "quickstart.yaml"))
+    earlier = yaml.safe_load(today)
+    del earlier["data"]["seed"], earlier["data"]["label_fraction"]
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(earlier), encoding="utf-8")
+    assert prepare_outdir(tmp_path, False, today) is True
+    earlier["rounds"] = 3
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(earlier), encoding="utf-8")
+    with pytest.raises(ConfigError, match="changed: rounds"):
+        prepare_outdir(tmp_path, False, today)
 
 
 def test_a_finished_run_is_kept_unless_forced_and_force_removes_only_run_files(tmp_path: Path) -> None:

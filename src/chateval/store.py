@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 
 from chateval.console import ENGINE_LOG
-from chateval.errors import ConfigError
+from chateval.errors import ChatEvalError, ConfigError
 
 FINISHED_MARKER = "run.json"
 
@@ -75,6 +75,18 @@ def changed_keys(old: Any, new: Any) -> list[str]:
     )
 
 
+def _as_today(tree: Any, source: str, base_dir: Path) -> Any:
+    """A stored config read through today's RunConfig: keys added by a later release carry their
+    defaults, so an unfinished run of an earlier release still resumes. A config today's schema
+    refuses is compared as it was written."""
+    from chateval.config import dump_config, parse_config
+
+    try:
+        return yaml.safe_load(dump_config(parse_config(tree, source, base_dir)))
+    except (ChatEvalError, TypeError, ValueError):
+        return tree
+
+
 def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
     """Create or reopen ``outdir``; return True when an unfinished run there is resumed.
 
@@ -91,7 +103,8 @@ def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
         raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
     stored = outdir / "config.yaml"
     if stored.is_file():
-        old, new = yaml.safe_load(stored.read_text(encoding="utf-8")), yaml.safe_load(config_text)
+        old = _as_today(yaml.safe_load(stored.read_text(encoding="utf-8")), str(stored), outdir)
+        new = yaml.safe_load(config_text)
         changed = changed_keys(old, new)
         if changed:
             raise ConfigError(
