@@ -1,4 +1,4 @@
-"""The command line: run, preview, sweep, bench, rescore, report, models and roles."""
+"""The command line: run, preview, sweep, bench, rescore, report, export, models and roles."""
 
 from pathlib import Path
 from typing import Annotated
@@ -284,6 +284,42 @@ def report(
     except ChatEvalError as exc:
         raise _fail(exc) from None
     typer.echo(f"report: {path}")
+
+
+@app.command()
+def export(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run folder (with verdicts.jsonl).")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file (default: stdout).")
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="csv|jsonl",
+            help="Default: from the output's suffix (.csv, .jsonl), else csv.",
+        ),
+    ] = None,
+) -> None:
+    """Write one row per comparison (pairwise: item and answer order; direct: item) with each
+    referee's scores, soft scores and flags, the panel's decision and the human label."""
+    from chateval.export import choose_format, export_run, render
+    from chateval.store import write_text
+
+    try:
+        chosen = choose_format(fmt, output)
+        result = export_run(run_dir)
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    if not result.finished:
+        typer.echo(f"note: {run_dir} has no run.json; exporting its verdicts.jsonl", err=True)
+    text = render(result, chosen)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_text(output, text)
+    typer.echo(f"exported {len(result.rows)} rows ({chosen}) to {output}")
 
 
 @models_app.command("list")
