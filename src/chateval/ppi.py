@@ -1,0 +1,139 @@
+"""Prediction-powered inference for a mean: the panel's verdicts on every item, corrected by a
+small human-labelled slice (Angelopoulos, Bates, Fannjiang, Jordan, Zrnic 2023, "Prediction-
+powered inference"), with the power tuning of PPI++ (Angelopoulos, Duchi, Zrnic 2023).
+
+With human values Y and panel predictions Yhat on n labelled items, and predictions Yhat_u on
+N unlabelled ones, the PPI++ estimate of the mean of Y is
+
+    theta = lam * mean(Yhat_u) + mean(Y - lam * Yhat)
+
+which is unbiased for every lam: the labelled slice measures (and removes) the panel's bias.
+lam = 1 is plain PPI, lam = 0 the classical labelled-only mean; the power-tuned lam minimises
+the estimate's variance,
+
+    lam = cov(Y, Yhat) / ((1 + n / N) * var(Yhat on all n + N items)),  clipped to [0, 1],
+
+so a panel that says nothing about Y (cov 0) gets lam = 0 and the interval is never wider than
+the classical one by more than the noise of estimating lam. The (1 - alpha) interval is the
+normal one, theta +- z * sqrt(lam^2 var(Yhat_u) / N + var(Y - lam Yhat) / n).
+
+The formulas are those of the ``ppi-python`` package (0.2.3: ``ppi_mean_pointestimate`` and
+``ppi_mean_ci`` with ``lam=None``, whose tuning is ``_calc_lam_glm`` with the identity Hessian,
+and ``classical_mean_ci``), transcribed rather than imported (it pulls numba, pandas,
+statsmodels and gdown); the tests hold this module to numbers it produced. Its variance
+conventions are kept: the covariance in lam's numerator and the variances of the interval
+divide by n (or N), the variance in lam's denominator by n + N - 1 (``np.cov``). One
+deviation: when the predictions are all equal (their variance is 0) ppi-python's lam is 0/0;
+here it is 0, since constant predictions carry no information.
+
+The labelled items must be a uniformly random subset of all items for the estimate to be
+unbiased (the labelled and unlabelled items are draws from the same distribution).
+"""
+
+import math
+from collections.abc import Sequence
+from typing import TypedDict
+
+import numpy as np
+from scipy.stats import norm
+
+
+class PPIMean(TypedDict):
+    """A prediction-powered estimate of a mean beside the labelled-only and panel-only ones.
+
+    ``effective_n`` is how many labelled items the classical estimate would need for an
+    interval as narrow as the PPI one, ``(classical width / PPI width)^2 * n``, and ``gain`` that
+    ratio squared alone (1: the panel added nothing); both None when the PPI interval has width
+    0 (a degenerate input)."""
+
+    estimate: float
+    ci: list[float]
+    lam: float
+    classical: float
+    classical_ci: list[float]
+    naive: float  # the panel's mean over all n + N items, uncorrected
+    n: int
+    N: int
+    alpha: float
+    effective_n: float | None
+    gain: float | None
+
+
+def _vector(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=float).ravel()
+    if not np.all(np.isfinite(array)):
+        raise ValueError(f"{name} must be finite numbers")
+    return array
+
+
+def tuned_lambda(
+    y: Sequence[float] | np.ndarray,
+    yhat_labelled: Sequence[float] | np.ndarray,
+    yhat_unlabelled: Sequence[float] | np.ndarray,
+) -> float:
+    """PPI++'s variance-minimising lam for a mean, clipped to [0, 1] (see the module doc)."""
+    y_, yl, yu = (
+        _vector(y, "y"),
+        _vector(yhat_labelled, "yhat_labelled"),
+        _vector(yhat_unlabelled, "yhat_unlabelled"),
+    )
+    n, big_n = len(y_), len(yu)
+    covariance = float(np.mean((y_ - y_.mean()) * (yl - yl.mean())))
+    variance = float(np.var(np.concatenate([yl, yu]), ddof=1))
+    if variance == 0.0:
+        return 0.0
+    return float(np.clip(covariance / ((1 + n / big_n) * variance), 0.0, 1.0))
+
+
+def ppi_mean(
+    y: Sequence[float] | np.ndarray,
+    yhat_labelled: Sequence[float] | np.ndarray,
+    yhat_unlabelled: Sequence[float] | np.ndarray,
+    alpha: float = 0.05,
+    lam: float | None = None,
+) -> PPIMean:
+    """The PPI++ estimate of the mean of ``y`` with its (1 - alpha) interval, the classical
+    (labelled-only) estimate and interval, and the panel's uncorrected mean.
+
+    ``y`` and ``yhat_labelled`` are the human values and the panel's predictions on the same n
+    labelled items, ``yhat_unlabelled`` the panel's predictions on the N others. ``lam`` None
+    tunes it (PPI++); 1 is plain PPI, 0 the classical estimate.
+    """
+    y_, yl, yu = (
+        _vector(y, "y"),
+        _vector(yhat_labelled, "yhat_labelled"),
+        _vector(yhat_unlabelled, "yhat_unlabelled"),
+    )
+    n, big_n = len(y_), len(yu)
+    if len(yl) != n:
+        raise ValueError(f"{n} human values but {len(yl)} predictions on the labelled items")
+    if n < 2 or big_n < 1:
+        raise ValueError(f"PPI needs at least 2 labelled and 1 unlabelled item, got n={n}, N={big_n}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must lie in (0, 1)")
+    used = tuned_lambda(y_, yl, yu) if lam is None else float(lam)
+    z = float(norm.ppf(1 - alpha / 2))
+
+    estimate = used * float(yu.mean()) + float(np.mean(y_ - used * yl))
+    # The two halves are independent samples, so their variances add.
+    ppi_se = math.sqrt(used**2 * float(np.var(yu)) / big_n + float(np.var(y_ - used * yl)) / n)
+    classical = float(y_.mean())
+    classical_se = float(np.std(y_)) / math.sqrt(n)
+
+    effective_n = gain = None
+    if ppi_se > 0:
+        gain = (classical_se / ppi_se) ** 2  # the widths' ratio: z cancels
+        effective_n = gain * n
+    return {
+        "estimate": estimate,
+        "ci": [estimate - z * ppi_se, estimate + z * ppi_se],
+        "lam": used,
+        "classical": classical,
+        "classical_ci": [classical - z * classical_se, classical + z * classical_se],
+        "naive": float(np.mean(np.concatenate([yl, yu]))),
+        "n": n,
+        "N": big_n,
+        "alpha": alpha,
+        "effective_n": effective_n,
+        "gain": gain,
+    }
