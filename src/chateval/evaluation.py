@@ -29,6 +29,7 @@ from chateval.schema import (
     VerdictRecord,
 )
 from chateval.store import write_json
+from chateval.systems_metrics import systems_metrics
 
 CONSTANT_BASELINE = (
     "undefined: a constant prediction ranks no response above another, so its rank correlation "
@@ -208,6 +209,9 @@ def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict
         metrics["baselines"] = baselines
     if config.task == "pairwise":
         metrics["position"] = position_stats(records)
+    systems = systems_metrics(config, records, seed)
+    if systems is not None:
+        metrics["systems"] = systems
     effect = debate_effect(config.task, records, seed)
     if effect is not None:
         metrics["debate_effect"] = effect

@@ -19,6 +19,7 @@ from chateval.formatting import ci_text
 from chateval.html_debates import DebateView, debate_view, direct_referee, number_text, pairwise_referee
 from chateval.report import RunSummary, load_verdicts
 from chateval.statistics_text import below_baselines, debate_effect_text, position_text
+from chateval.systems_view import SystemsTable, systems_tables
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),
@@ -65,6 +66,7 @@ class RunView:
     settings: dict[str, str]
     metrics: list[list[str]]
     columns: list[str]
+    systems: list[SystemsTable]  # leaderboard, win rates, calibrated estimates (chateval.systems_view)
 
 
 # --- settings and metrics ---------------------------------------------------------------
@@ -482,7 +484,16 @@ def build_report(runs: Sequence[RunSummary], progress: Progress | None = None) -
         bar.update(1, 1)
     filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
     filters += [RUNS_DISAGREE] if len(runs) > 1 else []
-    run_views = [RunView(r.run.name, run_settings(r.run), metric_rows(r.run), _run_columns(r)) for r in reads]
+    run_views = [
+        RunView(
+            r.run.name,
+            run_settings(r.run),
+            metric_rows(r.run),
+            _run_columns(r),
+            systems_tables(r.run.metrics),
+        )
+        for r in reads
+    ]
     item_columns = (
         ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
     )

@@ -6,7 +6,9 @@ position consistency over decisive items, first-position share, parse failures),
 each run against the first run of its task, on the items both judged (paired bootstrap
 intervals of the differences; exact McNemar test for pairwise accuracy; see chateval.compare).
 Then each run's reference baselines (and a line when the panel is below one) and, with
-opinion probes, its blind vote against its final decision (chateval.statistics_text). Plots
+opinion probes, its blind vote against its final decision (chateval.statistics_text); for runs
+that judged named systems, their leaderboards, win rates and calibrated estimates
+(chateval.systems_view). Plots
 (chateval.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
 correlations, per-referee agreement.
 """
@@ -33,6 +35,7 @@ from chateval.statistics_text import (
     reading,
 )
 from chateval.store import write_text
+from chateval.systems_view import markdown, systems_tables
 
 
 @dataclass(frozen=True)
@@ -398,6 +401,11 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             *effects,
             "",
         ]
+    for run in runs:
+        if views := systems_tables(run.metrics):
+            parts += [f"## Systems judged: {run.name}", ""]
+            for view in views:
+                parts += [f"### {view.title}", "", markdown(view), ""]
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]

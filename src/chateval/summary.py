@@ -10,6 +10,7 @@ from chateval.diagnostics import cut_off_kinds, degenerate_reasons, per_model_ro
 from chateval.formatting import ci_text, signed_ci
 from chateval.runner import RunResult
 from chateval.statistics_text import baselines_text, below_baselines, debate_effect_text, position_text
+from chateval.systems_view import systems_tables
 
 
 def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
@@ -44,6 +45,20 @@ def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
                 ci_text(panel["average"]["kendall"]),
             )
         console.print(table)
+
+
+def _print_systems(console: Console, metrics: dict[str, Any]) -> None:
+    """The systems the run judged: leaderboard, win rates, calibrated estimates."""
+    for view in systems_tables(metrics):
+        if view.headers:
+            table = Table(title=view.title)
+            for header in view.headers:
+                table.add_column(header)
+            for row in view.rows:
+                table.add_row(*row)
+            console.print(table)
+        for note in view.notes:
+            console.print(note, highlight=False, soft_wrap=True)
 
 
 def print_summary(result: RunResult) -> None:
@@ -132,6 +147,7 @@ def print_summary(result: RunResult) -> None:
     effect = debate_effect_text(metrics, int(info.get("agents") or 0))
     if effect:
         console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
+    _print_systems(console, metrics)
     rows = per_model_rows(metrics, info)
     if rows:
         # Lines, not a table: eight columns do not fit an 80-column terminal.

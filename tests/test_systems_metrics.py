@@ -1,0 +1,118 @@
+"""metrics.json's systems section: a scripted systems run, the soft win probability, the
+calibrated estimates wired to the labelled items."""
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from chateval.backends.scripted import ScriptedBackend
+from chateval.evaluation import compute_metrics
+from chateval.models import DEFAULT_MODEL
+from chateval.runner import run
+from chateval.schema import VerdictRecord
+from chateval.systems_metrics import soft_win_probability
+from tests.conftest import CONFIGS_DIR, tiny_config
+from tests.test_export import soft_scores
+
+SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
+
+
+@pytest.fixture(scope="module")
+def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("systems_metrics")
+    config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    return out
+
+
+def test_a_systems_run_reports_win_rates_and_leaderboards(systems_run: Path) -> None:
+    metrics = json.loads((systems_run / "metrics.json").read_text())
+    section = metrics["systems"]
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    assert (
+        section["task"] == "pairwise" and section["comparisons"] + section["undecided"] == len(records) == 12
+    )
+    pairs = section["win_rates"]["pairs"]
+    assert len(pairs) == 3 and all(p["n"] == 4 for p in pairs)
+    # The hard counts are the panel's labels, from system_a's side.
+    for pair in pairs:
+        mine = [r for r in records if (r["system_a"], r["system_b"]) == (pair["system_a"], pair["system_b"])]
+        assert pair["wins"] == sum(r["label"] == "A" for r in mine)
+        assert pair["ties"] == sum(r["label"] == "tie" for r in mine)
+        assert pair["soft_win_rate"] is not None
+    board = section["leaderboard"]
+    assert sorted(row["system"] for row in board["rows"]) == sorted(
+        {r["system_a"] for r in records} | {r["system_b"] for r in records}
+    )
+    assert (
+        board["anchor"] == section["anchor"]
+        and section["length_controlled"]["length_coefficient"] is not None
+    )
+    assert section["calibrated"] == []  # no human labels: nothing to calibrate
+
+
+def _record(swapped_first: dict[str, float], swapped_second: dict[str, float]) -> VerdictRecord:
+    def dist(p: dict[str, float]) -> dict[str, object]:
+        return {"probabilities": p, "expected": None, "entropy": None, "unmapped": 0.0, "ambiguous": 0.0}
+
+    return {
+        "item_id": "x",
+        "parse_failures": 0,
+        "orders": [
+            {
+                "swapped": False,
+                "label": "A",
+                "referees": [{"agent": "r", "distributions": [dist({"8": 1.0}), dist({"6": 0.5, "8": 0.5})]}],
+            },
+            {
+                "swapped": True,
+                "label": "A",
+                "referees": [{"agent": "r", "distributions": [dist(swapped_first), dist(swapped_second)]}],
+            },
+        ],
+    }  # type: ignore[typeddict-item]
+
+
+def test_the_soft_win_probability_reads_both_orders_in_the_items_frame() -> None:
+    # Original order: A is 8 for sure, B is 6 or 8: P(A > B) + P(equal)/2 = 0.5 + 0.25 = 0.75.
+    # Swapped: shown first is B (7), second is A (9 or 5 evenly): P(A > B) = 0.5, no ties.
+    record = _record({"7": 1.0}, {"9": 0.5, "5": 0.5})
+    assert soft_win_probability(record) == pytest.approx((0.75 + 0.5) / 2)
+
+
+def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> None:
+    from chateval.config import load_config
+
+    config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    pair = (records[0]["system_a"], records[0]["system_b"])
+    mine = [r for r in records if (r["system_a"], r["system_b"]) == pair]
+    for r, human in zip(mine[:3], ["A", "B", "A"], strict=True):  # 3 of the pair's 4 labelled
+        r["human_label"] = human
+    section = compute_metrics(config, records)["systems"]
+    (calibrated,) = section["calibrated"]
+    assert (calibrated["system_a"], calibrated["system_b"]) == pair
+    assert (calibrated["n"], calibrated["N"]) == (3, 1)
+    assert calibrated["classical"] == pytest.approx(2 / 3)
+
+
+def test_every_report_shows_the_leaderboard(
+    systems_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chateval.html_report import write_html_report
+    from chateval.report import write_report
+    from chateval.summary import _print_systems
+
+    metrics = json.loads((systems_run / "metrics.json").read_text())
+    best = metrics["systems"]["leaderboard"]["rows"][0]["system"]
+    _print_systems(Console(width=120), metrics)
+    said = capsys.readouterr().out
+    assert "leaderboard" in said and "win rates" in said and best in said
+    assert "Davidson-Bradley-Terry ratings" in said
+    report = write_report([systems_run], tmp_path / "md").read_text()
+    assert "## Systems judged" in report and "### leaderboard" in report
+    assert f"| 1 | {best} |" in report
+    html = write_html_report([systems_run], tmp_path / "html").read_text()
+    assert "Systems judged" in html and f"<td>{best}</td>" in html
