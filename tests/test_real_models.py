@@ -169,3 +169,25 @@ def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, 
     # Same greedy text; the score probabilities come from batches of another make-up, so they
     # agree to float noise, not to the last digit.
     assert_close(verdicts["barrier"], verdicts["streaming"])
+
+
+def test_three_systems_get_a_leaderboard_on_vllm(vllm_backend: Backend, tmp_path: Path) -> None:
+    """Responses data: three systems on one prompt, all pairs (3 comparisons, 6 debates)."""
+    data = {"format": "jsonl_responses", "path": "samples/systems_responses.jsonl", "limit": 1}
+    result = run(
+        tiny_config(data=data, verdict={"reasoning_max_tokens": 12, "soft": True}),
+        tmp_path,
+        backends={DEFAULT_MODEL: vllm_backend},
+    )
+    verdicts = check_run(tmp_path, STEPS["one_by_one"], items=3, agents=2)
+    check_soft(verdicts)
+    assert {(v["system_a"], v["system_b"]) for v in verdicts} == {
+        ("careful", "brief"),
+        ("careful", "rambling"),
+        ("brief", "rambling"),
+    }
+    assert result.metrics is not None
+    section = result.metrics["systems"]
+    assert section["undecided"] == 0 and section["comparisons"] == 3
+    assert sorted(row["system"] for row in section["leaderboard"]["rows"]) == ["brief", "careful", "rambling"]
+    assert all(pair["soft_win_rate"] is not None for pair in section["win_rates"]["pairs"])

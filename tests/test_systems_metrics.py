@@ -116,3 +116,52 @@ def test_every_report_shows_the_leaderboard(
     assert f"| 1 | {best} |" in report
     html = write_html_report([systems_run], tmp_path / "html").read_text()
     assert "Systems judged" in html and f"<td>{best}</td>" in html
+
+
+@pytest.fixture(scope="module")
+def labelled_pair_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The 12 labelled quickstart items as comparisons of two named systems, scripted."""
+    folder = tmp_path_factory.mktemp("labelled_pair")
+    source = CONFIGS_DIR / "samples" / "quickstart_pairwise.jsonl"
+    rows = [json.loads(line) | {"system_a": "x", "system_b": "y"} for line in source.read_text().splitlines()]
+    data = folder / "pair.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = folder / "run"
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    return data, out
+
+
+def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
+    labelled_pair_run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from chateval.cli import app
+
+    data, full = labelled_pair_run
+    result = CliRunner().invoke(
+        app, ["rescore", str(full), "--label-fraction", "0.25", "--into", str(tmp_path / "quarter")]
+    )
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "quarter" / "metrics.json").read_text())
+    (calibrated,) = metrics["systems"]["calibrated"]
+    assert (calibrated["n"], calibrated["N"]) == (3, 9)  # 12 labelled items, a quarter kept
+    assert metrics["panel"]["n"] == 3
+    # The same items keep their labels as when the run itself loads a quarter of them.
+    kept = {
+        r["item_id"]
+        for r in map(json.loads, (tmp_path / "quarter" / "verdicts.jsonl").read_text().splitlines())
+        if r["human_label"]
+    }
+    out = tmp_path / "loaded"
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data), "label_fraction": 0.25})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    loaded = {
+        r["item_id"]
+        for r in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())
+        if r.get("human_label")
+    }
+    assert kept == loaded
+    bad = CliRunner().invoke(app, ["rescore", str(full), "--label-fraction", "0.25"])
+    assert bad.exit_code == 2 and "go together" in bad.output

@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from chateval.errors import BackendError, ChatEvalError
+from chateval.errors import BackendError, ChatEvalError, ConfigError
 
 app = typer.Typer(
     add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models."
@@ -222,11 +222,27 @@ def bench(
 @app.command()
 def rescore(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    label_fraction: Annotated[
+        float | None,
+        typer.Option(
+            "--label-fraction",
+            help="Keep the human labels of only this share of the labelled items (seeded, as "
+            "data.label_fraction) and score a copy of the run, written to --into.",
+        ),
+    ] = None,
+    into: Annotated[Path | None, typer.Option("--into", help="With --label-fraction: the copy.")] = None,
 ) -> None:
     """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
     from chateval.evaluation import rescore as rescore_run
+    from chateval.evaluation import rescore_with_fewer_labels
 
     try:
+        if label_fraction is not None or into is not None:
+            if label_fraction is None or into is None or len(run_dirs) != 1:
+                raise ConfigError("--label-fraction and --into go together, with one run folder")
+            rescore_with_fewer_labels(run_dirs[0], into, label_fraction)
+            typer.echo(f"rescored {into / 'metrics.json'} with {label_fraction:g} of the labels")
+            return
         for folder in run_dirs:
             rescore_run(folder)
             typer.echo(f"rescored {folder / 'metrics.json'}")

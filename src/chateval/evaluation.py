@@ -18,7 +18,7 @@ from chateval.data.items import DirectItem, Label
 from chateval.debate.building import build_panel, load_run_items
 from chateval.debate_effect import debate_effect
 from chateval.diagnostics import per_model, run_diagnostics
-from chateval.errors import ChatEvalError, DataError
+from chateval.errors import ChatEvalError, ConfigError, DataError
 from chateval.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.schema import (
     DirectBaselines,
@@ -254,3 +254,42 @@ def rescore(outdir: Path) -> dict[str, Any] | None:
     metrics = compute_metrics(config, records)
     write_json(outdir / "metrics.json", metrics)
     return metrics
+
+
+def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[str, Any] | None:
+    """Copy the finished run ``run`` into ``into`` with the human labels of only a ``fraction``
+    of its labelled items kept (the draw ``data.label_fraction`` makes when loading, with the
+    run's ``data.seed``), and score the copy: what the run would report with that few labels.
+    The verdicts are the run's own, so no model runs."""
+    import shutil
+
+    import yaml
+
+    from chateval.data.jsonl import read_jsonl
+    from chateval.data.labels import kept_positions
+    from chateval.store import write_jsonl, write_text
+
+    if not 0.0 < fraction < 1.0:
+        raise ConfigError(f"--label-fraction must lie between 0 and 1 (exclusive), got {fraction}")
+    for name in ("config.yaml", "verdicts.jsonl", "run.json"):
+        if not (run / name).is_file():
+            raise DataError(f"{run}: no {name}; rescoring needs a finished run folder")
+    if into.resolve() == run.resolve():
+        raise ConfigError(f"{into}: give another folder than the run's own")
+    tree = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    data = tree.setdefault("data", {})
+    already = float(data.get("label_fraction", 1.0))
+    records = [record for _, record in read_jsonl(run / "verdicts.jsonl")]
+    labelled = [bool(r.get("human_label") or r.get("human_scores")) for r in records]
+    kept = kept_positions(labelled, fraction, int(data.get("seed", 0)))
+    for i, record in enumerate(records):
+        if labelled[i] and i not in kept:
+            record["human_label" if "human_label" in record else "human_scores"] = None
+    data["label_fraction"] = fraction * already
+    into.mkdir(parents=True, exist_ok=True)
+    write_text(into / "config.yaml", yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
+    write_jsonl(into / "verdicts.jsonl", records)
+    for name in ("run.json", "transcripts.jsonl"):
+        if (run / name).is_file():
+            shutil.copyfile(run / name, into / name)
+    return rescore(into)

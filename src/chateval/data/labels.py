@@ -12,14 +12,20 @@ def is_labelled(item: Item) -> bool:
     return item.label is not None if isinstance(item, PairwiseItem) else bool(item.scores)
 
 
+def kept_positions(labelled: Sequence[bool], fraction: float, seed: int) -> set[int]:
+    """Which labelled positions keep their label: round(fraction x labelled) of them, drawn with
+    ``seed`` (the same for the same sequence, so a run's items and its records agree)."""
+    positions = [i for i, has in enumerate(labelled) if has]
+    count = int(fraction * len(positions) + 0.5)
+    return set(random.Random(f"chateval-labels:{seed}").sample(positions, count))
+
+
 def keep_labels(items: Sequence[Item], fraction: float, seed: int) -> list[Item]:
     """The items, with the human labels of all but round(fraction x labelled) of the labelled
-    ones removed; which ones are kept is drawn with ``seed`` (the same for the same items)."""
+    ones removed (``kept_positions``)."""
     if fraction >= 1.0:
         return list(items)
-    labelled = [i for i, item in enumerate(items) if is_labelled(item)]
-    count = int(fraction * len(labelled) + 0.5)
-    kept = set(random.Random(f"chateval-labels:{seed}").sample(labelled, count))
+    kept = kept_positions([is_labelled(item) for item in items], fraction, seed)
     return [item if i in kept or not is_labelled(item) else _unlabelled(item) for i, item in enumerate(items)]
 
 
