@@ -73,7 +73,8 @@ def test_position_consistency_counts_decisive_items_only() -> None:
     assert stats["decisive_consistency"] == pytest.approx(2 / 4)  # A/A and B/B
     assert stats["decisive_flip_share"] == pytest.approx(1 / 4)  # A/B; A/tie is no flip
     assert position_text(stats) == (
-        "50.0% of 4 items decisive in either order (winner flips in 25.0%); 3 of 8 tie in both orders"
+        "50.0% of 4 items decisive in either order (winner flips in 25.0%, "
+        "a tie in the other order in 25.0%); 3 of 8 tie in both orders"
     )
 
 

@@ -30,7 +30,8 @@ def reading(difference: Mapping[str, Any], p_value: float | None = None) -> str:
 
 
 def position_text(position: Mapping[str, Any] | None) -> str | None:
-    """``"0.0% of 5 decisive items (winner flips in 40.0%); 75 of 80 tie in both orders"``.
+    """``"0.0% of 5 items decisive in either order (winner flips in 40.0%, a tie in the other
+    order in 60.0%); 75 of 80 tie in both orders"``.
 
     A run of an earlier release has only the old all-items ``consistency`` (tie/tie counted
     as agreement): it is shown as such, so that it is not read as the decisive-item figure.
@@ -44,9 +45,12 @@ def position_text(position: Mapping[str, Any] | None) -> str | None:
     ties = f"{position['tie_in_both_orders']} of {both} tie in both orders"
     if not decisive:
         return f"no item decisive in either order; {ties}"
+    same, flips = position["decisive_consistency"], position["decisive_flip_share"]
+    # The rest of the decisive items have a winner in one order and a tie in the other.
+    one_order = None if same is None or flips is None else max(0.0, 1.0 - same - flips)
     return (
-        f"{_pct(position['decisive_consistency'])} of {decisive} items decisive in either order "
-        f"(winner flips in {_pct(position['decisive_flip_share'])}); {ties}"
+        f"{_pct(same)} of {decisive} items decisive in either order "
+        f"(winner flips in {_pct(flips)}, a tie in the other order in {_pct(one_order)}); {ties}"
     )
 
 
