@@ -204,3 +204,13 @@ def test_simulator_draws_davidson_probabilities() -> None:
     assert simulate_davidson(
         {"a": 0.0, "b": 0.0}, 1.0, pairs[:5], np.random.default_rng(9)
     ) == simulate_davidson({"a": 0.0, "b": 0.0}, 1.0, pairs[:5], np.random.default_rng(9))
+
+
+def test_equal_records_keep_the_listed_order() -> None:
+    """Two systems with the same wins, ties and losses rank in the order they are listed, not by
+    a rounding error of the fit."""
+    outcomes = [1.0, 0.0] + [0.5] * 12
+    comparisons = [Comparison(f"p{i}", "first", "second", o, None, 10, 10) for i, o in enumerate(outcomes)]
+    for systems in (["first", "second"], ["second", "first"]):
+        board = leaderboard(comparisons, systems, n_resamples=20)
+        assert [row["system"] for row in board["rows"]] == systems

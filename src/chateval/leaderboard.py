@@ -468,7 +468,9 @@ def leaderboard(
         arrays.b[arrays.outcome == 0.5], minlength=n_systems
     )
     lengths = _mean_lengths(arrays)
-    order = sorted(range(n_systems), key=lambda i: (-ratings[i], i))
+    # Rounded to 0.001 points: equal strengths that the fit leaves a tolerance apart keep the
+    # systems' listed order.
+    order = sorted(range(n_systems), key=lambda i: (-round(float(ratings[i]), 3), i))
     rows: list[LeaderboardRow] = [
         {
             "rank": rank,
