@@ -13,7 +13,7 @@ from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
 from chateval.schema import VerdictRecord
 from chateval.systems_metrics import soft_win_probability
-from tests.conftest import CONFIGS_DIR, tiny_config
+from tests.conftest import CONFIGS_DIR, prompt_text, tiny_config
 from tests.test_export import soft_scores
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
@@ -165,3 +165,54 @@ def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
     assert kept == loaded
     bad = CliRunner().invoke(app, ["rescore", str(full), "--label-fraction", "0.25"])
     assert bad.exit_code == 2 and "go together" in bad.output
+
+
+def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_path: Path) -> None:
+    """Two systems on four prompts; system "two" is scored higher by the panel, and three of its
+    four responses carry a human score (the fourth is left for the calibrated mean)."""
+    from chateval.backends.base import GenerationRequest
+    from tests.conftest import speaker_of
+
+    data = tmp_path / "rows.jsonl"
+    rows = []
+    for p in ("p1", "p2", "p3", "p4"):
+        for system, human in (("one", 1), ("two", 3)):
+            row = {"prompt": p, "question": f"question {p}", "system": system, "response": f"{system} on {p}"}
+            if system == "two" and p != "p4":
+                row["scores"] = {"fluency": human}
+            rows.append(row)
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = tiny_config(
+        task="direct",
+        position_calibration=False,
+        dimensions=[{"name": "fluency", "description": "reads well", "low": 1, "high": 3}],
+        data={"format": "jsonl_responses", "path": str(data)},
+    )
+
+    def fluency(request: GenerationRequest) -> str:
+        if not request.regex:
+            return "ok"
+        high = "two on" in prompt_text(request)
+        return (
+            "\nFluency: 3"
+            if high
+            else ("\nFluency: 2" if speaker_of(request) == "Critic" else "\nFluency: 1")
+        )
+
+    result = run(config, tmp_path / "run", backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, fluency)})
+    assert result.metrics is not None
+    section = result.metrics["systems"]
+    assert section["task"] == "direct" and section["responses"] == 8
+    means = {m["system"]: m["mean"]["value"] for m in section["scores"]["means"]}
+    assert means == {"one": 1.5, "two": 3.0}
+    (difference,) = section["scores"]["differences"]
+    assert (difference["system_a"], difference["system_b"], difference["n"]) == ("one", "two", 4)
+    assert difference["difference"]["value"] == -1.5
+    (calibrated,) = section["calibrated"]
+    assert (calibrated["system"], calibrated["dimension"], calibrated["n"], calibrated["N"]) == (
+        "two",
+        "fluency",
+        3,
+        1,
+    )
+    assert calibrated["classical"] == 3.0
