@@ -148,6 +148,7 @@ def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
     (calibrated,) = metrics["systems"]["calibrated"]
     assert (calibrated["n"], calibrated["N"]) == (3, 9)  # 12 labelled items, a quarter kept
     assert metrics["panel"]["n"] == 3
+    assert json.loads((tmp_path / "quarter" / "run.json").read_text())["name"] == "quarter"
     # The same items keep their labels as when the run itself loads a quarter of them.
     kept = {
         r["item_id"]

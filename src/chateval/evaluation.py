@@ -6,6 +6,7 @@ statistics, the debate's effect (with opinion probes) and per-model diagnostics.
 recomputes them for a finished run folder without running a model.
 """
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from statistics import fmean
@@ -286,10 +287,12 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[st
         if labelled[i] and i not in kept:
             record["human_label" if "human_label" in record else "human_scores"] = None
     data["label_fraction"] = fraction * already
+    tree["name"] = into.name  # reports tell the copy from the run by name
     into.mkdir(parents=True, exist_ok=True)
     write_text(into / "config.yaml", yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
     write_jsonl(into / "verdicts.jsonl", records)
-    for name in ("run.json", "transcripts.jsonl"):
-        if (run / name).is_file():
-            shutil.copyfile(run / name, into / name)
+    if (run / "transcripts.jsonl").is_file():
+        shutil.copyfile(run / "transcripts.jsonl", into / "transcripts.jsonl")
+    info = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    write_json(into / "run.json", info | {"name": into.name})
     return rescore(into)
