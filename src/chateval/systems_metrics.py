@@ -120,16 +120,11 @@ def _outcome(label: str | None) -> float:
     return OUTCOME[label] if label else 0.5
 
 
-def _pair(record: VerdictRecord) -> tuple[str, str]:
-    return str(record.get("system_a")), str(record.get("system_b"))
-
-
 def _comparison(record: VerdictRecord, soft: float | None) -> Comparison:
-    system_a, system_b = _pair(record)
     return Comparison(
         prompt=str(record.get("prompt", record["item_id"])),
-        system_a=system_a,
-        system_b=system_b,
+        system_a=str(record.get("system_a")),
+        system_b=str(record.get("system_b")),
         outcome=_outcome(record.get("label")),
         soft=soft,
         length_a=int(record.get("words_a", 0)),
@@ -164,31 +159,34 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
-        "calibrated": _calibrated_pairs(decided, soft=config.verdict.aggregation == "soft"),
+        "calibrated": _calibrated_pairs(decided, comparisons, soft=config.verdict.aggregation == "soft"),
     }
 
 
-def _calibrated_pairs(records: Sequence[VerdictRecord], soft: bool) -> list[CalibratedPair]:
-    """Per pair of systems with some (not all) comparisons labelled: the PPI++ win rate."""
-    by_pair: dict[tuple[str, str], list[VerdictRecord]] = {}
-    for record in records:
-        by_pair.setdefault(_pair(record), []).append(record)
+def _calibrated_pairs(
+    records: Sequence[VerdictRecord], comparisons: Sequence[Comparison], soft: bool
+) -> list[CalibratedPair]:
+    """Per pair of systems with some (not all) comparisons labelled: the PPI++ win rate, the
+    panel's prediction of each item being its comparison's outcome (or soft value)."""
+    by_pair: dict[tuple[str, str], list[tuple[str | None, Comparison]]] = {}
+    for record, comparison in zip(records, comparisons, strict=True):
+        pair = (comparison.system_a, comparison.system_b)
+        by_pair.setdefault(pair, []).append((record.get("human_label"), comparison))
     out: list[CalibratedPair] = []
     for (a, b), group in by_pair.items():
-        labelled = [r for r in group if r.get("human_label")]
-        unlabelled = [r for r in group if not r.get("human_label")]
+        labelled = [(human, c) for human, c in group if human]
+        unlabelled = [c for human, c in group if not human]
         if len(labelled) < MIN_LABELLED or not unlabelled:
             continue
-        use_soft = soft and all(soft_win_probability(r) is not None for r in group)
+        use_soft = soft and all(c.soft is not None for _, c in group)
 
-        def predicted(r: VerdictRecord, use_soft: bool = use_soft) -> float:
-            value = soft_win_probability(r) if use_soft else None
-            return value if value is not None else _outcome(r.get("label"))
+        def predicted(c: Comparison, use_soft: bool = use_soft) -> float:
+            return c.soft if use_soft and c.soft is not None else c.outcome
 
         estimate = ppi_mean(
-            [_outcome(r.get("human_label")) for r in labelled],
-            [predicted(r) for r in labelled],
-            [predicted(r) for r in unlabelled],
+            [_outcome(human) for human, _ in labelled],
+            [predicted(c) for _, c in labelled],
+            [predicted(c) for c in unlabelled],
         )
         out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
     return out
