@@ -94,6 +94,18 @@ def tiny_config(**overrides: object) -> RunConfig:
     return parse_config(tree, "test", CONFIGS_DIR)
 
 
+def direct_responses_config(path: Path, rows: list[dict[str, object]]) -> RunConfig:
+    """A direct run over responses ``rows`` (written to ``path`` as JSONL), scored on one
+    dimension, fluency 1..3."""
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return tiny_config(
+        task="direct",
+        position_calibration=False,
+        dimensions=[{"name": "fluency", "description": "reads well", "low": 1, "high": 3}],
+        data={"format": "jsonl_responses", "path": str(path)},
+    )
+
+
 def quickstart_config(**overrides: object) -> RunConfig:
     """The tiny run over all 12 quickstart samples."""
     data = {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}

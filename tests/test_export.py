@@ -18,7 +18,14 @@ from chateval.cli import app
 from chateval.export import choose_format, export_run
 from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
-from tests.conftest import CONFIGS_DIR, prompt_text, read_jsonl, speaker_of, tiny_config
+from tests.conftest import (
+    CONFIGS_DIR,
+    direct_responses_config,
+    prompt_text,
+    read_jsonl,
+    speaker_of,
+    tiny_config,
+)
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 REFEREES = ["Critic", "Everyday Reader"]
@@ -244,13 +251,7 @@ def test_a_direct_run_has_a_row_per_response(tmp_path: Path) -> None:
         for p in ("p1", "p2")
         for s, k in (("one", 1), ("two", 3))
     ]
-    data.write_text("".join(json.dumps(r) + "\n" for r in responses))
-    config = tiny_config(
-        task="direct",
-        position_calibration=False,
-        dimensions=[{"name": "fluency", "description": "reads well", "low": 1, "high": 3}],
-        data={"format": "jsonl_responses", "path": str(data)},
-    )
+    config = direct_responses_config(data, responses)
 
     def fluency(request: GenerationRequest) -> str:
         if not request.regex:

@@ -13,7 +13,7 @@ from chateval.models import DEFAULT_MODEL
 from chateval.runner import run
 from chateval.schema import VerdictRecord
 from chateval.systems_metrics import soft_win_probability
-from tests.conftest import CONFIGS_DIR, prompt_text, tiny_config
+from tests.conftest import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
 from tests.test_export import soft_scores
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
@@ -182,13 +182,7 @@ def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_
             if system == "two" and p != "p4":
                 row["scores"] = {"fluency": human}
             rows.append(row)
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    config = tiny_config(
-        task="direct",
-        position_calibration=False,
-        dimensions=[{"name": "fluency", "description": "reads well", "low": 1, "high": 3}],
-        data={"format": "jsonl_responses", "path": str(data)},
-    )
+    config = direct_responses_config(data, rows)
 
     def fluency(request: GenerationRequest) -> str:
         if not request.regex:
