@@ -1,0 +1,33 @@
+"""Kendall's tau between a run's leaderboards and a reference order of its systems.
+
+    .venv/bin/python scripts/leaderboard_tau.py docs/results/faireval_systems \
+        gpt-4 gpt35 vicuna-13b alpaca-13b
+
+The reference order is given best first (for FairEval's four systems: their order in Chatbot
+Arena and MT-Bench). Prints the plain and the length-controlled leaderboard with their tau.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from scipy.stats import kendalltau
+
+
+def main(run: Path, reference: list[str]) -> None:
+    systems = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["systems"]
+    for board in ("leaderboard", "length_controlled"):
+        rows = systems[board]["rows"]
+        rating = {row["system"]: row["rating"] for row in rows}
+        missing = sorted(set(reference) - set(rating))
+        if missing:
+            raise SystemExit(f"{run}/metrics.json: no {board} rating for {', '.join(missing)}")
+        tau = kendalltau([-reference.index(s) for s in reference], [rating[s] for s in reference])
+        order = " > ".join(row["system"] for row in rows)
+        print(f"{board}: {order}; Kendall's tau against the reference {tau.statistic:.3f}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 4:
+        raise SystemExit(__doc__)
+    main(Path(sys.argv[1]), sys.argv[2:])
