@@ -19,11 +19,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.replicas import ReplicaHandle, ReplicaSet, ReplicaWorker, ThreadReplica
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import load_config
-from chateval.runner import run
+from chateval.core.backend import GenerationRequest
+from chateval.run.runner import run
 
 
 def answer(request: GenerationRequest) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from chateval.request_cost import TimedRequest, fit_per_model, price, spread_indices
+from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
 
 Rows = list[tuple[str, TimedRequest]]
 

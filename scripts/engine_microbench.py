@@ -18,9 +18,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chateval.backends import create_backend
 from chateval.config import load_config
-from chateval.models import ModelRegistry
+from chateval.engines.factory import create_backend
+from chateval.engines.models import ModelRegistry
 
 PROMPT = 800
 DECODE = 64

@@ -74,10 +74,10 @@ def screenshot_s(url: str, picture: Path) -> float:
 
 def scripted_run(config_path: Path, outdir: Path) -> Path:
     """Run ``config_path`` on a scripted backend that talks as long as each turn allows."""
-    from chateval.backends.base import GenerationRequest
     from chateval.backends.scripted import ScriptedBackend
     from chateval.config import load_config
-    from chateval.runner import run
+    from chateval.core.backend import GenerationRequest
+    from chateval.run.runner import run
 
     config = load_config(config_path)
     words = ["the", "answer", "weighs", "accuracy", "detail", "and", "tone", "against", "the", "question"]
@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
-    from chateval.html_report import DEFAULT_SPLIT_ABOVE_MB, write_html_report
+    from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB, write_html_report
 
     outdir = args.outdir or Path(tempfile.mkdtemp(prefix="html_report_check_"))
     runs = list(args.runs)

@@ -31,7 +31,7 @@ from scipy.stats import kendalltau
 
 from chateval.config import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
-from chateval.leaderboard import BASE_RATING, ELO_SCALE, leaderboard, simulate_davidson
+from chateval.evaluation.leaderboard import BASE_RATING, ELO_SCALE, leaderboard, simulate_davidson
 
 SPREAD = 2.0  # log-strength between the best and the worst system: odds of e^2 = 7.4 to 1
 NU = 0.5  # Davidson's tie parameter: about 20% ties between equals

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from chateval.backends.base import Backend, GenerationRequest
 from chateval.config import RunConfig, parse_config
-from chateval.models import DEFAULT_MODEL, ModelRegistry
+from chateval.core.backend import Backend, GenerationRequest
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS_DIR = ROOT / "models"
@@ -116,7 +116,7 @@ def quickstart_config(**overrides: object) -> RunConfig:
 def scripted_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``quickstart_config()`` run on the prompt-dependent scripted default model."""
     from chateval.backends.scripted import ScriptedBackend
-    from chateval.runner import run
+    from chateval.run.runner import run
 
     out = tmp_path_factory.mktemp("scripted_reference")
     run(quickstart_config(), out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
@@ -138,7 +138,7 @@ def registry() -> ModelRegistry:
 @pytest.fixture(scope="session")
 def vllm_backend(registry: ModelRegistry) -> Iterator[Backend]:
     pytest.importorskip("vllm")
-    from chateval.backends import create_backend
+    from chateval.engines.factory import create_backend
 
     backend = create_backend(tiny_config(backend="vllm"), DEFAULT_MODEL, registry)
     yield backend
@@ -147,7 +147,7 @@ def vllm_backend(registry: ModelRegistry) -> Iterator[Backend]:
 
 @pytest.fixture(scope="session")
 def transformers_backend(registry: ModelRegistry) -> Iterator[Backend]:
-    from chateval.backends import create_backend
+    from chateval.engines.factory import create_backend
 
     backend = create_backend(tiny_config(backend="transformers"), DEFAULT_MODEL, registry)
     yield backend
@@ -172,7 +172,7 @@ def second_model(registry: ModelRegistry) -> str:
 @pytest.fixture(scope="session")
 def second_vllm_backend(registry: ModelRegistry, second_model: str) -> Iterator[Backend]:
     pytest.importorskip("vllm")
-    from chateval.backends import create_backend
+    from chateval.engines.factory import create_backend
 
     backend = create_backend(tiny_config(backend="vllm"), second_model, registry)
     yield backend

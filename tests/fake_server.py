@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from chateval.backends.base import ChatMessage, GenerationRequest
+from chateval.core.backend import ChatMessage, GenerationRequest
 
 Responder = Callable[[GenerationRequest], str]
 

@@ -1,7 +1,10 @@
 """Aggregation on hand-built debates: votes, both answer orders, failures, direct means,
 assessments, opinion probes and position statistics."""
 
-from chateval.aggregate import (
+from chateval.core.items import DirectItem, PairwiseItem
+from chateval.core.transcript import Transcript, Turn, Utterance
+from chateval.debate.panel import Debate
+from chateval.judging.aggregate import (
     aggregate_direct,
     aggregate_pairwise,
     majority_label,
@@ -9,10 +12,7 @@ from chateval.aggregate import (
     position_stats,
     sum_label,
 )
-from chateval.data.items import DirectItem, PairwiseItem
-from chateval.debate.panel import Debate
-from chateval.transcript import Transcript, Turn, Utterance
-from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, PairwiseVerdict
+from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat, PairwiseVerdict
 
 
 def test_winner_maps_back_through_swapped_order() -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.bench import run_bench
+from chateval.bench.modes import run_bench
 from chateval.errors import ConfigError
-from chateval.summary import print_bench
+from chateval.reporting.summary import print_bench
 from tests.conftest import prompt_text, tiny_config
 from tests.test_scheduling import MODEL, agreeing, config
 

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
-from chateval.runner import run
+from chateval.core.backend import GenerationRequest
+from chateval.run.runner import run
 from tests.conftest import prompt_text, read_jsonl, tiny_config
 
 

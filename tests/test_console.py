@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.bench import run_bench
+from chateval.bench.modes import run_bench
 from chateval.config import RunConfig
-from chateval.console import ENGINE_LOG, Console, ConsoleHandler, Progress, once, session
+from chateval.core.backend import GenerationRequest
+from chateval.core.console import ENGINE_LOG, Console, ConsoleHandler, Progress, once, session
 from chateval.errors import BackendError
-from chateval.html_report import write_html_report
-from chateval.runner import run
+from chateval.reporting.html import write_html_report
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, tiny_config
 from tests.test_placement import TWO_MODELS, LoadLog
 

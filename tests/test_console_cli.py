@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from chateval.console import ENGINE_LOG
-from chateval.models import ModelRegistry
+from chateval.core.console import ENGINE_LOG
+from chateval.engines.models import ModelRegistry
 from tests.conftest import CONFIGS_DIR, ROOT
 
 pytestmark = pytest.mark.slow

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
-from chateval.context import _water_level
+from chateval.core.backend import GenerationRequest
+from chateval.engines.context import _water_level
 from chateval.errors import DataError
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"

@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from chateval.config import DataConfig
+from chateval.core.items import DirectItem, PairwiseItem
 from chateval.data import load_items as _load_items
-from chateval.data.items import DirectItem, PairwiseItem
 from chateval.errors import DataError
 from tests.conftest import CONFIGS_DIR
 

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
+from chateval.core.backend import GenerationRequest
 from chateval.errors import BackendError
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import read_jsonl, saw_discussion, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "steady"}, {"role": "editor", "model": "swayed"}]

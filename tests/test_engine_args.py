@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.vllm_backend import _core_lists
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
+from chateval.engines.placement import need_gib
 from chateval.errors import ConfigError
-from chateval.models import DEFAULT_MODEL, ModelRegistry
-from chateval.placement import need_gib
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import MODELS_DIR, tiny_config
 
 pytest.importorskip("vllm")

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
-from chateval.export import choose_format, export_run
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.reporting.export import choose_format, export_run
+from chateval.run.runner import run
 from tests.conftest import (
     CONFIGS_DIR,
     direct_responses_config,

@@ -6,11 +6,11 @@ import itertools
 
 import pytest
 
-from chateval.backends.base import ChatMessage, GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
+from chateval.core.backend import ChatMessage, GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
-from chateval.prompts import PROMPT_LAYOUTS, get_role
+from chateval.prompts.builder import PROMPT_LAYOUTS, get_role
 from tests.conftest import prompt_text, tiny_config
 
 MODEL = "smollm2-135m"

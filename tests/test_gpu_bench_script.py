@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.models import DEFAULT_MODEL, ModelRegistry
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from tests.conftest import MODELS_DIR, ROOT
 
 FAIREVAL = ROOT.parent / "shared" / "datasets" / "faireval"

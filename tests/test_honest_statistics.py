@@ -9,13 +9,11 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from chateval.aggregate import position_stats
 from chateval.config import load_config
-from chateval.debate_effect import blind_label, debate_effect
-from chateval.diagnostics import per_model
-from chateval.evaluation import compute_metrics
-from chateval.html_views import metric_rows
-from chateval.metrics import (
+from chateval.core.schema import VerdictRecord
+from chateval.evaluation.debate_effect import blind_label, debate_effect
+from chateval.evaluation.diagnostics import per_model
+from chateval.evaluation.metrics import (
     MIN_DEFINED_SHARE,
     N_RESAMPLES,
     direct_metrics,
@@ -23,11 +21,13 @@ from chateval.metrics import (
     pairwise_metrics,
     resample_indices,
 )
-from chateval.report import baseline_lines, debate_effect_lines, load_run
-from chateval.runner import run
-from chateval.schema import VerdictRecord
-from chateval.statistics_text import below_baselines, position_text
-from chateval.summary import print_summary
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.judging.aggregate import position_stats
+from chateval.reporting.html_views import metric_rows
+from chateval.reporting.markdown import baseline_lines, debate_effect_lines, load_run
+from chateval.reporting.statistics_text import below_baselines, position_text
+from chateval.reporting.summary import print_summary
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, tiny_config
 from tests.test_diagnostics import backends
 from tests.test_diagnostics import config as two_model_config

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from chateval.html_report import write_html_report
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.reporting.html import write_html_report
+from chateval.run.runner import run
 from tests.conftest import quickstart_config
 from tests.test_html_report import hostile
 

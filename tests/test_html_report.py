@@ -10,14 +10,14 @@ import pytest
 from markupsafe import escape
 from typer.testing import CliRunner
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.config import load_config
+from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import DataError
-from chateval.html_report import write_html_report
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.reporting.html import write_html_report
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config, tiny_config
 
 HOSTILE = '<script>alert("x")</script><img src="http://evil.example/x.png">'

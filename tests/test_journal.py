@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval import journal
-from chateval.backends.usage import ModelUsage
+from chateval.core.transcript import Turn, Utterance
+from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
-from chateval.soft import ScoreDistribution
-from chateval.transcript import Turn, Utterance
+from chateval.judging.soft import ScoreDistribution
+from chateval.run import journal
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")

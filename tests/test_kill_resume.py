@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chateval.backends.base import Backend
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from chateval.leaderboard import (
+from chateval.evaluation.leaderboard import (
     BASE_RATING,
     ELO_SCALE,
     RIDGE,
@@ -18,7 +18,7 @@ from chateval.leaderboard import (
     leaderboard,
     simulate_davidson,
 )
-from chateval.win_rates import Comparison
+from chateval.evaluation.win_rates import Comparison
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends import TokenizerOnly
 from chateval.config import parse_config
+from chateval.engines.factory import TokenizerOnly
+from chateval.engines.models import DEFAULT_MODEL, DIRECT_CONTEXT_CAP, ModelRegistry
 from chateval.errors import ConfigError
-from chateval.models import DEFAULT_MODEL, DIRECT_CONTEXT_CAP, ModelRegistry
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import MODELS_DIR, tiny_config
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -12,16 +12,16 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from chateval.backends.base import ChatMessage, GenerationRequest, RemoteBackend
 from chateval.backends.http import ServerClient
 from chateval.backends.openai_backend import OpenAIBackend, _by_text
-from chateval.backends.pool import ModelPool
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.cli import app
 from chateval.config import dump_config
+from chateval.core.backend import ChatMessage, GenerationRequest, RemoteBackend
+from chateval.engines.models import ModelRegistry, ModelSpec
+from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError, ConfigError
-from chateval.models import ModelRegistry, ModelSpec
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, tiny_config
 from tests.fake_server import Behaviour, fake_server
 
@@ -340,7 +340,7 @@ def test_config_refuses_engine_arguments_for_a_served_model(base_url: str, tmp_p
 
 
 def test_replicas_apply_to_vllm_models_and_never_to_served_ones(base_url: str, tmp_path: Path) -> None:
-    from chateval.backends import replica_count
+    from chateval.engines.factory import replica_count
 
     models_dir = write_registry(tmp_path, base_url)
     registry = ModelRegistry(models_dir)

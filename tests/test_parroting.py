@@ -7,12 +7,13 @@ from typing import Any
 
 import pytest
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
-from chateval.data.items import PairwiseItem
+from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.core.items import PairwiseItem
+from chateval.core.transcript import Transcript, Turn, Utterance
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Debate, Panel
-from chateval.diagnostics import (
+from chateval.evaluation.diagnostics import (
     PER_MODEL_COLUMNS,
     cut_off_kinds,
     cut_off_text,
@@ -22,7 +23,7 @@ from chateval.diagnostics import (
     run_diagnostics,
     words_copy_text,
 )
-from chateval.parroting import (
+from chateval.evaluation.panel_behaviour import (
     NO_BLIND_VERDICTS,
     NO_BLIND_WORDS,
     NOT_RECORDED,
@@ -31,9 +32,8 @@ from chateval.parroting import (
     parroting_summary,
     word_runs,
 )
-from chateval.records import item_records
-from chateval.runner import run
-from chateval.transcript import Transcript, Turn, Utterance
+from chateval.run.records import item_records
+from chateval.run.runner import run
 from tests.conftest import tiny_config
 
 ITEM = PairwiseItem("q1", "How long should I boil an egg?", "Nine minutes.", "Until it is done.", "A")
@@ -421,7 +421,7 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Scripted referees that all say the same sentence and always hit the token cap."""
-    from chateval.summary import print_summary
+    from chateval.reporting.summary import print_summary
 
     def same_words(request: GenerationRequest) -> str | GenerationResult:
         if request.regex:
@@ -449,8 +449,8 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     ) in " ".join(out.split())
 
     # report.md's per-model table and the HTML report's settings say the same.
-    from chateval.html_views import run_settings
-    from chateval.report import load_run, model_table
+    from chateval.reporting.html_views import run_settings
+    from chateval.reporting.markdown import load_run, model_table
 
     report = load_run(tmp_path)
     table = model_table([report])

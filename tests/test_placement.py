@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.pool import ModelPool
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
-from chateval.placement import choose_placement, memory_shares, weights_gib
-from chateval.runner import run
+from chateval.engines.placement import choose_placement, memory_shares, weights_gib
+from chateval.engines.pool import ModelPool
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}]

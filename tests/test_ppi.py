@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from chateval.ppi import ppi_mean, tuned_lambda
+from chateval.evaluation.ppi import ppi_mean, tuned_lambda
 
 # A fixed dataset (human values in {0, 0.5, 1}, panel predictions in [0, 1]) and what ppi-python
 # 0.2.3 (numpy 2.4.6) computed on it, in a scratch venv outside the repo:

@@ -5,12 +5,12 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
+from chateval.core.backend import GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.preview import placeholder, preview
 from chateval.debate.scheduler import Scheduler
-from chateval.preview import placeholder, preview
 from tests.conftest import CONFIGS_DIR, tiny_config
 
 MODEL = "smollm2-135m"

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends import TokenizerOnly
-from chateval.backends.base import ChatMessage, GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
+from chateval.core.backend import ChatMessage, GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
+from chateval.engines.factory import TokenizerOnly
+from chateval.engines.models import ModelRegistry
 from chateval.errors import ConfigError
-from chateval.models import ModelRegistry
-from chateval.prompts import PROMPT_LAYOUTS
-from chateval.runner import run
+from chateval.prompts.builder import PROMPT_LAYOUTS
+from chateval.run.runner import run
 from tests.conftest import SECOND_MODEL, prompt_text, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import Backend
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.errors import BackendError
-from chateval.models import DEFAULT_MODEL, ModelRegistry
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
 from tests.vllm_server import free_port
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import Backend
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.run.runner import run
 from tests.conftest import assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
@@ -124,7 +124,7 @@ def test_direct_scoring_parses_every_verdict(
 def test_backends_return_results_in_request_order(
     vllm_backend: Backend, transformers_backend: Backend
 ) -> None:
-    from chateval.backends.base import ChatMessage, GenerationRequest
+    from chateval.core.backend import ChatMessage, GenerationRequest
 
     prompts = ["Say the word apple.", "Count: one, two,", "Reply with the letter Q."]
     requests = [

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from chateval.engines.models import ModelRegistry
 from chateval.errors import ConfigError
-from chateval.models import ModelRegistry
 from tests.conftest import MODELS_DIR
 
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport, ThreadReplica, item_of
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
+from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, quickstart_config
 
 MODEL = "smollm2-135m"

@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config import RunConfig
+from chateval.core.backend import GenerationRequest
 from chateval.errors import ConfigError
-from chateval.report import write_report
-from chateval.sweep import run_sweep
+from chateval.reporting.markdown import write_report
+from chateval.run.sweep import run_sweep
 from tests.conftest import CONFIGS_DIR
 
 
@@ -84,7 +84,7 @@ def test_report_rejects_unfinished_folder(tmp_path: Path) -> None:
 def test_summary_prints_pairwise_and_direct_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from chateval.summary import print_summary
+    from chateval.reporting.summary import print_summary
 
     results = run_sweep(
         [CONFIGS_DIR / "quickstart.yaml", CONFIGS_DIR / "quickstart_direct.yaml"],
@@ -105,7 +105,7 @@ def test_summary_says_when_no_verdict_was_decisive(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Every verdict a tie: there is no first-position share to report, not a 0% one."""
-    from chateval.summary import print_summary
+    from chateval.reporting.summary import print_summary
 
     def ties(request: GenerationRequest) -> str:
         return "\nAssistant 1: 5\nAssistant 2: 5" if request.regex else " a remark"

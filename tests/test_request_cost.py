@@ -2,7 +2,7 @@
 
 import pytest
 
-from chateval.request_cost import (
+from chateval.bench.request_cost import (
     RequestCost,
     TimedRequest,
     fit_per_model,

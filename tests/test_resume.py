@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend
+from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError, ConfigError
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, quickstart_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -90,7 +90,7 @@ def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:
 def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
     import shutil
 
-    from chateval.evaluation import rescore
+    from chateval.evaluation.run_metrics import rescore
 
     copy = tmp_path / "copy"
     shutil.copytree(reference, copy)
@@ -101,7 +101,7 @@ def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
 
 def test_a_journal_from_before_the_counters_were_split_still_resumes(tmp_path: Path) -> None:
     """Journals once counted ``backend_calls``; they now read as ``batches``."""
-    from chateval.journal import load
+    from chateval.run.journal import load
 
     path = tmp_path / "journal.jsonl"
     usage = {"backend_calls": 2, "requests": 4, "prompt_tokens": 40, "completion_tokens": 8}

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest
 from chateval.backends.scripted import ScriptedBackend
-from chateval.data.items import PairwiseItem
+from chateval.core.backend import GenerationRequest
+from chateval.core.items import PairwiseItem
 from chateval.debate.building import build_debates, build_panel
 from chateval.debate.scheduler import Scheduler
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import read_jsonl, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"

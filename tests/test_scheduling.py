@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.base import GenerationRequest, GenerationResult
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.config import RunConfig
+from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import prompt_dependent, prompt_text, read_jsonl, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
@@ -139,7 +139,7 @@ def test_probe_and_check_answers_stay_hidden(strategy: str) -> None:
     run_config = config(strategy=strategy, early_stop=True, opinion_probes=True)
     import tempfile
 
-    from chateval.runner import run as run_evaluation
+    from chateval.run.runner import run as run_evaluation
 
     with tempfile.TemporaryDirectory() as folder:
         run_evaluation(run_config, Path(folder), backends={MODEL: backend})

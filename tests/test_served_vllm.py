@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chateval.backends.base import Backend
 from chateval.config import dump_config
-from chateval.models import DEFAULT_MODEL, ModelRegistry
-from chateval.runner import run
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
 from tests.vllm_server import VllmServer, free_port
 

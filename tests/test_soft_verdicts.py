@@ -12,18 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from chateval.aggregate import aggregate_direct, aggregate_pairwise, position_stats
-from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.backends.scripted import ScriptedBackend
-from chateval.data.items import DirectItem, PairwiseItem
+from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.core.items import DirectItem, PairwiseItem
+from chateval.core.transcript import Transcript, Turn, Utterance
 from chateval.debate.panel import Debate
 from chateval.errors import ConfigError
-from chateval.evaluation import compute_metrics
-from chateval.journal import append_step, load
-from chateval.runner import run
-from chateval.soft import ScoreDistribution, check_vocabulary, read_score, score_pieces
-from chateval.transcript import Transcript, Turn, Utterance
-from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise, position_stats
+from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
+from chateval.judging.soft import ScoreDistribution, check_vocabulary, read_score, score_pieces
+from chateval.run.journal import append_step, load
+from chateval.run.runner import run
 from tests.conftest import read_jsonl, tiny_config
 
 ONE_TO_TEN = tuple(range(1, 11))
@@ -348,9 +348,9 @@ def _soft_run(tmp_path: Path) -> Path:
 def test_report_and_summary_show_hard_and_soft_side_by_side(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from chateval.report import write_report
-    from chateval.runner import RunResult
-    from chateval.summary import print_summary
+    from chateval.reporting.markdown import write_report
+    from chateval.reporting.summary import print_summary
+    from chateval.run.runner import RunResult
 
     outdir = _soft_run(tmp_path)
     text = write_report([outdir], tmp_path / "report").read_text()
@@ -414,7 +414,7 @@ def test_a_run_refuses_a_model_whose_scores_cannot_be_read_before_any_request(tm
 
 def test_the_report_reads_runs_made_before_soft_verdicts(tmp_path: Path) -> None:
     """Older metrics.json files have the hard metrics at the top level and no aggregations."""
-    from chateval.report import write_report
+    from chateval.reporting.markdown import write_report
 
     current = _soft_run(tmp_path / "current")
     older = _soft_run(tmp_path / "older")

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.compare import compare_direct, compare_pairwise, compare_records, mcnemar_exact
-from chateval.metrics import N_RESAMPLES, direct_metrics, resample_indices
+from chateval.evaluation.metrics import N_RESAMPLES, direct_metrics, resample_indices
+from chateval.evaluation.paired import compare_direct, compare_pairwise, compare_records, mcnemar_exact
 
 
 def test_mcnemar_exact_matches_the_binomial_by_hand() -> None:

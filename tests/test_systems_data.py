@@ -13,13 +13,13 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.config import CompareDesign, DataConfig, parse_config
+from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.data import load_items
 from chateval.data.designs import all_pairs, comparisons_per_prompt, design_pairs
-from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.building import load_run_items
+from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ConfigError, DataError
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, MODELS_DIR, prompt_dependent, read_jsonl, tiny_config
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"

@@ -8,11 +8,11 @@ import pytest
 from rich.console import Console
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.evaluation import compute_metrics
-from chateval.models import DEFAULT_MODEL
-from chateval.runner import run
-from chateval.schema import VerdictRecord
-from chateval.systems_metrics import soft_win_probability
+from chateval.core.schema import VerdictRecord
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.evaluation.systems import soft_win_probability
+from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
 from tests.test_export import soft_scores
 
@@ -101,9 +101,9 @@ def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> N
 def test_every_report_shows_the_leaderboard(
     systems_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from chateval.html_report import write_html_report
-    from chateval.report import write_report
-    from chateval.summary import _print_systems
+    from chateval.reporting.html import write_html_report
+    from chateval.reporting.markdown import write_report
+    from chateval.reporting.summary import _print_systems
 
     metrics = json.loads((systems_run / "metrics.json").read_text())
     best = metrics["systems"]["leaderboard"]["rows"][0]["system"]
@@ -171,7 +171,7 @@ def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
 def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_path: Path) -> None:
     """Two systems on four prompts; system "two" is scored higher by the panel, and three of its
     four responses carry a human score (the fourth is left for the calibrated mean)."""
-    from chateval.backends.base import GenerationRequest
+    from chateval.core.backend import GenerationRequest
     from tests.conftest import speaker_of
 
     data = tmp_path / "rows.jsonl"

@@ -8,13 +8,13 @@ Gemma 3 (sliding-window layers) does not reuse: its window would count the paddi
 
 import pytest
 
-from chateval.backends.base import Backend, ChatMessage, GenerationRequest
 from chateval.backends.transformers_backend import (
     MIN_SHARED_PREFIX,
     full_attention_only,
     shared_prefix_length,
 )
-from chateval.models import DEFAULT_MODEL, ModelRegistry
+from chateval.core.backend import Backend, ChatMessage, GenerationRequest
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from tests.conftest import tiny_config
 
 RULES = " ".join(
@@ -92,7 +92,7 @@ def test_prefix_reuse_keeps_greedy_outputs(transformers_backend: Backend) -> Non
 
 @pytest.mark.slow
 def test_sliding_window_model_does_not_reuse(registry: ModelRegistry, second_model: str) -> None:
-    from chateval.backends import create_backend
+    from chateval.engines.factory import create_backend
 
     backend = create_backend(tiny_config(backend="transformers"), second_model, registry)
     try:

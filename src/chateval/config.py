@@ -10,8 +10,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
-from chateval.textfile import read_utf8
 
 Task = Literal["pairwise", "direct"]
 BackendName = Literal["vllm", "transformers"]
@@ -322,7 +322,7 @@ class TransformersConfig(_Strict):
 
 
 class PlacementConfig(_Strict):
-    """How the panel's models share the machine (see chateval.placement)."""
+    """How the panel's models share the machine (see chateval.engines.placement)."""
 
     mode: Literal["auto", "co_resident", "phased"] = Field(
         default="auto",

@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import (
+from chateval.backends.http import ServerClient
+from chateval.core.backend import (
     ChatMessage,
     GenerationRequest,
     GenerationResult,
@@ -33,9 +34,8 @@ from chateval.backends.base import (
     collect_in_order,
     probabilities_by_text,
 )
-from chateval.backends.http import ServerClient
+from chateval.engines.models import ModelSpec, ServerSpec
 from chateval.errors import BackendError, ConfigError
-from chateval.models import ModelSpec, ServerSpec
 
 _TOKEN_ID_PREFIX = "token_id:"  # how vLLM spells tokens with return_tokens_as_token_ids
 

@@ -21,9 +21,9 @@ from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport
 from chateval.errors import BackendError, ConfigError
 
 if TYPE_CHECKING:
-    from chateval.backends.base import Backend, GenerationRequest
     from chateval.config import RunConfig
-    from chateval.models import ModelRegistry
+    from chateval.core.backend import Backend, GenerationRequest
+    from chateval.engines.models import ModelRegistry
 
 ACTOR_PREFIX = "chateval/"  # replica actors are named chateval/MODEL/INDEX/RUN
 
@@ -31,10 +31,10 @@ ACTOR_PREFIX = "chateval/"  # replica actors are named chateval/MODEL/INDEX/RUN
 def _load_replica(config: "RunConfig", model: str, run_token: str, ranks: int) -> "Backend":
     """Inside the actor: pin this replica's threads (CPU builds), then load the engine as a
     local run would (the config's scale section is dropped: an actor holds one engine)."""
-    from chateval.backends import create_backend
     from chateval.backends.vllm_backend import _core_lists
     from chateval.config import ScaleConfig
-    from chateval.models import ModelRegistry, on_gpu
+    from chateval.engines.factory import create_backend
+    from chateval.engines.models import ModelRegistry, on_gpu
 
     scale = config.scale
     if not on_gpu():
@@ -119,8 +119,8 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
     from ray.util.placement_group import placement_group
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-    from chateval.backends import TokenizerOnly
     from chateval.backends.vllm_backend import engine_args, parallel_ranks
+    from chateval.engines.factory import TokenizerOnly
 
     connect(config.scale.address)
     ranks = parallel_ranks(engine_args(model, registry.spec(model), config.vllm))

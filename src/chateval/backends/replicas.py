@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chateval.backends.base import (
+from chateval.core.backend import (
     Backend,
     ChatMessage,
     GenerationRequest,

@@ -6,7 +6,7 @@ saw which message and how many calls a run made without loading a model.
 
 from collections.abc import Callable, Sequence
 
-from chateval.backends.base import ChatMessage, GenerationRequest, GenerationResult, Keep
+from chateval.core.backend import ChatMessage, GenerationRequest, GenerationResult, Keep
 
 # A responder returns the completion's text, or a whole result (to script token probabilities).
 Responder = Callable[[GenerationRequest], str | GenerationResult]

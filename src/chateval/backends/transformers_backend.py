@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.backends.kv_store import KeptSequence, KVStore
 from chateval.config import TransformersConfig
+from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.engines.models import ModelSpec, runtime_dtype
 from chateval.errors import BackendError
-from chateval.models import ModelSpec, runtime_dtype
 
 log = logging.getLogger(__name__)
 

@@ -11,15 +11,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.backends.base import (
+from chateval.config import VllmConfig
+from chateval.core.backend import (
     GenerationRequest,
     GenerationResult,
     HFTokenCounting,
     probabilities_by_text,
 )
-from chateval.config import VllmConfig
+from chateval.engines.models import ModelSpec, on_gpu, runtime_dtype
 from chateval.errors import BackendError, ConfigError
-from chateval.models import ModelSpec, on_gpu, runtime_dtype
 
 log = logging.getLogger(__name__)
 

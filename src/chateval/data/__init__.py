@@ -2,13 +2,14 @@
 
 from typing import TYPE_CHECKING, Literal
 
+from chateval.core.items import DirectItem, Item, PairwiseItem
+
 # Importing the loader modules registers their formats.
 from chateval.data import faireval as _faireval  # noqa: F401
 from chateval.data import jsonl as _jsonl  # noqa: F401
 from chateval.data import responses as _responses
 from chateval.data import table as _table  # noqa: F401
 from chateval.data import topical_chat as _topical_chat  # noqa: F401
-from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.data.labels import keep_labels
 from chateval.data.loaders import LOADERS, RESPONSE_LOADERS, data_formats
 from chateval.errors import ConfigError

@@ -16,11 +16,11 @@ ChatEval's file (``format: chateval_faireval``; ``path`` is ``test.json``): a li
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chateval.data.items import Item, Label, PairwiseItem, Response, Responses
+from chateval.core.items import Item, Label, PairwiseItem, Response, Responses
+from chateval.core.textfile import read_utf8
 from chateval.data.jsonl import read_json_list, read_jsonl, text_field
 from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
 from chateval.errors import DataError
-from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig

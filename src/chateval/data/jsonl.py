@@ -11,10 +11,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chateval.data.items import LABELS, DirectItem, Item, PairwiseItem
+from chateval.core.items import LABELS, DirectItem, Item, PairwiseItem
+from chateval.core.textfile import read_utf8
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
-from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig

@@ -4,7 +4,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import replace
 
-from chateval.data.items import DirectItem, Item, PairwiseItem
+from chateval.core.items import DirectItem, Item, PairwiseItem
 
 
 def is_labelled(item: Item) -> bool:

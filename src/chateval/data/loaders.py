@@ -4,8 +4,8 @@ responses loader into responses rows, from which chateval builds the items (data
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chateval.data.items import Item, Responses
-from chateval.registry import Registry
+from chateval.core.items import Item, Responses
+from chateval.core.registry import Registry
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig

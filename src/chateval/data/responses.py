@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from chateval.core.items import DirectItem, Item, Label, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
-from chateval.data.items import DirectItem, Item, Label, PairwiseItem, Response, Responses
 from chateval.data.jsonl import numeric_scores, optional_id, read_jsonl, text_field
 from chateval.data.loaders import RESPONSE_LOADERS
 from chateval.data.table import mapped_scores, table_records

@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chateval.data.items import DirectItem, Item, Label, PairwiseItem
+from chateval.core.items import DirectItem, Item, Label, PairwiseItem
+from chateval.core.textfile import read_utf8
 from chateval.data.jsonl import item_id, optional_id, read_jsonl, system_pair, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
-from chateval.textfile import read_utf8
 
 if TYPE_CHECKING:
     from chateval.config import DataConfig

@@ -8,7 +8,7 @@ the same dialogue share a ``group``.
 
 from typing import TYPE_CHECKING
 
-from chateval.data.items import DirectItem, Item
+from chateval.core.items import DirectItem, Item
 from chateval.data.jsonl import numeric_scores, read_json_list, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError

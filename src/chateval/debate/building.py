@@ -2,17 +2,17 @@
 
 from collections.abc import Mapping, Sequence
 
-from chateval.backends.base import HFTokenCounting
 from chateval.config import RunConfig
+from chateval.core.backend import HFTokenCounting
+from chateval.core.items import DirectItem, Item, PairwiseItem
+from chateval.core.transcript import SUMMARIZER
 from chateval.data import load_items
-from chateval.data.items import DirectItem, Item, PairwiseItem
 from chateval.debate.panel import Agent, Debate, Panel, Sampling
 from chateval.debate.strategies import get_strategy
 from chateval.errors import ConfigError, DataError
-from chateval.prompts import PromptBuilder, Role, get_role
-from chateval.soft import check_vocabulary
-from chateval.transcript import SUMMARIZER
-from chateval.verdicts import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
+from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat, VerdictFormat
+from chateval.judging.soft import check_vocabulary
+from chateval.prompts.builder import PromptBuilder, Role, get_role
 
 
 def verdict_format(config: RunConfig) -> VerdictFormat:

@@ -8,15 +8,15 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from chateval.backends.base import GenerationRequest, GenerationResult
-from chateval.console import once
-from chateval.data.items import Item
+from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.core.console import once
+from chateval.core.items import Item
+from chateval.core.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
 from chateval.debate.strategies import Step, Strategy
 from chateval.errors import VerdictError
-from chateval.prompts import PromptBuilder, Role
-from chateval.soft import ScoreDistribution, read_score, score_pieces
-from chateval.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
-from chateval.verdicts import DirectVerdict, PairwiseVerdict, VerdictFormat
+from chateval.judging.formats import DirectVerdict, PairwiseVerdict, VerdictFormat
+from chateval.judging.soft import ScoreDistribution, read_score, score_pieces
+from chateval.prompts.builder import PromptBuilder, Role
 
 log = logging.getLogger(__name__)
 

@@ -9,20 +9,20 @@ backend calls for a single-model panel.
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
-from chateval.backends.base import (
+from chateval.core.backend import (
     Backend,
     GenerationRequest,
     GenerationResult,
     RemoteBackend,
     StreamingBackend,
 )
-from chateval.backends.pool import ModelPool
-from chateval.backends.usage import ModelUsage, Usage
-from chateval.console import Progress
+from chateval.core.console import Progress
+from chateval.core.transcript import Turn, Utterance
+from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.panel import Debate, Panel
 from chateval.debate.strategies import Step
+from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError
-from chateval.transcript import Turn, Utterance
 
 StepCallback = Callable[[int, int, int], None]
 """Called before each step with (step number from 1, number of steps, requests in the step)."""

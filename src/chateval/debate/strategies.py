@@ -7,8 +7,8 @@ It never calls a backend.
 
 from abc import ABC, abstractmethod
 
-from chateval.registry import Registry
-from chateval.transcript import Transcript, Turn, Utterance
+from chateval.core.registry import Registry
+from chateval.core.transcript import Transcript, Turn, Utterance
 
 Step = tuple[Turn, ...]
 

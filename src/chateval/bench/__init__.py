@@ -1,0 +1,1 @@
+"""``chateval bench``: benchmark modes and the request cost model."""

@@ -1,0 +1,466 @@
+"""``chateval bench``: one debate workload run several ways on the same loaded engines.
+
+- ``sequential``: one request at a time, item by item, agent by agent (ChatEval's original
+  loop); may run on N items spread over the data and be priced for the whole workload with a
+  per-request cost model fitted on them (it says so; see ``chateval.bench.request_cost``).
+- ``scheduled``: the project's scheduler, as a normal run does it (streaming when possible).
+- ``limit``: the exact requests ``scheduled`` made, all in one call with no dependencies: the
+  best this engine can do on this token load.
+- optional comparisons: ``barrier`` (scheduler with step barriers), a prompt layout name
+  (``conversation``, ``shared_first``, ``role_first``: scheduled with that layout), ``early_stop``
+  (scheduled with early stopping: compute saved and the change in metrics).
+
+The prefix cache is reset before every mode, so no mode profits from another's prompts.
+"""
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
+from chateval.config import RunConfig
+from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.core.console import Progress
+from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.panel import Debate, Panel
+from chateval.debate.scheduler import Scheduler
+from chateval.engines.context import fit_items
+from chateval.engines.models import ModelRegistry
+from chateval.engines.placement import backend_loader, default_backend_factory, plan_placement
+from chateval.engines.pool import ModelPool, load_logged
+from chateval.errors import ConfigError
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.prompts.builder import PROMPT_LAYOUTS
+from chateval.run.records import item_records, stopped_early
+
+# Variants of the config measured beside it: a prompt layout, or one of these.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "early_stop": {"early_stop": True},
+    # Verdicts without the assessment first (scores, then one line of evidence).
+    "scores_first": {"verdict": {"reasoning": False}},
+    # Verdicts without their scores' probabilities (what soft verdicts cost).
+    "hard_only": {"verdict": {"soft": False}},
+    # The default before faithful debates: compact layout, scores-first and hard verdicts.
+    "compact_scores_first": {"prompt_layout": "compact", "verdict": {"reasoning": False, "soft": False}},
+    **{layout: {"prompt_layout": layout} for layout in PROMPT_LAYOUTS},
+}
+EXTRA_MODES = ("barrier", *VARIANTS)
+ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
+TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
+# A cost model has three coefficients: fewer timed requests than this cannot pin them down.
+MIN_TIMED_REQUESTS = 6
+
+
+class RecordingBackend:
+    """Forwards to a backend and keeps every request and result it sees."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.requests: list[GenerationRequest] = []
+        self.results: list[GenerationResult] = []
+        self._keys: dict[str, GenerationRequest] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        results = self.inner.generate(requests)
+        self.requests += requests
+        self.results += results
+        return results
+
+
+class StreamingRecorder(RecordingBackend):
+    """A recorder for a streaming backend: it streams too."""
+
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        self._keys[key] = request
+        self.inner.submit(key, request)  # type: ignore[attr-defined]
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        finished: list[tuple[str, GenerationResult]] = self.inner.poll()  # type: ignore[attr-defined]
+        for key, result in finished:
+            self.requests.append(self._keys.pop(key))
+            self.results.append(result)
+        return finished
+
+
+def _recorder(backend: Backend) -> RecordingBackend:
+    if isinstance(backend, StreamingBackend):
+        return StreamingRecorder(backend)
+    return RecordingBackend(backend)
+
+
+@dataclass
+class ModeResult:
+    """What one mode did and how long it took."""
+
+    mode: str
+    seconds: float
+    requests: int
+    prompt_tokens: int
+    generated_tokens: int
+    cached_tokens: int
+    peak_memory_gib: float | None
+    note: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "seconds": round(self.seconds, 3),
+            "requests": self.requests,
+            "prompt_tokens": self.prompt_tokens,
+            "generated_tokens": self.generated_tokens,
+            "generated_tokens_per_second": round(self.generated_tokens / self.seconds, 2)
+            if self.seconds
+            else None,
+            "prefix_cache_hit_rate": round(self.cached_tokens / self.prompt_tokens, 4)
+            if self.prompt_tokens
+            else None,
+            "peak_memory_gib": self.peak_memory_gib,
+            "note": self.note,
+            **self.extra,
+        }
+
+
+def _reset_peak_memory() -> None:
+    """Start a fresh high-water mark: CUDA's allocator stats, or the process's peak RSS."""
+    import torch
+
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()  # in-process engines (transformers) only
+        return
+    try:  # Linux: writing 5 to clear_refs resets VmHWM
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
+            handle.write("5")
+    except OSError:
+        pass
+
+
+def _peak_memory_gib() -> float | None:
+    import torch
+
+    if torch.cuda.is_available():
+        # This process's allocator peak, or the device's memory in use when an engine lives in
+        # another process or preallocates (vLLM): whichever is larger.
+        free, total = torch.cuda.mem_get_info()
+        return round(max(torch.cuda.max_memory_allocated(), total - free) / 2**30, 3)
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 2**20, 3)
+    except OSError:
+        pass
+    return None
+
+
+def _reset_caches(backends: Sequence[Backend]) -> None:
+    for backend in backends:
+        reset = getattr(backend, "reset_cache", None)
+        if callable(reset):
+            reset()
+
+
+def _measure(
+    mode: str, backends: Sequence[RecordingBackend], work: Callable[[], None], note: str = ""
+) -> ModeResult:
+    _reset_caches([b.inner for b in backends])
+    for backend in backends:
+        backend.requests, backend.results = [], []
+    _reset_peak_memory()
+    started = time.perf_counter()
+    work()
+    seconds = time.perf_counter() - started
+    results = [r for b in backends for r in b.results]
+    return ModeResult(
+        mode,
+        seconds,
+        len(results),
+        sum(r.prompt_tokens for r in results),
+        sum(r.completion_tokens for r in results),
+        sum(r.cached_tokens for r in results),
+        _peak_memory_gib(),
+        note,
+    )
+
+
+def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
+    return TimedRequest(result.prompt_tokens - result.cached_tokens, result.completion_tokens, seconds)
+
+
+def _sequential(
+    panel: Panel,
+    debates: Sequence[Debate],
+    pool: ModelPool,
+    timed: list[tuple[str, str, TimedRequest]],
+    bar: Progress,
+) -> None:
+    """ChatEval's loop: every request alone, debate after debate, turn after turn.
+
+    Each request goes into ``timed`` as (item id, model, its tokens and wall seconds).
+    """
+    plan = panel.plan()
+    bar.start(len(debates), work_total=len(debates) * len(plan), work_done=0)
+    with contextlib.closing(bar):
+        for debate in debates:
+            for step in plan:
+                turns = panel.due(debate, step)
+                results = []
+                for turn in turns:
+                    request = panel.request(debate, turn)
+                    started = time.perf_counter()
+                    [result] = pool.get(request.model).generate([request])
+                    seconds = time.perf_counter() - started
+                    timed.append((debate.item.id, request.model, _timed(result, seconds)))
+                    results.append(result)
+                    bar.add_requests(1, result.completion_tokens)
+                panel.advance(debate, step, turns, results)
+                bar.update(work=1)
+            bar.update(1)
+
+
+def _price_sequential(
+    sequential: ModeResult,
+    scheduled: ModeResult,
+    timed: Sequence[tuple[str, str, TimedRequest]],
+    workload: Sequence[tuple[str, TimedRequest]],
+    measured_items: list[int],
+    total_items: int,
+) -> None:
+    """Turn a ``sequential`` measured on some items into an estimate for the whole workload.
+
+    Per model, a cost model fitted on the timed requests prices every request the scheduled
+    run made: the same prompts a full sequential run would send, and under greedy decoding
+    (nearly always) the same answers. The computed prompt tokens are the scheduled run's; a
+    sequential run's prefix cache may find a little more or less. The measured figures and
+    the plain scaling by requests stay in the report beside the estimate.
+    """
+    costs = fit_per_model((model, request) for _, model, request in timed)
+    for model in {model for model, _ in workload}:
+        made = costs[model].fitted_on if model in costs else 0
+        if made < MIN_TIMED_REQUESTS:
+            raise ConfigError(
+                f"--sequential-items {len(measured_items)}: the measured items made {made} requests "
+                f"to model {model!r}, too few to price its requests (at least {MIN_TIMED_REQUESTS}); "
+                "measure more items"
+            )
+    by_requests = sequential.seconds * scheduled.requests / max(sequential.requests, 1)
+    sequential.extra |= {
+        "measured_items": measured_items,
+        "measured_seconds": round(sequential.seconds, 3),
+        "measured_requests": sequential.requests,
+        "measured_prompt_tokens": sequential.prompt_tokens,
+        "measured_generated_tokens": sequential.generated_tokens,
+        "measured_cached_tokens": sequential.cached_tokens,
+        "seconds_scaled_by_requests": round(by_requests, 3),
+        "cost_model": {model: cost.as_dict() for model, cost in costs.items()},
+    }
+    sequential.note = (
+        f"measured on {len(measured_items)} of {total_items} items (spread); seconds priced per "
+        "request by a cost model fitted on them, token counts those of scheduled"
+    )
+    sequential.seconds = price(costs, workload)
+    sequential.requests = scheduled.requests
+    sequential.prompt_tokens = scheduled.prompt_tokens
+    sequential.generated_tokens = scheduled.generated_tokens
+    sequential.cached_tokens = scheduled.cached_tokens
+
+
+def _scheduled(
+    panel: Panel, debates: Sequence[Debate], pool: ModelPool, streaming: bool, bar: Progress
+) -> None:
+    scheduler = Scheduler(pool, progress=bar)
+    with contextlib.closing(bar):
+        if streaming:
+            scheduler.run_streaming(panel, debates)
+        else:
+            scheduler.run(panel, debates)
+
+
+def _limit(
+    backends: Sequence[RecordingBackend], requests: dict[str, list[GenerationRequest]], bar: Progress
+) -> None:
+    bar.start(sum(map(len, requests.values())))
+    with contextlib.closing(bar):
+        for backend in backends:
+            results = backend.generate(requests[backend.model])
+            bar.update(len(results), len(results))
+            bar.add_requests(len(results), sum(r.completion_tokens for r in results))
+
+
+def run_bench(
+    config: RunConfig,
+    *,
+    sequential_items: int | None = None,
+    extra_modes: Sequence[str] = (),
+    on_mode: Callable[[str], None] | None = None,
+    backends: Mapping[str, Backend] | None = None,
+    progress: Callable[[str], Progress] | None = None,
+) -> dict[str, Any]:
+    """Run the workload of ``config`` in every mode on the same engines; return the report.
+
+    ``backends`` (tests) are used as given and stay open; otherwise the config's models are
+    loaded co-resident and closed at the end. ``progress(unit)`` makes each mode's bar.
+    """
+
+    def bar(mode: str, unit: str = "debates") -> Progress:
+        return progress(f"{mode}: {unit}") if progress is not None else Progress()
+
+    if config.prompt_layout in extra_modes:
+        raise ConfigError(
+            f"--extra {config.prompt_layout}: that is the config's own layout, measured as scheduled"
+        )
+    unknown = set(extra_modes) - set(EXTRA_MODES)
+    if unknown:
+        raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
+    loaded_items = load_run_items(config)  # a bad data file or design fails before any model loads
+    models = config.model_names()
+    given = dict(backends or {})
+    registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
+    placement = plan_placement(config, registry, given)
+    if placement.mode != "co_resident":
+        raise ConfigError(
+            f"bench runs every mode on loaded engines; the models do not fit together ({placement.reason})"
+        )
+    load = backend_loader(config, default_backend_factory, registry, placement)
+    recorders: list[RecordingBackend] = []
+    try:
+        for model in models:
+            recorders.append(_recorder(given.get(model) or load_logged(load, model)[0]))
+        pool = ModelPool.fixed({r.model: r for r in recorders})
+        panel = build_panel(config)
+        items, _ = fit_items(panel, loaded_items, pool.preloaded, config.context_policy, config.data.path)
+        calibrate = config.task == "pairwise" and config.position_calibration
+        streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
+        modes: list[ModeResult] = []
+
+        def announce(mode: str) -> None:
+            if on_mode is not None:
+                on_mode(mode)
+
+        announce("scheduled")
+        debates = build_debates(items, calibrate)
+        scheduled = _measure(
+            "scheduled",
+            recorders,
+            lambda: _scheduled(panel, debates, pool, streaming, bar("scheduled")),
+            "streaming" if streaming else "step barriers",
+        )
+        modes.append(scheduled)
+        metrics = compute_metrics(config, item_records(debates, panel))
+        recorded = {r.model: list(r.requests) for r in recorders}
+        workload = [(r.model, _timed(result)) for r in recorders for result in r.results]
+
+        announce("limit")
+        modes.append(
+            _measure(
+                "limit",
+                recorders,
+                lambda: _limit(recorders, recorded, bar("limit", "requests")),
+                "one call, no dependencies",
+            )
+        )
+
+        measured_items = spread_indices(len(items), sequential_items or len(items))
+        announce("sequential")
+        sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
+        timed: list[tuple[str, str, TimedRequest]] = []
+        sequential = _measure(
+            "sequential",
+            recorders,
+            lambda: _sequential(panel, sequential_debates, pool, timed, bar("sequential")),
+        )
+        # Every measured request, so that estimates from a subset can be checked against a
+        # full sequential run (scripts/check_sequential_estimate.py).
+        sequential.extra = {
+            "timed_request_columns": list(TIMED_REQUEST_COLUMNS),
+            "timed_requests": [
+                # Four significant digits, not four decimals: a fast request (a scripted
+                # engine, a tiny model on a GPU) must not round to 0 s, which would make the
+                # per-request timings useless to the estimate check (division by zero there).
+                [item, model, r.computed_prompt_tokens, r.generated_tokens, float(f"{r.seconds:.4g}")]
+                for item, model, r in timed
+            ],
+        }
+        if len(measured_items) < len(items):
+            _price_sequential(sequential, scheduled, timed, workload, measured_items, len(items))
+        modes.append(sequential)
+
+        for extra in extra_modes:
+            announce(extra)
+            variant = _variant(config, VARIANTS.get(extra, {}))
+            variant_panel = build_panel(variant)
+            variant_debates = build_debates(items, calibrate)
+            stream = streaming and extra != "barrier"
+
+            def work(
+                p: Panel = variant_panel, d: list[Debate] = variant_debates, s: bool = stream, m: str = extra
+            ) -> None:
+                _scheduled(p, d, pool, s, bar(m))
+
+            result = _measure(extra, recorders, work)
+            if extra != "barrier":  # a variant of the method: did its results change?
+                records = item_records(variant_debates, variant_panel)
+                result.extra = {"metrics": _headline(compute_metrics(variant, records))}
+            if extra == "early_stop":
+                result.extra |= {
+                    "requests_saved": scheduled.requests - result.requests,
+                    "stopped_debates": sum(1 for d in variant_debates if stopped_early(d)),
+                }
+            modes.append(result)
+    finally:
+        for recorder in recorders:
+            if recorder.model not in given:
+                recorder.inner.close()
+
+    by_mode = {m.mode: m for m in modes}
+    return {
+        "config": config.name,
+        "backend": config.backend,
+        "models": models,
+        "items": len(items),
+        "debates": len(debates),
+        "agents": len(panel.agents),
+        "rounds": config.rounds,
+        "strategy": config.strategy,
+        # The engine settings behind the numbers (--set overrides included).
+        "settings": {
+            "vllm": config.vllm.model_dump(),
+            "transformers": config.transformers.model_dump(),
+            "prompt_layout": config.prompt_layout,
+            "scheduling": config.scheduling,
+            # What the engines read from the environment, chateval's CPU defaults included.
+            "environment": {k: v for k, v in sorted(os.environ.items()) if k.startswith(ENGINE_ENV_PREFIXES)},
+        },
+        "modes": [m.as_dict() for m in modes],
+        "speedup_scheduled_vs_sequential": round(by_mode["sequential"].seconds / scheduled.seconds, 2),
+        "efficiency_scheduled_vs_limit": round(by_mode["limit"].seconds / scheduled.seconds, 3),
+        "metrics": _headline(metrics),
+    }
+
+
+def _variant(config: RunConfig, changes: Mapping[str, Any]) -> RunConfig:
+    """``config`` with ``changes`` (a nested mapping of config keys) applied."""
+    update: dict[str, Any] = {}
+    for key, value in changes.items():
+        current = getattr(config, key)
+        update[key] = current.model_copy(update=value) if isinstance(value, dict) else value
+    return config.model_copy(update=update)
+
+
+def _headline(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The panel's headline agreement numbers (point values) for a compact comparison."""
+    panel = metrics.get("panel") or {}
+    if "accuracy" in panel:
+        return {"accuracy": panel["accuracy"]["value"], "kappa": panel["kappa"]["value"]}
+    if "average" in panel:
+        return {
+            "spearman": panel["average"]["spearman"]["value"],
+            "kendall": panel["average"]["kendall"]["value"],
+        }
+    return {}

@@ -1,0 +1,1 @@
+"""Shared types at the bottom of the flow: the backend protocol, items, transcripts, output records."""

@@ -1,0 +1,253 @@
+"""The shapes of what a run writes: verdicts.jsonl records, metrics with intervals, run.json.
+
+These are the JSON objects themselves (TypedDicts), so a record read back from disk (rescore,
+report) is the same type as one built in memory. Keys that only some runs have (pairwise or
+direct, soft verdicts, opinion probes, reasoning) are optional.
+"""
+
+from typing import Any, NotRequired, Required, TypedDict
+
+from chateval.core.items import Label
+
+
+class Interval(TypedDict):
+    """A statistic and its 95% bootstrap interval."""
+
+    value: float
+    ci95: list[float]
+
+
+class LabelCounts(TypedDict):
+    human: dict[str, int]
+    predicted: dict[str, int]
+
+
+class PairwiseMetrics(TypedDict):
+    """Agreement of predicted labels with human labels."""
+
+    n: int  # labelled rows compared, those without a predicted label included (as wrong)
+    no_label: NotRequired[int]  # rows without a predicted label (absent in older runs)
+    resampled: NotRequired[str]  # what the bootstrap drew: "80 items", "80 items (clusters)"
+    label_counts: LabelCounts
+    accuracy: Interval
+    kappa: Interval
+
+
+class CorrelationInterval(TypedDict):
+    """A rank correlation and its 95% bootstrap interval. ``value`` is null when the
+    correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
+    resamples are defined; ``reason`` says why. Older runs have value and ci95 only."""
+
+    value: float | None
+    ci95: list[float] | None
+    resamples: NotRequired[int]  # bootstrap resamples drawn
+    undefined_resamples: NotRequired[int]  # of them, where the correlation was undefined
+    reason: NotRequired[str]
+
+
+class Correlations(TypedDict):
+    """Rank correlations of one dimension's predicted scores with the human ones."""
+
+    n: int
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
+
+
+class AverageCorrelations(TypedDict):
+    dimensions: list[str]  # the dimensions averaged
+    left_out: NotRequired[dict[str, str]]  # dimensions whose correlation is undefined: why
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
+
+
+class DirectMetrics(TypedDict, total=False):
+    """Per-dimension correlations, what was resampled, and their average."""
+
+    dimensions: Required[dict[str, Correlations]]
+    resampled: Required[str]
+    average: AverageCorrelations
+
+
+class BaselineScore(TypedDict):
+    """A reference predictor's agreement with the human labels on the same items."""
+
+    accuracy: float
+    kappa: float
+
+
+class MajorityBaseline(BaselineScore):
+    label: str  # the most common human label (in-sample: it knows the labels it is scored on)
+
+
+class PairwiseBaselines(TypedDict):
+    """metrics.json ``baselines`` of a pairwise run: what a judge that reads nothing scores."""
+
+    n: int
+    always_A: BaselineScore
+    majority: MajorityBaseline
+    random: BaselineScore  # a uniform random label: expected values, 1/3 and 0
+
+
+class DirectBaselines(TypedDict, total=False):
+    """metrics.json ``baselines`` of a direct run: a constant predictor (undefined, with the
+    reason) and the response's length in words as the prediction."""
+
+    constant: Required[str]
+    response_length: DirectMetrics
+    response_length_unavailable: str
+
+
+class PositionStats(TypedDict):
+    """metrics.json ``position`` (pairwise): how the answer order moves the panel."""
+
+    items_in_both_orders: int
+    tie_in_both_orders: NotRequired[int]  # both orders' panel labels tie
+    decisive_items: NotRequired[int]  # at least one order's panel label is not a tie
+    decisive_consistency: NotRequired[float | None]  # of those, same winner in both orders
+    decisive_flip_share: NotRequired[float | None]  # of those, the winner flips with the order
+    consistency: NotRequired[float | None]  # older runs: both orders agree, tie/tie included
+    decisive_verdicts: int
+    first_position_win_share: float | None
+    soft_mean_by_position: NotRequired[dict[str, float]]
+
+
+class DebateEffect(TypedDict, total=False):
+    """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
+    before any discussion, combined like the final verdicts, against the panel's final
+    decision on the same items (hard verdicts). ``comparison`` is chateval.evaluation.paired's paired
+    comparison with the blind decision as ``blind`` and the final one as ``final``."""
+
+    blind_rule: Required[str]
+    items: Required[int]  # items with both a blind and a final decision
+    left_out: Required[int]  # items lacking one of them (every probe or verdict failed)
+    changed: Required[int]  # items whose decision the discussion changed
+    comparison: dict[str, Any] | None  # vs humans, paired; None without human labels
+    blind_vs_final_spearman: dict[str, float | None]  # direct: per dimension
+    unavailable: str  # why there is no comparison (then only blind_rule and counts)
+
+
+class Distribution(TypedDict):
+    """A referee's probabilities over one score's values (``chateval.judging.soft``)."""
+
+    probabilities: dict[str, float]
+    expected: float | None
+    entropy: float | None
+    unmapped: float
+    ambiguous: float
+
+
+class RefereeRow(TypedDict, total=False):
+    """One referee's verdict on one item (pairwise: in one answer order), or its failure."""
+
+    agent: Required[str]
+    # pairwise
+    score_a: int
+    score_b: int
+    winner: Label
+    winner_shown: str
+    soft_score_a: float
+    soft_score_b: float
+    # direct
+    scores: dict[str, int]
+    soft_scores: dict[str, float]
+    # both
+    evidence: str
+    distributions: list[Distribution] | dict[str, Distribution]
+    error: str | None
+    raw: str
+    opinions: list[Any]
+    opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
+    assessment: str
+    parroting: dict[str, Any]
+    # its turns cut off at the token cap (chateval.evaluation.panel_behaviour.referee_cut_off)
+    cut_off: dict[str, Any]
+
+
+class OrderRecord(TypedDict):
+    """A pairwise item's verdicts in one answer order."""
+
+    swapped: bool
+    label: Label | None
+    referees: list[RefereeRow]
+
+
+class VerdictRecord(TypedDict, total=False):
+    """One line of verdicts.jsonl: an item's verdicts and the panel's decision."""
+
+    item_id: Required[str]
+    parse_failures: Required[int]
+    truncated: dict[str, dict[str, tuple[int, int]]] | None
+    cut_off: dict[str, int]  # summaries cut off at the token cap, when its debates had summaries
+    # pairwise
+    orders: list[OrderRecord]
+    referee_labels: dict[str, Label]
+    excluded_referees: list[str]
+    score_a: float
+    score_b: float
+    label: Label | None
+    soft_score_a: float
+    soft_score_b: float
+    soft_label: Label
+    soft_referee_labels: dict[str, Label]
+    human_label: Label | None
+    # pairwise items that name their systems (responses data, or system_a/system_b fields)
+    prompt: str  # the prompt the item belongs to (direct: its group), when the data says
+    system_a: str | None
+    system_b: str | None
+    words_a: int  # each answer's length in words, as the referees were shown it
+    words_b: int
+    # direct
+    referees: list[RefereeRow]
+    scores: dict[str, float] | None
+    soft_scores: dict[str, float]
+    human_scores: dict[str, float] | None
+    group: str
+    response_words: int  # the response's length in words (the length baseline)
+    system: str  # the system that wrote the response, when the data says
+
+
+class Counts(TypedDict):
+    """What one model's backend did (``chateval.core.usage.ModelUsage``)."""
+
+    batches: int
+    engine_steps: int
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+
+class RunInfo(TypedDict):
+    """run.json: what ran, how, and what it cost."""
+
+    chateval_version: str
+    name: str
+    task: str
+    backend: str  # the backends that served the models, joined by "+" (vllm, openai+vllm ...)
+    backends: NotRequired[dict[str, str]]  # per model: its backend, and replicas when several
+    strategy: str
+    agents: int
+    rounds: int
+    items: int
+    debates: int
+    position_calibration: bool
+    scheduling: str  # "streaming" or "barrier"
+    early_stopped_debates: int
+    steps: int
+    batches: int  # backend calls of step-barrier runs
+    engine_steps: int  # engine steps polled by streaming runs
+    requests: int
+    prompt_tokens: int
+    cached_prompt_tokens: int
+    generated_tokens: int
+    verdict_parse_failures: int
+    truncated_items: int
+    per_model: dict[str, Counts]
+    placement: dict[str, Any]
+    # Models on several replicas (scale): per replica, its node, requests, tokens, busy seconds.
+    replicas: NotRequired[dict[str, list[dict[str, Any]]]]
+    model_load_seconds: float
+    debate_seconds: float
+    wall_seconds: float
+    started_at: str
+    resumed: bool

@@ -1,0 +1,117 @@
+"""What each referee is asked, before any model runs (``chateval preview``).
+
+A debate of one item, in one answer order, is walked through the panel's plan exactly as a
+run walks it (``Panel.due``, ``Panel.request``, ``Panel.advance``), but every answer is a
+placeholder that says whose words would stand there ("<what Critic says in round 1>"). So the
+messages shown are the messages a run sends, with the placeholders where earlier utterances
+go, in the same "Name: ..." form the discussion uses.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from chateval.config import RunConfig
+from chateval.core.backend import ChatMessage, GenerationResult
+from chateval.core.transcript import SUMMARIZER, Turn
+from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.panel import Debate, Panel
+from chateval.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PreviewRequest:
+    """One request of the previewed debate: who is asked, at which turn, and with what."""
+
+    agent: str
+    turn: Turn
+    messages: tuple[ChatMessage, ...]
+    max_tokens: int
+    constraint: str | None  # the regular expression a verdict's scores are held to
+
+    @property
+    def kind(self) -> str:
+        """discussion, summary, assessment (a verdict's free text) or scores, with ``probe`` /
+        ``check`` in front for the hidden verdicts of opinion probes and early stopping."""
+        if self.turn.agent is None:
+            return "summary"
+        if not self.turn.gives_verdict:
+            return "discussion"
+        part = "scores" if self.constraint is not None else "assessment"
+        return part if self.turn.kind == "verdict" else f"{self.turn.kind} {part}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form of ``chateval preview --json``."""
+        return {
+            "agent": self.agent,
+            "turn": {"round": self.turn.round + 1, "kind": self.turn.kind, "scoring": self.turn.scoring},
+            "kind": self.kind,
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "max_tokens": self.max_tokens,
+            "constraint": self.constraint,
+        }
+
+
+def placeholder(panel: Panel, turn: Turn) -> str:
+    """The text standing in for what the speaker of ``turn`` would say."""
+    if turn.agent is None:
+        return f"<the summary of the discussion up to round {turn.round + 1}>"
+    name = panel.agents[turn.agent].name
+    if not turn.gives_verdict:
+        return f"<what {name} says in round {turn.round + 1}>"
+    what = "scores" if panel.constrained(turn) else "assessment"
+    hidden = "" if turn.kind == "verdict" else f" ({turn.kind}, round {turn.round + 1})"
+    return f"<{name}'s {what}{hidden}>"
+
+
+def preview_debate(panel: Panel, debate: Debate) -> list[PreviewRequest]:
+    """Every request of ``debate`` in the order a run sends them, answered by placeholders."""
+    requests: list[PreviewRequest] = []
+    for step in panel.plan():
+        turns = panel.due(debate, step)
+        results = []
+        for turn in turns:
+            request = panel.request(debate, turn)
+            agent = SUMMARIZER.capitalize() if turn.agent is None else panel.agents[turn.agent].name
+            requests.append(PreviewRequest(agent, turn, request.messages, request.max_tokens, request.regex))
+            text = placeholder(panel, turn)
+            results.append(GenerationResult(text, 0, 0, "stop"))
+        panel.advance(debate, step, turns, results)
+    return requests
+
+
+def preview(config: RunConfig, item_id: str | None = None, swapped: bool = False) -> list[PreviewRequest]:
+    """The requests of the config's debate of item ``item_id`` (default: the first item), with
+    answer B shown first when ``swapped``. Items are shown as loaded: a run may cut an item's
+    texts to fit a model's context (it says so before it starts)."""
+    items = load_run_items(config)
+    if not items:
+        raise ConfigError(f"{config.data.path}: no items to preview")
+    chosen = items[0] if item_id is None else next((i for i in items if i.id == item_id), None)
+    if chosen is None:
+        shown = ", ".join(i.id for i in items[:10]) + (", ..." if len(items) > 10 else "")
+        raise ConfigError(f"--item {item_id!r}: no such item in {config.data.path} (ids: {shown})")
+    debates = build_debates([chosen], position_calibration=swapped)
+    return preview_debate(build_panel(config), debates[-1])
+
+
+def render(requests: Sequence[PreviewRequest]) -> str:
+    """The preview as text: one block per request, its messages with their roles."""
+    blocks = []
+    for number, request in enumerate(requests, 1):
+        head = (
+            f"=== request {number}: {request.agent}, round {request.turn.round + 1}, {request.kind}"
+            f" (at most {request.max_tokens} tokens) ==="
+        )
+        lines = [head]
+        for message in request.messages:
+            continues = (
+                " (the reply continues this text)"
+                if message is request.messages[-1] and message.role == "assistant"
+                else ""
+            )
+            lines += [f"--- {message.role}{continues} ---", message.content]
+        if request.constraint is not None:
+            lines.append(f"--- constraint (regular expression) ---\n{request.constraint!r}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"

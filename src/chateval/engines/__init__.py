@@ -1,0 +1,1 @@
+"""Engines: the model registry, the backend factory, placement, the model pool, context fitting."""

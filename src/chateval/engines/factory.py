@@ -1,0 +1,122 @@
+"""Generation backends. Heavy imports (vllm, torch, transformers) live inside each module."""
+
+from typing import TYPE_CHECKING
+
+from chateval.core.backend import (
+    Backend,
+    ChatMessage,
+    GenerationRequest,
+    GenerationResult,
+    HFTokenCounting,
+)
+from chateval.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from chateval.config import RunConfig
+    from chateval.engines.models import ModelRegistry
+
+
+def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> str:
+    """The backend serving ``model``: its registry entry's, else the run config's."""
+    return registry.spec(model).backend or config.backend
+
+
+def replica_count(config: "RunConfig", model: str, registry: "ModelRegistry") -> int:
+    """How many replicas ``model`` runs on: its ``scale.models`` count, else ``scale.replicas``
+    for a vLLM model, else 1."""
+    if model in config.scale.models:
+        return config.scale.models[model]
+    return config.scale.replicas if backend_name(config, model, registry) == "vllm" else 1
+
+
+def remote_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
+    """The run's models that run elsewhere: on a server, or on replicas in a Ray cluster (no
+    local memory, never swapped out)."""
+    served = {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
+    return served | {m for m in config.model_names() if replica_count(config, m, registry) > 1}
+
+
+def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registry: "ModelRegistry") -> None:
+    """Refuse the models' backend settings before anything loads: engine arguments for a model
+    the run does not use or that a server hosts, vLLM engine arguments the installed vLLM would
+    refuse, and servers that do not answer or do not host the model."""
+    strays = sorted(set(config.vllm.engine_args) - set(models))
+    if strays:
+        raise ConfigError(
+            f"vllm.engine_args: no agent uses model(s) {', '.join(strays)}; the run's: {', '.join(models)}"
+        )
+    for model in models:
+        name = backend_name(config, model, registry)
+        if name == "openai":
+            from chateval.backends.openai_backend import check_server
+
+            if model in config.vllm.engine_args:
+                raise ConfigError(f"vllm.engine_args: model {model!r} is served; its server takes them")
+            if replica_count(config, model, registry) > 1:
+                raise ConfigError(
+                    f"scale.models: model {model!r} is served; its server scales it, not chateval"
+                )
+            check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
+            continue
+        if name != "vllm":
+            continue
+        from chateval.backends.vllm_backend import check_engine_args, engine_args
+        from chateval.engines.models import on_gpu
+
+        spec = registry.spec(model)
+        extra = engine_args(model, spec, config.vllm)
+        if extra:
+            # Replicas run on the cluster's devices, which this machine cannot count.
+            local = replica_count(config, model, registry) == 1
+            check_engine_args(model, extra, on_gpu(), registry.folder(model) if spec.path else None, local)
+
+
+def create_backend(
+    config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None = None
+) -> Backend:
+    """Load ``model`` on its backend (or connect to its server); ``memory_fraction`` caps a vLLM
+    engine."""
+    spec = registry.spec(model)
+    name = backend_name(config, model, registry)
+    replicas = replica_count(config, model, registry)
+    if replicas > 1 and name != "openai":
+        from chateval.backends.ray_replicas import start_replicas
+
+        # The actors build their own engines with this same function and replicas: 1.
+        return start_replicas(config, model, registry, replicas)
+    if name == "openai":
+        from chateval.backends.openai_backend import OpenAIBackend
+
+        local = registry.resolve(model) if spec.path is not None else None
+        return OpenAIBackend(model, spec, local, seed=config.sampling.seed)
+    folder = registry.resolve(model)
+    if name == "vllm":
+        from chateval.backends.vllm_backend import VllmBackend
+
+        settings = config.vllm
+        if memory_fraction is not None:
+            settings = settings.model_copy(update={"gpu_memory_utilization": memory_fraction})
+        return VllmBackend(model, folder, spec, settings, seed=config.sampling.seed)
+    from chateval.backends.transformers_backend import TransformersBackend
+
+    return TransformersBackend(model, folder, spec, config.transformers)
+
+
+class TokenizerOnly(HFTokenCounting):
+    """A model's tokenizer and context window, for counting before the model is loaded."""
+
+    def __init__(self, model: str, registry: "ModelRegistry") -> None:
+        from transformers import AutoTokenizer
+
+        spec = registry.spec(model)
+        self.model = model
+        self.context_window = spec.max_model_len
+        self.chat_template = spec.chat_template
+        self.tokenizer = AutoTokenizer.from_pretrained(
+            registry.resolve(model), trust_remote_code=spec.trust_remote_code
+        )
+
+
+__all__ = ["Backend", "ChatMessage", "GenerationRequest", "GenerationResult", "create_backend"]

@@ -1,0 +1,1 @@
+"""Evaluation: metrics and statistics, paired comparison, diagnostics, systems' win rates."""

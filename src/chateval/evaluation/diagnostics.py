@@ -1,0 +1,318 @@
+"""Per-model diagnostics of a panel: how each model's referees relate to the panel, to humans,
+and to their own earlier opinions.
+
+Referees are grouped by the model that speaks for them; in a homogeneous panel there is one
+group. For each model:
+
+- ``agreement_with_panel``: pairwise, the share of its referees' item labels equal to the panel
+  label; direct, the mean absolute difference between its scores and the panel mean.
+- ``humans``: agreement of its referees' labels (or scores) with the human ones, pooled over its
+  referees (same metrics as the panel). The bootstrap resamples items (Topical-Chat: dialogues)
+  with all their referee rows: two referees' verdicts on one item are not independent
+  evidence, and resampling the rows one by one would narrow the interval. Pairwise, every
+  labelled item counts for every referee; a label that failed to parse is wrong.
+- ``opinion_changes`` (runs with ``opinion_probes``): over its referees' debates, the share whose
+  final verdict differs from the verdict given before any discussion, and the mean number of
+  changes along [before discussion, after round 1, ..., final].
+- ``parroting``: the share of its referees' utterances that echo the prompt's instructions, that
+  repeat another referee's words they saw, and the share of its verdicts that repeat a verdict
+  their speaker saw, the last two next to their chance baselines (see
+  chateval.evaluation.panel_behaviour): high values mean a panel that repeats instead of judging.
+- ``cut_off``: its utterances that ended at their token cap, per kind (its referees' discussions
+  and assessments; summaries when it is the summarizer's model), and the verdicts whose
+  assessment was cut off.
+
+``run_diagnostics`` gives ``parroting`` and ``cut_off`` over the whole panel, and
+``degenerate_reasons`` says when those look like a panel that does not judge.
+"""
+
+from collections.abc import Mapping, Sequence
+from statistics import fmean
+from typing import Any
+
+from chateval.core.schema import PairwiseMetrics, RefereeRow, VerdictRecord
+from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.panel_behaviour import NOT_RECORDED, cut_off_summary, parroting_summary
+
+
+def _changes(sequence: Sequence[Any]) -> tuple[bool, int] | None:
+    """(final differs from first, number of changes) of a verdict sequence; None if incomplete."""
+    if len(sequence) < 2 or any(v is None for v in sequence):
+        return None
+    flips = sum(1 for before, after in zip(sequence, sequence[1:], strict=False) if before != after)
+    return sequence[0] != sequence[-1], flips
+
+
+def _opinion_summary(sequences: Sequence[Sequence[Any]]) -> dict[str, Any] | None:
+    if not sequences:
+        return None
+    measured = [c for c in map(_changes, sequences) if c is not None]
+    return {
+        "referee_debates": len(measured),
+        "changed_share": fmean(float(changed) for changed, _ in measured) if measured else None,
+        "mean_changes": fmean(flips for _, flips in measured) if measured else None,
+    }
+
+
+def _parroting(rows: Sequence[RefereeRow]) -> dict[str, Any] | None:
+    behaviours = [row["parroting"] for row in rows if "parroting" in row]
+    return parroting_summary(behaviours) if behaviours else None
+
+
+def _referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
+    """Every referee row of ``records`` (pairwise: of both answer orders)."""
+    return [
+        row
+        for r in records
+        for row in ([x for o in r["orders"] for x in o["referees"]] if "orders" in r else r["referees"])
+    ]
+
+
+def _cut_off(rows: Sequence[RefereeRow], summaries: Sequence[dict[str, int]]) -> dict[str, Any] | None:
+    return cut_off_summary([row["cut_off"] for row in rows if "cut_off" in row], summaries)
+
+
+def run_diagnostics(records: Sequence[VerdictRecord]) -> dict[str, Any]:
+    """``parroting`` and ``cut_off`` over every referee (and summary) of the run."""
+    rows = _referee_rows(records)
+    return {
+        "parroting": _parroting(rows),
+        "cut_off": _cut_off(rows, [r["cut_off"] for r in records if "cut_off" in r]),
+    }
+
+
+def _pooled_humans(labelled: Sequence[tuple[str, str | None, str]], seed: int) -> PairwiseMetrics:
+    """Pairwise agreement of (human label, referee label, item id) rows, items resampled with
+    all their referee rows."""
+    truth, predicted, items = zip(*labelled, strict=True)
+    return pairwise_metrics(truth, predicted, seed, items, "items")
+
+
+def _pairwise_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
+    own = [(r, r["referee_labels"][a]) for r in records for a in agents if a in r["referee_labels"]]
+    with_panel = [label == r["label"] for r, label in own if r["label"] is not None]
+    labelled = [
+        (human, r["referee_labels"].get(a), r["item_id"])
+        for r in records
+        if (human := r.get("human_label")) is not None
+        for a in agents
+    ]
+    sequences = [
+        ref["opinions"] + [ref.get("winner")]
+        for r in records
+        for order in r["orders"]
+        for ref in order["referees"]
+        if ref["agent"] in agents and "opinions" in ref
+    ]
+    return {
+        "verdicts": len(own),
+        "agreement_with_panel": fmean(with_panel) if with_panel else None,
+        "humans": _pooled_humans(labelled, seed) if labelled else None,
+        "opinion_changes": _opinion_summary(sequences),
+        "parroting": _parroting(
+            [ref for r in records for o in r["orders"] for ref in o["referees"] if ref["agent"] in agents]
+        ),
+    }
+
+
+def _direct_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
+    own = [(r, ref) for r in records for ref in r["referees"] if ref["agent"] in agents and "scores" in ref]
+    gaps = [abs(v - r["scores"][d]) for r, ref in own if r["scores"] for d, v in ref["scores"].items()]
+    truth: dict[str, list[float]] = {}
+    predicted: dict[str, list[float]] = {}
+    clusters: dict[str, list[str]] = {}
+    # Resample dialogues where items come in groups, else items: each with all its referee rows.
+    grouped = all("group" in r for r in records)
+    for r, ref in own:
+        for name, value in ref["scores"].items():
+            if r["human_scores"] and name in r["human_scores"]:
+                truth.setdefault(name, []).append(r["human_scores"][name])
+                predicted.setdefault(name, []).append(value)
+                clusters.setdefault(name, []).append(r.get("group", "") if grouped else r["item_id"])
+    sequences = [
+        ref["opinions"] + [ref.get("scores")]
+        for r in records
+        for ref in r["referees"]
+        if ref["agent"] in agents and "opinions" in ref
+    ]
+    return {
+        "verdicts": len(own),
+        "mean_abs_diff_from_panel": fmean(gaps) if gaps else None,
+        "humans": direct_metrics(truth, predicted, seed, clusters, "groups" if grouped else "items")
+        if truth
+        else None,
+        "opinion_changes": _opinion_summary(sequences),
+        "parroting": _parroting([ref for r in records for ref in r["referees"] if ref["agent"] in agents]),
+    }
+
+
+def per_model(
+    task: str,
+    records: Sequence[VerdictRecord],
+    agent_models: Mapping[str, str],
+    seed: int,
+    summarizer: str | None = None,
+) -> dict[str, Any]:
+    """Diagnostics per model; ``agent_models`` maps referee names to their model, ``summarizer``
+    is the summarizer's model (the summaries' cut-offs count for it)."""
+    by_model: dict[str, list[str]] = {}
+    for agent, model in agent_models.items():
+        by_model.setdefault(model, []).append(agent)
+    summaries = [r["cut_off"] for r in records if "cut_off" in r]
+    if summarizer is not None and summaries:
+        by_model.setdefault(summarizer, [])  # a model that only summarizes has its cut-offs too
+    diagnose = _pairwise_model if task == "pairwise" else _direct_model
+    rows = _referee_rows(records)
+    return {
+        model: {
+            "referees": agents,
+            **diagnose(records, agents, seed),
+            "cut_off": _cut_off(
+                [row for row in rows if row["agent"] in agents], summaries if model == summarizer else []
+            ),
+        }
+        for model, agents in by_model.items()
+    }
+
+
+PER_MODEL_COLUMNS = (
+    "model",
+    "referees",
+    "requests",
+    "agrees with panel",
+    "vs humans",
+    "changed opinion",
+    "echoes prompt",
+    "copies words",
+    "copies a verdict",
+    "cut off",
+)
+# More than this share of copied utterances or cut-off assessments: a degenerate panel.
+DEGENERATE_SHARE = 0.5
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def per_model_rows(metrics: Mapping[str, Any], run_info: Mapping[str, Any]) -> list[tuple[str, ...]]:
+    """One display row per model (columns: PER_MODEL_COLUMNS), for the CLI and the report.
+
+    ``vs humans`` is accuracy (pairwise) or average Spearman (direct); ``agrees with panel`` is
+    the label agreement share (pairwise) or the mean absolute score gap (direct, marked ``gap``).
+    """
+    rows: list[tuple[str, ...]] = []
+    for model, d in metrics.get("per_model", {}).items():
+        humans = d.get("humans") or {}
+        if "accuracy" in humans:
+            vs_humans = _fmt(humans["accuracy"]["value"]) + " acc"
+        elif "average" in humans:
+            vs_humans = _fmt(humans["average"]["spearman"]["value"]) + " rho"
+        else:
+            vs_humans = "-"
+        if "agreement_with_panel" in d:
+            with_panel = _fmt(d["agreement_with_panel"])
+        else:
+            with_panel = _fmt(d.get("mean_abs_diff_from_panel")) + " gap"
+        changes = d.get("opinion_changes")
+        changed = (
+            f"{_fmt(changes['changed_share'])} of {changes['referee_debates']}"
+            if changes
+            else "- (opinion_probes off)"
+        )
+        requests = run_info.get("per_model", {}).get(model, {}).get("requests", "-")
+        parroting = d.get("parroting") or {}
+        echo = _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
+        rows.append(
+            (
+                model,
+                ", ".join(d["referees"]) or "summarizer",
+                str(requests),
+                with_panel,
+                vs_humans,
+                changed,
+                echo,
+                words_copy_text(parroting),
+                verdict_copy_text(parroting),
+                cut_off_text(d.get("cut_off")),
+            )
+        )
+    return rows
+
+
+def _share(value: float | None, of: int | None, what: str) -> str:
+    """``"12.5% of 48 utterances"``; ``"-"`` when there was nothing to count."""
+    return "-" if value is None else f"{100 * value:.1f}% of {of} {what}"
+
+
+def _chance(value: float | None, of: int | None, reason: str | None) -> str:
+    """`` (chance 3.1% of 64)``, or why there is no baseline."""
+    if value is None:
+        return f" (chance -: {reason or NOT_RECORDED})"
+    return f" (chance {100 * value:.1f}% of {of})"
+
+
+def words_copy_text(parroting: Mapping[str, Any]) -> str:
+    """Utterances repeating another referee's words, next to chance; ``"-"`` when not measured."""
+    p = parroting
+    share = _share(p.get("words_copy_share"), p.get("utterances_that_saw_words"), "utterances")
+    if p.get("words_copy_share") is None and p.get("words_copy_chance") is None:
+        return share
+    chance = _chance(p.get("words_copy_chance"), p.get("blind_words"), p.get("words_copy_chance_reason"))
+    return share + chance
+
+
+def verdict_copy_text(parroting: Mapping[str, Any]) -> str:
+    """Verdicts equal to one their speaker saw, next to chance; ``"-"`` when not measured."""
+    p = parroting
+    share = _share(p.get("copy_share"), p.get("verdicts_that_saw_one"), "verdicts")
+    if not p:
+        return share
+    return share + _chance(p.get("copy_chance"), p.get("blind_verdicts"), p.get("copy_chance_reason"))
+
+
+def cut_off_kinds(cut_off: Mapping[str, Any] | None) -> str:
+    """``"264/320 assessments, 3/160 discussions"``: of each kind that ran, the utterances cut
+    off at the token cap / all; ``"-"`` when not recorded."""
+    if not cut_off:
+        return "-"
+    kinds = [
+        f"{c['cut']}/{c['utterances']} {kind}s"
+        for kind in ("assessment", "discussion", "summary")
+        if (c := cut_off[kind])["utterances"]
+    ]
+    return ", ".join(kinds) or "no turns"
+
+
+def cut_off_text(cut_off: Mapping[str, Any] | None) -> str:
+    """``"264/320 assessments, 3/160 discussions; 264/320 verdicts rest on a cut-off
+    assessment"``: the turns of each kind that ended at their token cap (kinds that never ran
+    left out), then the verdicts whose assessment did; ``"-"`` when not recorded."""
+    if not cut_off:
+        return "-"
+    text, verdicts = cut_off_kinds(cut_off), cut_off["verdicts_with_assessment"]
+    if verdicts:
+        text += f"; {cut_off['verdicts_cut_off']}/{verdicts} verdicts rest on a cut-off assessment"
+    return text
+
+
+def degenerate_reasons(metrics: Mapping[str, Any]) -> list[str]:
+    """Why the panel looks degenerate: most of its referees' utterances repeat another
+    referee's words, or most of its assessments stop at the token cap (empty: it does not, or
+    the run did not measure it)."""
+    reasons = []
+    parroting = metrics.get("parroting") or {}
+    copied = parroting.get("words_copy_share")
+    if copied is not None and copied > DEGENERATE_SHARE:
+        chance = parroting.get("words_copy_chance")
+        baseline = (
+            f"chance {100 * chance:.0f}%"
+            if chance is not None
+            else f"chance -: {parroting.get('words_copy_chance_reason') or NOT_RECORDED}"
+        )
+        reasons.append(f"{100 * copied:.0f}% of referee utterances copy another referee's words ({baseline})")
+    assessments = (metrics.get("cut_off") or {}).get("assessment") or {}
+    cut = assessments.get("share")
+    if cut is not None and cut > DEGENERATE_SHARE:
+        reasons.append(f"{100 * cut:.0f}% of assessments stop at the token cap")
+    return reasons

@@ -1,0 +1,413 @@
+"""Agreement with human labels, with seeded bootstrap 95% confidence intervals.
+
+Correlations are scipy's definitions (Spearman rho, Kendall tau-b), computed with numpy for
+small inputs (the tests check them against scipy on random data). Cohen's kappa is computed from the
+confusion counts with numpy, because scikit-learn's ``cohen_kappa_score`` costs ~15 ms a call
+and a bootstrap needs thousands; the tests check it against scikit-learn on random data.
+Confidence intervals: items are resampled with replacement ``N_RESAMPLES`` times (seeded); the
+interval is the 2.5th-97.5th percentile of the statistic (percentile bootstrap). When items
+come in groups (Topical-Chat: 6 responses to each of 60 dialogues; or several referee rows of
+one item, pooled per model), whole groups are resampled instead (cluster bootstrap): rows of
+one group are not independent evidence, and resampling them one by one would make the
+interval too narrow. Every accuracy and kappa is reported as ``{"value": v, "ci95": [low, high]}``.
+
+Accuracy counts every labelled item: an item without a predicted label (every verdict failed
+to parse) is a wrong answer, not a smaller ``n``.
+
+A rank correlation is undefined when either side is constant or there are fewer than 2 pairs
+(a constant prediction ranks nothing): its ``value`` is null with a ``reason``, and averages
+leave it out. Bootstrap resamples where it is undefined are counted (``undefined_resamples``,
+of ``resamples``) and the interval is the percentile interval of the defined ones; it is null
+(with a reason) when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, because
+those few are then a biased subset (the draws that happened to vary), not the data.
+
+Other degenerate inputs have defined values:
+- empty input: accuracy and kappa 0.0, with ``n`` = 0;
+- kappa when truth and prediction are the same single class: 1.0 (perfect agreement); when
+  chance agreement is 1 otherwise: 0.0;
+- with fewer than 2 items (or groups) the interval is [value, value].
+"""
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from chateval.core.items import LABELS
+from chateval.core.schema import (
+    AverageCorrelations,
+    CorrelationInterval,
+    Correlations,
+    DirectMetrics,
+    Interval,
+    PairwiseBaselines,
+    PairwiseMetrics,
+)
+
+N_RESAMPLES = 1000
+CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
+# Below this share of defined resamples a correlation's interval is null (see the module doc).
+MIN_DEFINED_SHARE = 0.5
+# The code of "no label" (an item whose verdicts all failed): it never equals a human label.
+NO_LABEL = len(LABELS)
+
+
+def label_codes(labels: Sequence[str | None]) -> np.ndarray:
+    """Label indices in ``LABELS``; None (no label) is ``NO_LABEL``."""
+    codes = [NO_LABEL if label is None else LABELS.index(label) for label in labels]
+    return np.asarray(codes, dtype=np.int64)
+
+
+def kappa_from_codes(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Unweighted Cohen's kappa of label codes (``NO_LABEL`` is a category of its own)."""
+    n = len(truth)
+    if n == 0:
+        return 0.0
+    observed = float(np.mean(truth == predicted))
+    k = NO_LABEL + 1
+    chance = float(np.dot(np.bincount(truth, minlength=k), np.bincount(predicted, minlength=k))) / (n * n)
+    if chance >= 1.0:
+        return 1.0 if observed == 1.0 else 0.0
+    return (observed - chance) / (1.0 - chance)
+
+
+def accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
+    """Share of positions where prediction equals truth (0.0 on empty input)."""
+    if len(truth) == 0:
+        return 0.0
+    return sum(t == p for t, p in zip(truth, predicted, strict=True)) / len(truth)
+
+
+def cohen_kappa(truth: Sequence[str], predicted: Sequence[str]) -> float:
+    """Unweighted Cohen's kappa over the three labels A, B, tie."""
+    return kappa_from_codes(label_codes(truth), label_codes(predicted))
+
+
+# Up to this many items, Kendall's tau is computed from all pairs at once with numpy: a
+# bootstrap of a small run then takes milliseconds, where scipy's per-call overhead took
+# seconds. Above it scipy's O(n log n) algorithm is the faster one.
+_PAIRWISE_KENDALL_MAX = 100
+
+
+def _average_ranks(x: np.ndarray) -> np.ndarray:
+    """Ranks 1..n, ties sharing their average rank (scipy's rankdata, method "average")."""
+    order = np.argsort(x, kind="mergesort")
+    sorted_x = x[order]
+    starts = np.concatenate(([True], sorted_x[1:] != sorted_x[:-1]))
+    dense = np.cumsum(starts)  # tie group of each sorted position, from 1
+    bounds = np.concatenate((np.flatnonzero(starts), [len(x)]))  # each group's first position
+    average = (bounds[:-1] + bounds[1:] + 1) / 2  # mean of the 1-based ranks first+1 .. last+1
+    ranks = np.empty(len(x))
+    ranks[order] = average[dense - 1]
+    return ranks
+
+
+def _kendall_tau_b(truth: np.ndarray, predicted: np.ndarray) -> float:
+    if len(truth) > _PAIRWISE_KENDALL_MAX:
+        from scipy.stats import kendalltau
+
+        return float(kendalltau(truth, predicted).statistic)
+    signs_t = np.sign(truth[:, None] - truth[None, :])
+    signs_p = np.sign(predicted[:, None] - predicted[None, :])
+    n = len(truth)
+    pairs = n * (n - 1) / 2
+    concordance = float(np.sum(signs_t * signs_p)) / 2  # concordant minus discordant pairs
+    tied_t = (np.count_nonzero(signs_t == 0) - n) / 2  # off the diagonal, each pair twice
+    tied_p = (np.count_nonzero(signs_p == 0) - n) / 2
+    return concordance / math.sqrt((pairs - tied_t) * (pairs - tied_p))
+
+
+def undefined_reason(truth: np.ndarray, predicted: np.ndarray) -> str | None:
+    """Why a rank correlation of ``predicted`` with ``truth`` is undefined; None when it is not."""
+    if len(truth) < 2:
+        return "fewer than 2 scored items"
+    if np.all(predicted == predicted[0]):
+        return "constant prediction (every score the same ranks nothing)"
+    if np.all(truth == truth[0]):
+        return "constant human scores"
+    return None
+
+
+def correlation_pair(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float] | None:
+    """Spearman rho and Kendall tau-b (scipy's definitions); None when undefined
+    (``undefined_reason``)."""
+    if undefined_reason(truth, predicted) is not None:
+        return None
+    rho = float(np.corrcoef(_average_ranks(truth), _average_ranks(predicted))[0, 1])
+    tau = _kendall_tau_b(truth, predicted)
+    return rho, tau
+
+
+def correlation_or_nan(truth: np.ndarray, predicted: np.ndarray) -> tuple[float, float]:
+    """``correlation_pair`` for bootstrap replicates: NaN marks an undefined resample, which
+    ``correlation_interval`` counts and leaves out."""
+    pair = correlation_pair(truth, predicted)
+    return (math.nan, math.nan) if pair is None else pair
+
+
+def correlation_replicates(
+    truth: np.ndarray, predicted: np.ndarray, samples: Sequence[np.ndarray]
+) -> np.ndarray:
+    """Spearman rho and Kendall tau-b of every resample (rows: ``samples``), NaN where undefined.
+
+    Resamples of one size (plain bootstrap, or clusters of equal size) are computed together
+    as arrays: a bootstrap of a small run then takes milliseconds instead of a second. The
+    values are ``correlation_or_nan``'s (the tests compare them)."""
+    if not samples:
+        return np.empty((0,))
+    if len({len(idx) for idx in samples}) > 1 or len(samples[0]) > _PAIRWISE_KENDALL_MAX:
+        return np.asarray([correlation_or_nan(truth[idx], predicted[idx]) for idx in samples])
+    from scipy.stats import rankdata
+
+    t, p = truth[np.asarray(samples)], predicted[np.asarray(samples)]  # (resamples, n)
+    n = t.shape[1]
+    undefined = (n < 2) | np.all(t == t[:, :1], axis=1) | np.all(p == p[:, :1], axis=1)
+    rank_t, rank_p = rankdata(t, axis=1), rankdata(p, axis=1)
+    rank_t -= rank_t.mean(axis=1, keepdims=True)
+    rank_p -= rank_p.mean(axis=1, keepdims=True)
+    pairs = n * (n - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rho = np.sum(rank_t * rank_p, axis=1) / np.sqrt(np.sum(rank_t**2, axis=1) * np.sum(rank_p**2, axis=1))
+        tau = np.empty(len(t))
+        for start in range(0, len(t), 64):  # bounded memory: 64 x n x n signs at a time
+            rows = slice(start, start + 64)
+            signs_t = np.sign(t[rows, :, None] - t[rows, None, :])
+            signs_p = np.sign(p[rows, :, None] - p[rows, None, :])
+            concordance = np.sum(signs_t * signs_p, axis=(1, 2)) / 2
+            tied_t = (np.count_nonzero(signs_t == 0, axis=(1, 2)) - n) / 2
+            tied_p = (np.count_nonzero(signs_p == 0, axis=(1, 2)) - n) / 2
+            tau[rows] = concordance / np.sqrt((pairs - tied_t) * (pairs - tied_p))
+    out = np.stack([rho, tau], axis=1)
+    out[undefined] = np.nan
+    return out
+
+
+def correlations(truth: Sequence[float], predicted: Sequence[float]) -> dict[str, float | None]:
+    """Spearman rho and Kendall tau-b; None when either side is constant or too short."""
+    pair = correlation_pair(np.asarray(truth, dtype=float), np.asarray(predicted, dtype=float))
+    return {"spearman": pair[0] if pair else None, "kendall": pair[1] if pair else None}
+
+
+def resample_indices(
+    n: int, seed: int, groups: Sequence[str] | None = None, n_resamples: int = N_RESAMPLES
+) -> list[np.ndarray]:
+    """``n_resamples`` bootstrap samples of item indices 0..n-1 (seeded).
+
+    Without ``groups``: ``n`` items drawn with replacement. With ``groups`` (each item's group
+    name): as many groups as there are, drawn with replacement, each bringing all its items,
+    so a sample's size varies. Empty when there are fewer than 2 items or 2 groups.
+    """
+    rng = np.random.default_rng(seed)
+    if groups is None:
+        return list(rng.integers(0, n, size=(n_resamples, n))) if n >= 2 else []
+    if len(groups) != n:
+        raise ValueError(f"{len(groups)} group names for {n} items")
+    names = np.asarray(groups)
+    members = [np.flatnonzero(names == name) for name in dict.fromkeys(groups)]
+    if len(members) < 2:
+        return []
+    draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
+    return [np.concatenate([members[g] for g in row]) for row in draws]
+
+
+def interval(value: float, replicates: np.ndarray) -> Interval:
+    """``{"value", "ci95"}``: the 2.5th-97.5th percentile of ``replicates`` around ``value``."""
+    if len(replicates) == 0:
+        return {"value": value, "ci95": [value, value]}
+    low, high = np.percentile(replicates, [2.5, 97.5])
+    return {"value": value, "ci95": [float(low), float(high)]}
+
+
+def correlation_interval(
+    value: float | None, replicates: np.ndarray, reason: str | None = None
+) -> CorrelationInterval:
+    """A correlation with the percentile interval of its defined replicates (NaN: undefined).
+
+    ``value`` None: undefined on the data, ``reason`` says why, no interval. Otherwise the
+    interval is null when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, and
+    [value, value] when nothing could be resampled (fewer than 2 items or groups).
+    """
+    defined = replicates[~np.isnan(replicates)]
+    out: CorrelationInterval = {
+        "value": value,
+        "ci95": None,
+        "resamples": len(replicates),
+        "undefined_resamples": len(replicates) - len(defined),
+    }
+    if value is None:
+        out["reason"] = reason or "undefined"
+    elif len(replicates) == 0:
+        out["ci95"] = [value, value]
+    elif len(defined) < MIN_DEFINED_SHARE * len(replicates):
+        out["reason"] = f"only {len(defined)} of {len(replicates)} resamples defined"
+    else:
+        low, high = np.percentile(defined, [2.5, 97.5])
+        out["ci95"] = [float(low), float(high)]
+    return out
+
+
+def bootstrap(
+    n: int, statistic: Callable[[np.ndarray], Any], seed: int, groups: Sequence[str] | None = None
+) -> tuple[Any, np.ndarray]:
+    """The statistic on all items and on every resample (empty when nothing can be resampled)."""
+    value = statistic(np.arange(n))
+    samples = resample_indices(n, seed, groups)
+    if not samples:
+        return value, np.empty((0,))
+    return value, np.asarray([statistic(idx) for idx in samples])
+
+
+def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:
+    return replicates[:, column] if len(replicates) else replicates
+
+
+def _resampled(n: int, groups: Sequence[str] | None, unit: str) -> str:
+    return f"{len(set(groups))} {unit}" if groups is not None else f"{n} items"
+
+
+def agreement_replicates(
+    truth: np.ndarray, predicted: np.ndarray, samples: Sequence[np.ndarray]
+) -> np.ndarray:
+    """Accuracy and kappa of every resample of label codes (rows: ``samples``).
+
+    Resamples of one size are computed together as arrays (the values of ``kappa_from_codes``
+    and the mean, which the tests compare); clusters of unequal size one by one."""
+    if not samples:
+        return np.empty((0,))
+    if len({len(idx) for idx in samples}) > 1:
+        return np.asarray(
+            [
+                (float(np.mean(truth[i] == predicted[i])), kappa_from_codes(truth[i], predicted[i]))
+                for i in samples
+            ]
+        )
+    t, p = truth[np.asarray(samples)], predicted[np.asarray(samples)]  # (resamples, n)
+    n = t.shape[1]
+    observed = np.mean(t == p, axis=1)
+    codes = np.arange(NO_LABEL + 1)
+    counts_t = np.sum(t[:, :, None] == codes, axis=1)
+    counts_p = np.sum(p[:, :, None] == codes, axis=1)
+    chance = np.sum(counts_t * counts_p, axis=1) / (n * n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = np.where(
+            chance >= 1.0, np.where(observed == 1.0, 1.0, 0.0), (observed - chance) / (1.0 - chance)
+        )
+    return np.stack([observed, kappa], axis=1)
+
+
+def pairwise_metrics(
+    truth: Sequence[str],
+    predicted: Sequence[str | None],
+    seed: int = 0,
+    groups: Sequence[str] | None = None,
+    unit: str = "groups",
+) -> PairwiseMetrics:
+    """Accuracy and kappa of predicted labels against human labels, with CIs.
+
+    A predicted None (no label) counts as wrong. ``groups`` (each row's group, e.g. the item
+    of each of several referees' rows): resample whole groups, described as ``"<k> <unit>"``.
+    """
+    t, p = label_codes(truth), label_codes(predicted)
+    acc, kappa = (float(np.mean(t == p)) if len(t) else 0.0), kappa_from_codes(t, p)
+    reps = agreement_replicates(t, p, resample_indices(len(t), seed, groups))
+    return {
+        "n": len(t),
+        "no_label": int(np.sum(p == NO_LABEL)),
+        "resampled": _resampled(len(t), groups, unit),
+        "label_counts": {
+            "human": {label: list(truth).count(label) for label in LABELS},
+            "predicted": {label: list(predicted).count(label) for label in LABELS},
+        },
+        "accuracy": interval(acc, _pair_replicates(reps, 0)),
+        "kappa": interval(kappa, _pair_replicates(reps, 1)),
+    }
+
+
+def pairwise_baselines(truth: Sequence[str]) -> PairwiseBaselines:
+    """What judges that read nothing score on these human labels: always "A", always the most
+    common human label (ties go to the first of A, B, tie), and a uniform random label, whose
+    expected accuracy is 1/3 and expected kappa 0 whatever the labels."""
+    t = label_codes(truth)
+    counts = np.bincount(t, minlength=len(LABELS))
+    majority = int(np.argmax(counts))  # argmax takes the first of equal counts
+
+    def constant(code: int) -> tuple[float, float]:
+        predicted = np.full(len(t), code)
+        return (float(np.mean(t == predicted)) if len(t) else 0.0), kappa_from_codes(t, predicted)
+
+    always_a, majority_score = constant(LABELS.index("A")), constant(majority)
+    return {
+        "n": len(t),
+        "always_A": {"accuracy": always_a[0], "kappa": always_a[1]},
+        "majority": {"label": LABELS[majority], "accuracy": majority_score[0], "kappa": majority_score[1]},
+        "random": {"accuracy": 1 / 3, "kappa": 0.0},
+    }
+
+
+def _average(
+    names: Sequence[str],
+    values: Mapping[str, tuple[float, float] | None],
+    replicates: Mapping[str, np.ndarray],
+    reasons: Mapping[str, str],
+) -> AverageCorrelations:
+    """The mean of the dimensions' correlations whose value is defined (the others are named
+    in ``left_out``). A resample where one averaged dimension is undefined is undefined for
+    the average too: averaging the rest would make each resample a different statistic."""
+    kept = {d: pair for d in names if (pair := values[d]) is not None}
+    out: AverageCorrelations = {
+        "dimensions": list(kept),
+        "spearman": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
+        "kendall": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
+    }
+    if len(kept) < len(names):
+        out["left_out"] = {d: reasons[d] for d in names if d not in kept}
+    if kept:
+        mean_value = np.mean(list(kept.values()), axis=0)
+        mean_reps = np.mean([replicates[d] for d in kept], axis=0)  # NaN in any: undefined
+        out["spearman"] = correlation_interval(float(mean_value[0]), _pair_replicates(mean_reps, 0))
+        out["kendall"] = correlation_interval(float(mean_value[1]), _pair_replicates(mean_reps, 1))
+    return out
+
+
+def direct_metrics(
+    truth: Mapping[str, Sequence[float]],
+    predicted: Mapping[str, Sequence[float]],
+    seed: int = 0,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    unit: str = "groups",
+) -> DirectMetrics:
+    """Per-dimension Spearman and Kendall with CIs, and their average over the paper's four
+    dimensions (all scored dimensions when none of the four is present) whose correlation is
+    defined. The average needs every averaged dimension scored on the same items: each
+    resample then uses the same item indices for every dimension, so the average's replicates
+    are the mean of theirs.
+
+    ``groups`` (per dimension, each row's group): resample whole groups (cluster bootstrap),
+    described as ``"<k> <unit>"``.
+    """
+    dimensions: dict[str, Correlations] = {}
+    values: dict[str, tuple[float, float] | None] = {}
+    replicates: dict[str, np.ndarray] = {}
+    reasons: dict[str, str] = {}
+    for d in truth:
+        t, p = np.asarray(truth[d], dtype=float), np.asarray(predicted[d], dtype=float)
+
+        value = correlation_or_nan(t, p)
+        replicates[d] = correlation_replicates(
+            t, p, resample_indices(len(t), seed, groups[d] if groups else None)
+        )
+        reasons[d] = undefined_reason(t, p) or ""
+        pair = values[d] = None if reasons[d] else value
+        rho, tau = (None, None) if pair is None else pair
+        dimensions[d] = {
+            "n": len(t),
+            "spearman": correlation_interval(rho, _pair_replicates(replicates[d], 0), reasons[d]),
+            "kendall": correlation_interval(tau, _pair_replicates(replicates[d], 1), reasons[d]),
+        }
+    resampled = _resampled(0, next(iter(groups.values())), unit) if groups and truth else "items"
+    out: DirectMetrics = {"dimensions": dimensions, "resampled": resampled}
+    averaged = [d for d in truth if d in CORRELATION_DIMENSIONS] or list(truth)
+    if averaged and len({len(truth[d]) for d in averaged}) == 1:
+        out["average"] = _average(averaged, values, replicates, reasons)
+    return out

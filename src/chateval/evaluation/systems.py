@@ -1,0 +1,246 @@
+"""Results of a run that judged named systems: win rates, leaderboards, the length bias, per-system
+direct scores, and estimates calibrated by the human labels some items carry.
+
+The records of items that name their systems (pairwise: ``system_a``/``system_b``; direct:
+``system``) become the inputs of ``win_rates`` and ``leaderboard``: one ``Comparison`` per
+pairwise item, the panel's decision over both answer orders. Its soft value is the panel's
+probability that A's answer is the better one, read from the referees' score distributions: for
+each referee and answer order P(score A > score B) + P(equal) / 2 with the two scores'
+distributions taken as independent, averaged over referees and orders. Items the panel could
+not decide (every verdict failed) are counted as ``undecided`` and left out.
+
+Calibrated estimates (prediction-powered inference, ``ppi``): where only some comparisons of a
+pair of systems (direct: some responses of a system) carry a human label, the panel's verdicts
+on all of them estimate the human win rate (mean score), corrected by the labelled slice.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TypedDict
+
+import numpy as np
+
+from chateval.config import CompareDesign, RunConfig
+from chateval.core.schema import Distribution, VerdictRecord
+from chateval.evaluation.leaderboard import Leaderboard, leaderboard
+from chateval.evaluation.ppi import PPIMean, ppi_mean
+from chateval.evaluation.win_rates import (
+    Comparison,
+    DirectSystems,
+    ScoredResponse,
+    WinRates,
+    direct_systems,
+    win_rates,
+)
+
+OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
+MIN_LABELLED = 2  # a calibrated estimate needs a variance from its labelled slice
+
+
+class CalibratedPair(PPIMean):
+    """The calibrated win rate of ``system_a`` over ``system_b`` (ties half)."""
+
+    system_a: str
+    system_b: str
+    predictions: str  # "hard" or "soft": which panel verdicts served as predictions
+
+
+class CalibratedMean(PPIMean):
+    """The calibrated mean human score of one system on one dimension."""
+
+    system: str
+    dimension: str
+
+
+class PairwiseSystems(TypedDict):
+    """``metrics.json["systems"]`` of a pairwise run with systems."""
+
+    task: str  # "pairwise"
+    comparisons: int
+    undecided: int
+    anchor: str
+    win_rates: WinRates
+    leaderboard: Leaderboard | None
+    length_controlled: Leaderboard | None
+    leaderboard_error: str | None
+    calibrated: list[CalibratedPair]
+
+
+class DirectSystemsMetrics(TypedDict):
+    """``metrics.json["systems"]`` of a direct run with systems."""
+
+    task: str  # "direct"
+    responses: int
+    unscored: int
+    scores: DirectSystems
+    calibrated: list[CalibratedMean]
+
+
+def soft_win_probability(record: VerdictRecord) -> float | None:
+    """The panel's probability that A's answer is better (ties half), from its referees' score
+    distributions in every answer order; None when no verdict came with distributions."""
+    values: list[float] = []
+    for order in record.get("orders", []):
+        for row in order["referees"]:
+            shown = row.get("distributions")
+            if row.get("error") or not isinstance(shown, list) or len(shown) != 2:
+                continue
+            first, second = (_probabilities(d) for d in shown)
+            a, b = (second, first) if order["swapped"] else (first, second)
+            values.append(_better(a, b))
+    return float(np.mean(values)) if values else None
+
+
+def _probabilities(distribution: Distribution) -> dict[float, float]:
+    """A score distribution's mapped probabilities by value, renormalised to sum to 1."""
+    mapped = {float(v): p for v, p in distribution["probabilities"].items()}
+    total = sum(mapped.values())
+    return {v: p / total for v, p in mapped.items()} if total > 0 else {}
+
+
+def _better(a: Mapping[float, float], b: Mapping[float, float]) -> float:
+    """P(X > Y) + P(X = Y) / 2 for independent X ~ a, Y ~ b (0.5 when either is empty)."""
+    if not a or not b:
+        return 0.5
+    win = sum(pa * pb for x, pa in a.items() for y, pb in b.items() if x > y)
+    tie = sum(pa * b.get(x, 0.0) for x, pa in a.items())
+    return min(1.0, max(0.0, win + tie / 2))
+
+
+def has_systems(records: Iterable[VerdictRecord]) -> bool:
+    """Whether the records name the systems they judge."""
+    return any("system_a" in r or "system" in r for r in records)
+
+
+def systems_metrics(
+    config: RunConfig, records: Sequence[VerdictRecord], seed: int
+) -> PairwiseSystems | DirectSystemsMetrics | None:
+    """The systems section of metrics.json; None when the records name no systems."""
+    if not has_systems(records):
+        return None
+    if config.task == "pairwise":
+        return _pairwise(config, records, seed)
+    return _direct(records, seed)
+
+
+def _outcome(label: str | None) -> float:
+    """A label as A's share of the win: 1 (A), 0.5 (tie or none), 0 (B)."""
+    return OUTCOME[label] if label else 0.5
+
+
+def _comparison(record: VerdictRecord, soft: float | None) -> Comparison:
+    return Comparison(
+        prompt=str(record.get("prompt", record["item_id"])),
+        system_a=str(record.get("system_a")),
+        system_b=str(record.get("system_b")),
+        outcome=_outcome(record.get("label")),
+        soft=soft,
+        length_a=int(record.get("words_a", 0)),
+        length_b=int(record.get("words_b", 0)),
+    )
+
+
+def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) -> PairwiseSystems:
+    judged = [r for r in records if "system_a" in r and "system_b" in r]
+    decided = [r for r in judged if r.get("label")]
+    comparisons = [_comparison(r, soft_win_probability(r)) for r in decided]
+    systems = list(dict.fromkeys(s for c in comparisons for s in (c.system_a, c.system_b)))
+    design = config.data.compare
+    against = design.against if isinstance(design, CompareDesign) else None
+    anchor = against if against in systems else (systems[0] if systems else "")
+    plain = controlled = None
+    error = None
+    if len(systems) >= 2:
+        try:
+            plain = leaderboard(comparisons, systems, anchor=anchor, seed=seed)
+            controlled = leaderboard(comparisons, systems, anchor=anchor, length_control=True, seed=seed)
+        except ValueError as exc:  # e.g. systems that never meet: their strengths are not identified
+            error = str(exc)
+    else:
+        error = "fewer than two systems have a decided comparison"
+    return {
+        "task": "pairwise",
+        "comparisons": len(comparisons),
+        "undecided": len(judged) - len(decided),
+        "anchor": anchor,
+        "win_rates": win_rates(comparisons, systems, seed=seed),
+        "leaderboard": plain,
+        "length_controlled": controlled,
+        "leaderboard_error": error,
+        "calibrated": _calibrated_pairs(decided, comparisons, soft=config.verdict.aggregation == "soft"),
+    }
+
+
+def _calibrated_pairs(
+    records: Sequence[VerdictRecord], comparisons: Sequence[Comparison], soft: bool
+) -> list[CalibratedPair]:
+    """Per pair of systems with some (not all) comparisons labelled: the PPI++ win rate, the
+    panel's prediction of each item being its comparison's outcome (or soft value)."""
+    by_pair: dict[tuple[str, str], list[tuple[str | None, Comparison]]] = {}
+    for record, comparison in zip(records, comparisons, strict=True):
+        pair = (comparison.system_a, comparison.system_b)
+        by_pair.setdefault(pair, []).append((record.get("human_label"), comparison))
+    out: list[CalibratedPair] = []
+    for (a, b), group in by_pair.items():
+        labelled = [(human, c) for human, c in group if human]
+        unlabelled = [c for human, c in group if not human]
+        if len(labelled) < MIN_LABELLED or not unlabelled:
+            continue
+        use_soft = soft and all(c.soft is not None for _, c in group)
+
+        def predicted(c: Comparison, use_soft: bool = use_soft) -> float:
+            return c.soft if use_soft and c.soft is not None else c.outcome
+
+        estimate = ppi_mean(
+            [_outcome(human) for human, _ in labelled],
+            [predicted(c) for _, c in labelled],
+            [predicted(c) for c in unlabelled],
+        )
+        out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
+    return out
+
+
+def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectSystemsMetrics:
+    judged = [r for r in records if "system" in r]
+    scored = [r for r in judged if r.get("scores")]
+    rows = [
+        ScoredResponse(
+            prompt=str(r.get("prompt", r.get("group", r["item_id"]))),
+            system=r["system"],
+            scores=dict(r["scores"] or {}),
+        )
+        for r in scored
+    ]
+    return {
+        "task": "direct",
+        "responses": len(rows),
+        "unscored": len(judged) - len(scored),
+        "scores": direct_systems(rows, seed=seed),
+        "calibrated": _calibrated_means(scored),
+    }
+
+
+def _calibrated_means(records: Sequence[VerdictRecord]) -> list[CalibratedMean]:
+    """Per system and dimension with some (not all) responses human-scored: the PPI++ mean."""
+    by_system: dict[str, list[VerdictRecord]] = {}
+    for record in records:
+        by_system.setdefault(record["system"], []).append(record)
+    out: list[CalibratedMean] = []
+    for system, group in by_system.items():
+        dimensions = dict.fromkeys(d for r in group for d in (r.get("scores") or {}))
+        for dimension in dimensions:
+            rows = [r for r in group if dimension in (r.get("scores") or {})]
+            labelled = [r for r in rows if dimension in (r.get("human_scores") or {})]
+            unlabelled = [r for r in rows if dimension not in (r.get("human_scores") or {})]
+            if len(labelled) < MIN_LABELLED or not unlabelled:
+                continue
+
+            def panel(r: VerdictRecord, d: str = dimension) -> float:
+                return float((r.get("scores") or {})[d])
+
+            estimate = ppi_mean(
+                [float((r.get("human_scores") or {})[dimension]) for r in labelled],
+                [panel(r) for r in labelled],
+                [panel(r) for r in unlabelled],
+            )
+            out.append({**estimate, "system": system, "dimension": dimension})
+    return out

@@ -1,0 +1,1 @@
+"""Verdicts: their formats and constraints, soft scores, and a panel's aggregation."""

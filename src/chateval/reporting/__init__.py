@@ -1,0 +1,1 @@
+"""Reporting: the console summary, report.md, the HTML report, plots and export."""

@@ -1,0 +1,289 @@
+"""``chateval export``: a run's comparisons as flat rows (CSV) or JSON lines, for a notebook.
+
+Read from the run folder's ``verdicts.jsonl`` (``schema.VerdictRecord``) and ``config.yaml``
+(the task and, for direct scoring, the dimensions); no model and no data file is needed.
+
+**Pairwise**: one row per item and answer order (a comparison as the referees judged it), so
+an item debated in both orders has two rows, ``order`` ``original`` and ``swapped``. Every
+score is in the item's frame: ``score_a`` is the score of the item's answer A whichever answer
+was shown first (``OrderRecord`` stores them so). The panel's decision for the item (over both
+orders: the summed scores, ``panel_*``) is repeated on both of its rows: a win rate counts each
+item once, from the rows with ``order == "original"`` (or one row per ``item_id``).
+
+**Direct**: one row per item (response).
+
+A JSON line holds the row's fields with its referees as a list (``referees``: one object per
+referee, ``referee`` its name) and per-dimension scores as objects; a CSV row is the same line
+flattened: a referee's fields become ``<referee>.<field>`` columns, an object's entries
+``<field>.<key>`` (``Critic.score_a``, ``panel_scores.fluency``, ``Critic.scores.fluency``).
+Every row of a run has the same fields; what a record lacks (soft scores of a run without
+token probabilities, the systems of items that name none, a referee's scores when its verdict
+did not parse) is null, an empty CSV cell.
+"""
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, cast
+
+import yaml
+
+from chateval.core.schema import RefereeRow, VerdictRecord
+from chateval.data.jsonl import read_jsonl
+from chateval.errors import ConfigError, DataError
+from chateval.run.folder import FINISHED_MARKER
+
+Format = Literal["csv", "jsonl"]
+FORMATS: tuple[Format, ...] = ("csv", "jsonl")
+SUFFIXES: dict[str, Format] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+
+Cell = str | int | float | bool | None
+Row = dict[str, Any]  # a JSON object: cells, objects of cells, and ``referees`` (a list of objects)
+
+
+@dataclass(frozen=True)
+class Export:
+    """A run's rows, ready to write. ``finished``: the run wrote run.json (a run killed after
+    writing verdicts.jsonl, which is written whole, has every record but no run.json)."""
+
+    folder: Path
+    task: str
+    referees: tuple[str, ...]
+    rows: list[Row]
+    finished: bool
+
+
+def choose_format(fmt: str | None, output: Path | None) -> Format:
+    """The format asked for; without one, the output file's suffix decides (stdout: csv)."""
+    if fmt is not None:
+        if fmt not in FORMATS:
+            raise ConfigError(f"--format {fmt!r}: unknown format; use one of {', '.join(FORMATS)}")
+        return fmt
+    if output is None:
+        return "csv"
+    suffix = output.suffix.lower()
+    if suffix not in SUFFIXES:
+        raise ConfigError(
+            f"{output}: cannot tell the format from the suffix {suffix or '(none)'!r} "
+            f"(known: {', '.join(SUFFIXES)}); pass --format csv or --format jsonl"
+        )
+    return SUFFIXES[suffix]
+
+
+def read_run(folder: Path) -> tuple[dict[str, Any], list[VerdictRecord], bool]:
+    """The run's config (as written), its verdict records and whether it finished; a
+    DataError names the folder and what is missing."""
+    if not folder.is_dir():
+        raise DataError(f"{folder}: no such run folder")
+    config_file = folder / "config.yaml"
+    if not config_file.is_file():
+        raise DataError(f"{folder}: not a run folder (no config.yaml)")
+    if not (folder / "verdicts.jsonl").is_file():
+        state = (
+            "it is running, or was stopped: journal.jsonl holds its finished steps and the same "
+            "run command resumes it"
+            if (folder / "journal.jsonl").is_file()
+            else "no debate step has finished"
+        )
+        raise DataError(f"{folder}: no verdicts.jsonl; the run has not finished ({state})")
+    try:
+        config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{config_file}: unreadable ({exc})") from None
+    task = config.get("task") if isinstance(config, dict) else None
+    if task not in ("pairwise", "direct"):
+        raise DataError(f"{config_file}: no task (pairwise or direct)")
+    key = "orders" if task == "pairwise" else "referees"
+    records: list[VerdictRecord] = []
+    for number, record in read_jsonl(folder / "verdicts.jsonl"):
+        if key not in record or "item_id" not in record:
+            raise DataError(f"{folder / 'verdicts.jsonl'}:{number}: a {task} record needs item_id and {key}")
+        # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
+        records.append(cast(VerdictRecord, record))
+    return config, records, (folder / FINISHED_MARKER).is_file()
+
+
+def export_run(folder: Path) -> Export:
+    """The rows of the run in ``folder`` (pairwise: per item and order; direct: per item)."""
+    config, records, finished = read_run(folder)
+    task = str(config["task"])
+    referees = _referee_names(records)
+    if task == "pairwise":
+        rows = pairwise_rows(records, referees)
+    else:
+        dimensions = [
+            str(d["name"]) for d in config.get("dimensions") or [] if isinstance(d, dict) and "name" in d
+        ]
+        rows = direct_rows(records, referees, dimensions)
+    return Export(folder, task, referees, rows, finished)
+
+
+def _referee_names(records: Sequence[VerdictRecord]) -> tuple[str, ...]:
+    """Every referee that gave (or failed) a verdict, in the order of the panel."""
+    names: dict[str, None] = {}
+    for record in records:
+        for order in record.get("orders", []):
+            names |= dict.fromkeys(r["agent"] for r in order["referees"])
+        names |= dict.fromkeys(r["agent"] for r in record.get("referees", []))
+    return tuple(names)
+
+
+def _flags(row: RefereeRow | None) -> dict[str, Cell]:
+    """A referee's cut-off, copy and parse-error flags (null where the run did not record them)."""
+    if row is None:
+        return dict.fromkeys(("cut_off", "copied_words", "copied_scores_from", "parse_error"))
+    cut_off = row.get("cut_off")
+    parroting = row.get("parroting")
+    return {
+        # its verdict's assessment stopped at the token cap (null: no assessment was asked)
+        "cut_off": None if cut_off is None else cut_off.get("verdict_assessment_cut"),
+        # an utterance of its repeated words of another referee it saw
+        "copied_words": None
+        if parroting is None or "copied_words" not in parroting
+        else parroting["copied_words"] > 0,
+        # the referee whose verdict's scores its verdict repeated
+        "copied_scores_from": None if parroting is None else parroting.get("copied_from"),
+        "parse_error": row.get("error"),
+    }
+
+
+def pairwise_rows(records: Iterable[VerdictRecord], referees: Sequence[str]) -> list[Row]:
+    """One row per pairwise item and answer order; scores in the item's A/B frame."""
+    rows: list[Row] = []
+    for record in records:
+        excluded = set(record.get("excluded_referees", []))
+        for order in record["orders"]:
+            given = {r["agent"]: r for r in order["referees"]}
+            entries: list[dict[str, Cell]] = []
+            for name in referees:
+                ref = given.get(name)
+                entries.append(
+                    {
+                        "referee": name,
+                        "score_a": None if ref is None else ref.get("score_a"),
+                        "score_b": None if ref is None else ref.get("score_b"),
+                        "soft_score_a": None if ref is None else ref.get("soft_score_a"),
+                        "soft_score_b": None if ref is None else ref.get("soft_score_b"),
+                        "winner": None if ref is None else ref.get("winner"),
+                        # left out of the item's decision (its verdict failed in an order)
+                        "excluded": None if ref is None else name in excluded,
+                        **_flags(ref),
+                    }
+                )
+            rows.append(
+                {
+                    "item_id": record["item_id"],
+                    "prompt": record.get("prompt"),
+                    "system_a": record.get("system_a"),
+                    "system_b": record.get("system_b"),
+                    "order": "swapped" if order["swapped"] else "original",
+                    "referees": entries,
+                    "order_label": order["label"],  # the majority of this order's referees
+                    "panel_label": record.get("label"),
+                    "panel_score_a": record.get("score_a"),
+                    "panel_score_b": record.get("score_b"),
+                    "panel_soft_label": record.get("soft_label"),
+                    "panel_soft_score_a": record.get("soft_score_a"),
+                    "panel_soft_score_b": record.get("soft_score_b"),
+                    "human_label": record.get("human_label"),
+                    "words_a": record.get("words_a"),
+                    "words_b": record.get("words_b"),
+                    "truncated": _truncated(record),
+                }
+            )
+    return rows
+
+
+def _truncated(record: VerdictRecord) -> bool | None:
+    """Whether the item was cut to fit a model's context (null: not recorded)."""
+    return None if "truncated" not in record else record["truncated"] is not None
+
+
+def _by_dimension(values: Mapping[str, Any] | None, dimensions: Sequence[str]) -> dict[str, Cell]:
+    return {d: None if values is None else values.get(d) for d in dimensions}
+
+
+def direct_rows(
+    records: Sequence[VerdictRecord], referees: Sequence[str], dimensions: Sequence[str]
+) -> list[Row]:
+    """One row per direct-scoring item. The scores' dimensions are ``dimensions`` (the
+    config's), then any other a referee's scores hold; the human scores' are those the
+    records hold."""
+    scored: dict[str, None] = dict.fromkeys(dimensions)
+    human: dict[str, None] = {}
+    for record in records:
+        for row in record["referees"]:
+            scored |= dict.fromkeys(row.get("scores", {}))
+        human |= dict.fromkeys(record.get("human_scores") or {})
+    rows: list[Row] = []
+    for record in records:
+        given = {r["agent"]: r for r in record["referees"]}
+        entries: list[dict[str, Any]] = []
+        for name in referees:
+            ref = given.get(name)
+            entries.append(
+                {
+                    "referee": name,
+                    "scores": _by_dimension(None if ref is None else ref.get("scores"), list(scored)),
+                    "soft_scores": _by_dimension(
+                        None if ref is None else ref.get("soft_scores"), list(scored)
+                    ),
+                    **_flags(ref),
+                }
+            )
+        rows.append(
+            {
+                "item_id": record["item_id"],
+                "prompt": record.get("prompt", record.get("group")),
+                "system": record.get("system"),
+                "referees": entries,
+                "panel_scores": _by_dimension(record.get("scores"), list(scored)),
+                "panel_soft_scores": _by_dimension(record.get("soft_scores"), list(scored)),
+                "human_scores": _by_dimension(record.get("human_scores"), list(human)),
+                "response_words": record.get("response_words"),
+                "truncated": _truncated(record),
+            }
+        )
+    return rows
+
+
+def flatten(row: Row) -> dict[str, Cell]:
+    """A row as CSV cells: ``<referee>.<field>`` per referee, ``<field>.<key>`` per object entry."""
+    cells: dict[str, Cell] = {}
+
+    def put(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                put(f"{prefix}.{key}", inner)
+        else:
+            cells[prefix] = value
+
+    for key, value in row.items():
+        if key == "referees":
+            for entry in value:
+                for field, inner in entry.items():
+                    if field != "referee":
+                        put(f"{entry['referee']}.{field}", inner)
+        else:
+            put(key, value)
+    return cells
+
+
+def columns(export: Export) -> list[str]:
+    """The CSV header: the flattened fields of a row (every row has the same)."""
+    return list(flatten(export.rows[0])) if export.rows else []
+
+
+def render(export: Export, fmt: Format) -> str:
+    """The rows as CSV (a header line, then one line per row; null as an empty cell) or JSONL."""
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in export.rows)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns(export), lineterminator="\n")
+    writer.writeheader()
+    for row in export.rows:
+        writer.writerow({k: "" if v is None else v for k, v in flatten(row).items()})
+    return buffer.getvalue()

@@ -1,0 +1,102 @@
+"""Self-contained HTML pages of finished runs: what each referee said, what it scored, and
+where the panel disagreed with humans, with itself, or with another run
+(``chateval report RUN... --html``).
+
+No network: styles, script and plots (SVG data URIs) are inline, a Content-Security-Policy
+forbids every remote load, and every text from a model or a data file goes through Jinja2's
+autoescaping (an environment of its own, apart from the prompt templates, which must not
+escape). On one page, each item's view is a section shown by CSS ``:target`` when its row is
+clicked; a run whose page would pass ``split_above_mb`` gets an index page and one page per
+item under ``items/``.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader
+
+from chateval.core.console import Progress
+from chateval.errors import DataError
+from chateval.reporting import plots
+from chateval.reporting.html_views import Report, build_report
+from chateval.reporting.markdown import RunSummary, load_run
+from chateval.run.folder import write_text
+
+CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
+    "base-uri 'none'; form-action 'none'"
+)
+DEFAULT_SPLIT_ABOVE_MB = 8.0
+ITEMS_FOLDER = "items"
+
+
+@dataclass(frozen=True)
+class Plot:
+    caption: str
+    uri: str
+
+
+def _environment() -> Environment:
+    """The report's own Jinja2 environment: autoescaping on for every template it renders."""
+    return Environment(loader=PackageLoader("chateval.reporting", "templates"), autoescape=True)
+
+
+def report_plots(runs: Sequence[RunSummary]) -> list[Plot]:
+    """The plots of ``chateval report`` that these runs give, as SVG data URIs."""
+    candidates = [
+        (
+            "accuracy and kappa vs number of referees",
+            plots.agreement_vs(runs, "agents", "number of referees"),
+        ),
+        ("accuracy and kappa vs rounds", plots.agreement_vs(runs, "rounds", "rounds")),
+        ("per-dimension correlations", plots.dimension_correlations(runs)),
+        ("each referee's agreement with humans, and the panel's", plots.referee_agreement(runs)),
+    ]
+    return [Plot(caption, plots.svg_data_uri(figure)) for caption, figure in candidates if figure is not None]
+
+
+def render_index(report: Report, figures: Sequence[Plot], split: bool) -> str:
+    """The index page: runs, metrics, plots, item rows; with every item's view unless ``split``."""
+    template = _environment().get_template("index.html.j2")
+    return template.render(report=report, plots=figures, split=split, csp=CSP)
+
+
+def render_item_pages(report: Report) -> dict[str, str]:
+    """One page per item (file name -> HTML), for runs too large for one page."""
+    template = _environment().get_template("item.html.j2")
+    return {
+        f"{item.anchor}.html": template.render(item=item, report=report, csp=CSP) for item in report.items
+    }
+
+
+def write_html_report(
+    folders: Sequence[Path],
+    outdir: Path,
+    split_above_mb: float = DEFAULT_SPLIT_ABOVE_MB,
+    progress: Progress | None = None,
+) -> Path:
+    """Write ``report.html`` for one run, or several runs of the same data side by side.
+
+    When the single page would be larger than ``split_above_mb``, the index links to one
+    page per item in ``items/`` instead of holding every item itself. ``progress`` counts the
+    items built (the CLI shows it on large runs).
+    """
+    if split_above_mb <= 0:
+        raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
+    runs = [load_run(folder) for folder in folders]
+    report = build_report(runs, progress)
+    figures = report_plots(runs)
+    outdir.mkdir(parents=True, exist_ok=True)
+    page = render_index(report, figures, split=False)
+    items = outdir / ITEMS_FOLDER
+    for stale in items.glob("item-*.html"):  # pages of an earlier, split render of this report
+        stale.unlink()
+    if len(page.encode("utf-8")) > split_above_mb * 1e6:
+        page = render_index(report, figures, split=True)
+        items.mkdir(exist_ok=True)
+        for name, text in render_item_pages(report).items():
+            write_text(items / name, text)
+    path = outdir / "report.html"
+    write_text(path, page)
+    return path

@@ -1,0 +1,520 @@
+"""What the HTML report shows, read from run folders: each run's settings and metrics, and per
+item its data, each run's outcome and its debates (each laid out by html_debates.py).
+
+Plain values only (strings, numbers, flags): the templates in ``reporting/templates/`` lay them
+out and escape them. Several runs of the same data line up by item id.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chateval.core.console import Progress
+from chateval.core.items import Item, PairwiseItem
+from chateval.data.jsonl import read_jsonl
+from chateval.engines.context import cut_fields_text
+from chateval.errors import DataError
+from chateval.evaluation.diagnostics import (
+    cut_off_text,
+    degenerate_reasons,
+    verdict_copy_text,
+    words_copy_text,
+)
+from chateval.reporting.formatting import ci_text
+from chateval.reporting.html_debates import (
+    DebateView,
+    debate_view,
+    direct_referee,
+    number_text,
+    pairwise_referee,
+)
+from chateval.reporting.markdown import RunSummary, load_verdicts
+from chateval.reporting.statistics_text import below_baselines, debate_effect_text, position_text
+from chateval.reporting.systems_view import SystemsTable, systems_tables
+
+PAIRWISE_FILTERS = (
+    ("wrong", "wrong"),
+    ("inconsistent", "position-inconsistent"),
+    ("failures", "parse failures"),
+    ("split", "referees disagreeing"),
+)
+DIRECT_FILTERS = (("failures", "parse failures"), ("split", "referees disagreeing"))
+RUNS_DISAGREE = ("runs", "runs disagreeing")
+_SNIPPET_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One run's result on one item: the index row's cells and the item view's decision."""
+
+    cells: list[str]
+    label: str  # the panel's label (direct: its scores): runs whose labels differ disagree
+    decision: str
+    flags: dict[str, bool]
+
+
+@dataclass(frozen=True)
+class ItemView:
+    number: int
+    id: str
+    human: str
+    cells: list[str]  # the item's own cells: its text's start, human labels or scores
+    data: Item | None
+    outcomes: list[Outcome | None]  # per run; None where a run lacks the item
+    debates: list[DebateView]
+    flags: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def anchor(self) -> str:
+        return f"item-{self.number}"
+
+
+@dataclass(frozen=True)
+class RunView:
+    """A run's settings, its metrics rows and the columns it adds to the item index."""
+
+    name: str
+    settings: dict[str, str]
+    metrics: list[list[str]]
+    columns: list[str]
+    # leaderboard, win rates, calibrated estimates (chateval.reporting.systems_view)
+    systems: list[SystemsTable]
+
+
+# --- settings and metrics ---------------------------------------------------------------
+
+
+def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Speaker name -> (role name, model), from the run's resolved config."""
+    from pydantic import ValidationError
+
+    from chateval.config import RunConfig
+    from chateval.core.transcript import SUMMARIZER
+    from chateval.debate.building import build_panel
+    from chateval.errors import ChatEvalError
+
+    try:
+        panel = build_panel(RunConfig.model_validate(config))
+    except (ChatEvalError, ValidationError):
+        return {}  # a run of another release: speakers show without role and model
+    speakers = {a.name: (a.role.name, a.model) for a in panel.agents}
+    speakers[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
+    return speakers
+
+
+def _scales_text(config: dict[str, Any]) -> str:
+    dimensions = config.get("dimensions") or []
+    if dimensions:
+        return "scores " + ", ".join(f"{d.get('name')} {d.get('low')}-{d.get('high')}" for d in dimensions)
+    verdict = config.get("verdict") or {}
+    return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+
+
+def run_settings(run: RunSummary) -> dict[str, str]:
+    """The config and cost of a run in a few lines a reader compares across runs."""
+    config, info, metrics = run.config, run.info, run.metrics or {}
+    data = config.get("data") or {}
+    verdict = config.get("verdict") or {}
+    sampling = config.get("sampling") or {}
+    speakers = _speakers(config)
+    referees = ", ".join(
+        f"{name} ({model})" for name, (role, model) in speakers.items() if role != "summarizer"
+    )
+    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in speakers:
+        referees += f"; summarizer ({speakers['Summarizer'][1]})"
+    source = f"{data.get('format')}: {data.get('path')}"
+    if data.get("pair"):
+        source += f" ({' vs '.join(data['pair'])})"
+    return {
+        "task": str(info.get("task", config.get("task"))),
+        "data": source + (f", first {data['limit']}" if data.get("limit") else ""),
+        "referees": referees or str(info.get("agents")),
+        "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
+        "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
+        "verdict": (
+            _scales_text(config)
+            + (", reasoning first" if verdict.get("reasoning") else ", scores only")
+            + (", soft (score probabilities)" if verdict.get("soft") else "")
+            + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
+        ),
+        "extras": ", ".join(name for name in ("opinion_probes", "early_stop") if config.get(name)).replace(
+            "_", " "
+        )
+        or "none",
+        "sampling": (
+            f"temperature {sampling.get('temperature')}, seed {sampling.get('seed')}, "
+            f"discussion up to {sampling.get('discussion_max_tokens')} tokens"
+        ),
+        "backend": ", ".join(f"{m}: {b}" for m, b in (info.get("backends") or {}).items())
+        or str(info.get("backend")),
+        "cost": (
+            f"{info.get('debates')} debates, {info.get('requests')} requests, "
+            f"{info.get('prompt_tokens')} prompt / {info.get('generated_tokens')} generated tokens, "
+            f"{float(info.get('wall_seconds') or 0):.0f} s"
+        ),
+        "parse failures": str(info.get("verdict_parse_failures")),
+        "cut off at the token cap": cut_off_text(metrics.get("cut_off")),
+        "copying (chance)": "; ".join(
+            f"{model}: words {words_copy_text(d.get('parroting') or {})}, "
+            f"verdicts {verdict_copy_text(d.get('parroting') or {})}"
+            for model, d in (metrics.get("per_model") or {}).items()
+        )
+        or "-",
+        "panel looks degenerate": "; ".join(degenerate_reasons(metrics))
+        or ("no" if "cut_off" in metrics or "parroting" in metrics else "-"),
+        "position consistency": position_text(metrics.get("position")) or "-",
+        "below a baseline": below_baselines(metrics) or ("no" if "baselines" in metrics else "-"),
+        "does the debate help?": debate_effect_text(metrics, int(info.get("agents") or 0)) or "-",
+        "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
+    }
+
+
+def _aggregations(metrics: dict[str, Any] | None) -> dict[str, Any]:
+    metrics = metrics or {}
+    # Runs of releases before soft verdicts have the hard metrics only, at the top level.
+    return dict(metrics.get("aggregations") or ({"hard": metrics} if metrics else {}))
+
+
+def _number(value: float | None) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _reference_rows(metrics: dict[str, Any] | None) -> list[list[str]]:
+    """Rows under a run's agreement: its reference baselines, then (with opinion probes) its
+    referees' blind vote before discussion and its final decision on the same items."""
+    metrics = metrics or {}
+    baselines = metrics.get("baselines") or {}
+    effect = (metrics.get("debate_effect") or {}).get("comparison") or {}
+    rows = []
+    if "always_A" in baselines:
+        n, majority = str(baselines["n"]), baselines["majority"]
+        for name, found in (
+            ('baseline: always "A"', baselines["always_A"]),
+            (f"baseline: majority label ({majority['label']})", majority),
+            ("baseline: random label (expected)", baselines["random"]),
+        ):
+            rows.append([name, n, _number(found["accuracy"]), _number(found["kappa"]), ""])
+    if "constant" in baselines:
+        rows.append(["baseline: constant score", "every dimension", "undefined", "undefined"])
+        length = baselines.get("response_length") or {}
+        dimensions = dict(length.get("dimensions") or {})
+        if length.get("average"):
+            dimensions["average"] = length["average"]
+        rows += [
+            ["baseline: response length", dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))]
+            for dim, m in dimensions.items()
+        ]
+    sides = (("blind", "blind vote, before discussion"), ("final", "final, same items"))
+    if "accuracy" in effect:
+        accuracy, kappa = effect["accuracy"], effect["kappa"]
+        rows += [[name, str(effect["n"]), _number(accuracy[s]), _number(kappa[s]), ""] for s, name in sides]
+    elif "spearman" in (average := effect.get("average") or {}):
+        rho, tau = average["spearman"], average["kendall"]
+        rows += [[name, "average", _number(rho[s]), _number(tau[s])] for s, name in sides]
+    return rows
+
+
+def metric_rows(run: RunSummary) -> list[list[str]]:
+    """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau; then
+    the reference baselines and the blind vote against the final decision (``_reference_rows``)."""
+    rows = []
+    for name, block in _aggregations(run.metrics).items():
+        panel = block.get("panel") or {}
+        if "accuracy" in panel:
+            ties = block.get("tie_share")
+            rows.append(
+                [
+                    name,
+                    str(panel.get("n", "")),
+                    ci_text(panel.get("accuracy")),
+                    ci_text(panel.get("kappa")),
+                    "" if ties is None else f"{ties:.0%}",
+                ]
+            )
+            continue
+        dimensions = dict(panel.get("dimensions") or {})
+        if panel.get("average"):
+            dimensions["average"] = panel["average"]
+        for dim, m in dimensions.items():
+            rows.append([name, dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))])
+    return rows + _reference_rows(run.metrics)
+
+
+# --- items --------------------------------------------------------------------------------
+
+
+def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
+    path = run.folder / "transcripts.jsonl"
+    out = {}
+    for number, record in read_jsonl(path):
+        if "key" not in record:
+            raise DataError(f"{path}:{number}: a transcript record without its debate's key")
+        out[str(record["key"])] = list(record.get("messages") or [])
+    return out
+
+
+def _truncation_text(record: dict[str, Any]) -> str:
+    cuts = record.get("truncated") or {}
+    return "; ".join(f"{model}: {cut_fields_text(fields)}" for model, fields in cuts.items())
+
+
+def _cut_messages(debates: Sequence[DebateView]) -> int:
+    """Utterances the model ended at their token limit."""
+    said = [m for d in debates for m in (*(m for r in d.rounds for m in r.messages), *d.hidden)]
+    return sum(m.finish_reason == "length" for m in said)
+
+
+@dataclass
+class _RunItems:
+    """One run, read: its verdict records by item, transcripts and speakers."""
+
+    run: RunSummary
+    records: dict[str, dict[str, Any]]
+    transcripts: dict[str, list[dict[str, Any]]]
+    speakers: dict[str, tuple[str, str]]
+    dims: list[str]
+    scales: list[range]  # pairwise: the one score scale; direct: each dimension's
+
+    @property
+    def soft(self) -> bool:
+        """The run has soft verdicts (asked for, and its backends gave probabilities)."""
+        return "soft" in _aggregations(self.run.metrics)
+
+    @property
+    def calibrated(self) -> bool:
+        return bool(self.run.info.get("position_calibration"))
+
+
+def _read(run: RunSummary) -> _RunItems:
+    records = {str(r["item_id"]): r for r in load_verdicts(run)}
+    dimensions = run.config.get("dimensions") or []
+    dims = [str(d["name"]) for d in dimensions]
+    verdict = run.config.get("verdict") or {}
+    if dimensions:
+        scales = [range(int(d.get("low", 1)), int(d.get("high", 10)) + 1) for d in dimensions]
+    else:
+        scales = [range(int(verdict.get("low", 1)), int(verdict.get("high", 10)) + 1)]
+    return _RunItems(run, records, _read_transcripts(run), _speakers(run.config), dims, scales)
+
+
+def _run_columns(read: _RunItems) -> list[str]:
+    """The columns one run adds to the item index."""
+    if read.run.info.get("task") == "pairwise":
+        columns = ["panel", *(["soft"] if read.soft else []), "correct"]
+        columns += ["orders agree"] if read.calibrated else []
+    else:
+        columns = [*read.dims, *([f"{d} (soft)" for d in read.dims] if read.soft else [])]
+    return [*columns, "referees agree", "parse failures", "cut / truncated", "early stop"]
+
+
+def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+    orders = record.get("orders") or []
+    human = record.get("human_label")
+    label = str(record.get("label") or "")
+    correct = None if human is None else label == human
+    inconsistent = len({o.get("label") for o in orders}) > 1
+    split = len(set((record.get("referee_labels") or {}).values())) > 1
+    failures = int(record.get("parse_failures") or 0)
+    cells = [label, *([number_text(record.get("soft_label"))] if read.soft else [])]
+    cells += ["" if correct is None else ("yes" if correct else "no")]
+    cells += [("no" if inconsistent else "yes")] if read.calibrated else []
+    cells += _common_cells(split, failures, record, debates)
+    flags = {
+        "wrong": correct is False,
+        "inconsistent": inconsistent,
+        "failures": failures > 0,
+        "split": split,
+    }
+    return Outcome(cells, label, _pairwise_decision(record, len(orders)), flags)
+
+
+def _common_cells(split: bool, failures: int, record: dict[str, Any], debates: list[DebateView]) -> list[str]:
+    cut = _cut_messages(debates)
+    truncated = "truncated" if record.get("truncated") else ""
+    return [
+        "no" if split else "yes",
+        str(failures),
+        " / ".join(x for x in (str(cut) if cut else "", truncated) if x),
+        "yes" if any(d.stopped_early for d in debates) else "",
+    ]
+
+
+def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
+    """How the panel's label was reached (chateval.judging.aggregate)."""
+    if orders > 1:
+        text = (
+            f"Both answer orders: each answer's scores summed over orders and referees, "
+            f"A {number_text(record.get('score_a'))} against B {number_text(record.get('score_b'))}; "
+            "the larger sum wins, equal sums tie."
+        )
+    else:
+        labels = ", ".join(f"{k} {v}" for k, v in (record.get("referee_labels") or {}).items())
+        text = f"A strict majority of the referees' labels ({labels}), else a tie."
+    if record.get("soft_label"):
+        text += (
+            f" Soft: expected scores summed the same way, A {number_text(record.get('soft_score_a'))} "
+            f"against B {number_text(record.get('soft_score_b'))}: {record['soft_label']}."
+        )
+    if record.get("excluded_referees"):
+        text += f" Left out (failed to parse): {', '.join(record['excluded_referees'])}."
+    truncation = _truncation_text(record)
+    return text + (f" Inputs cut to fit the context: {truncation}." if truncation else "")
+
+
+def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+    scores, soft = record.get("scores") or {}, record.get("soft_scores") or {}
+    referees = record.get("referees") or []
+    split = any(
+        len({(r.get("scores") or {}).get(d) for r in referees if r.get("scores")}) > 1 for d in read.dims
+    )
+    failures = int(record.get("parse_failures") or 0)
+    cells = [number_text(scores.get(d)) for d in read.dims]
+    cells += [number_text(soft.get(d)) for d in read.dims] if read.soft else []
+    cells += _common_cells(split, failures, record, debates)
+    decision = "The mean of the referees' scores per dimension" + (
+        f": {', '.join(f'{d} {number_text(scores[d])}' for d in read.dims if d in scores)}."
+        if scores
+        else ": no referee's scores parsed."
+    )
+    if soft:
+        expected = ", ".join(f"{d} {number_text(v)}" for d, v in soft.items())
+        decision += f" Soft: the mean of the expected scores, {expected}."
+    truncation = _truncation_text(record)
+    decision += f" Inputs cut to fit the context: {truncation}." if truncation else ""
+    flags = {"failures": failures > 0, "split": split}
+    return Outcome(cells, " ".join(cells[: len(read.dims)]), decision, flags)
+
+
+def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[DebateView]:
+    name = read.run.name
+    if "orders" not in record:
+        columns = [*read.dims]
+        referees = [direct_referee(r, read.dims, read.scales) for r in record.get("referees") or []]
+        return [debate_view(name, "", read.transcripts.get(item_id, []), referees, columns, read.speakers)]
+    columns = ["score A", "score B", "soft A", "soft B", "winner"]
+    views = []
+    for order in record["orders"]:
+        swapped = bool(order.get("swapped"))
+        key = f"{item_id}#swapped" if swapped else item_id
+        title = "answers swapped (B shown first)" if swapped else "answers in order (A shown first)"
+        referees = [pairwise_referee(r, swapped, read.scales[0]) for r in order.get("referees") or []]
+        views.append(
+            debate_view(name, title, read.transcripts.get(key, []), referees, columns, read.speakers)
+        )
+    return views
+
+
+def _human(record: dict[str, Any], dims: Sequence[str]) -> tuple[str, list[str]]:
+    if "orders" in record:
+        label = record.get("human_label")
+        return ("" if label is None else str(label)), ["" if label is None else str(label)]
+    scores = record.get("human_scores") or {}
+    cells = [number_text(scores.get(d)) for d in dims]
+    return ", ".join(f"{d} {v}" for d, v in zip(dims, cells, strict=True) if v), cells
+
+
+def _check_same_task(runs: Sequence[RunSummary]) -> str:
+    tasks = {str(r.config.get("task")) for r in runs}
+    if len(tasks) > 1:
+        raise DataError(
+            "--html compares runs of one task side by side; got "
+            + ", ".join(f"{r.folder} ({r.config.get('task')})" for r in runs)
+        )
+    return tasks.pop()
+
+
+def _data_items(run: RunSummary) -> dict[str, Item]:
+    """The run's items as its data file holds them now (empty when it cannot be read here)."""
+    from pydantic import ValidationError
+
+    from chateval.config import RunConfig
+    from chateval.debate.building import load_run_items
+    from chateval.errors import ChatEvalError
+
+    try:
+        items = load_run_items(RunConfig.model_validate(run.config))
+    except (ChatEvalError, ValidationError, OSError):
+        return {}
+    return {item.id: item for item in items}
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything the page shows."""
+
+    task: str
+    runs: list[RunView]
+    filters: list[tuple[str, str]]
+    item_columns: list[str]
+    items: list[ItemView]
+
+    @property
+    def title(self) -> str:
+        return " vs ".join(r.name for r in self.runs)
+
+
+def build_report(runs: Sequence[RunSummary], progress: Progress | None = None) -> Report:
+    """The page of one run, or of several runs of the same data side by side (``progress``
+    counts the items built)."""
+    if not runs:
+        raise DataError("--html needs at least one run folder")
+    task = _check_same_task(runs)
+    reads = [_read(r) for r in runs]
+    ids = list(dict.fromkeys(i for read in reads for i in read.records))
+    shared = set.intersection(*(set(read.records) for read in reads))
+    if len(runs) > 1 and not shared:
+        raise DataError(
+            "--html lines runs up by item id, and these runs share none: "
+            + ", ".join(str(r.folder) for r in runs)
+        )
+    data = _data_items(runs[0])
+    dims = reads[0].dims
+    items = []
+    bar = progress or Progress()
+    bar.start(len(ids))
+    for number, item_id in enumerate(ids, 1):
+        outcomes: list[Outcome | None] = []
+        debates: list[DebateView] = []
+        human, human_cells = "", [""] * (1 if task == "pairwise" else len(dims))
+        for read in reads:
+            record = read.records.get(item_id)
+            if record is None:
+                outcomes.append(None)
+                continue
+            views = _debates(read, record, item_id)
+            debates += views
+            build = _pairwise_outcome if task == "pairwise" else _direct_outcome
+            outcomes.append(build(read, record, views))
+            human, human_cells = _human(record, dims) if not human else (human, human_cells)
+        present = [o for o in outcomes if o is not None]
+        flags = {key: any(o.flags.get(key) for o in present) for key in present[0].flags}
+        if len(runs) > 1:
+            flags["runs"] = len({o.label for o in present}) > 1 or len(present) < len(runs)
+        item = data.get(item_id)
+        cells = [_snippet(item), *human_cells]
+        items.append(ItemView(number, item_id, human, cells, item, outcomes, debates, flags))
+        bar.update(1, 1)
+    filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
+    filters += [RUNS_DISAGREE] if len(runs) > 1 else []
+    run_views = [
+        RunView(
+            r.run.name,
+            run_settings(r.run),
+            metric_rows(r.run),
+            _run_columns(r),
+            systems_tables(r.run.metrics),
+        )
+        for r in reads
+    ]
+    item_columns = (
+        ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
+    )
+    return Report(task, run_views, filters, item_columns, items)
+
+
+def _snippet(item: Item | None) -> str:
+    """The start of an item's question (direct: of its response), for its index row."""
+    if item is None:
+        return ""
+    text = " ".join((item.question if isinstance(item, PairwiseItem) else item.response).split())
+    return text if len(text) <= _SNIPPET_CHARS else text[: _SNIPPET_CHARS - 1] + "…"

@@ -1,0 +1,421 @@
+"""Reports over finished run folders: report.md with paper-shaped tables, and PNG plots.
+
+Tables: pairwise runs (accuracy and kappa with 95% CIs next to the reference baselines,
+position consistency over decisive items, first-position share, parse failures), direct runs
+(Spearman / Kendall per dimension and average), a strategy comparison, and paired comparisons:
+each run against the first run of its task, on the items both judged (paired bootstrap
+intervals of the differences; exact McNemar test for pairwise accuracy; see chateval.evaluation.paired).
+Then each run's reference baselines (and a line when the panel is below one) and, with
+opinion probes, its blind vote against its final decision (chateval.reporting.statistics_text); for runs
+that judged named systems, their leaderboards, win rates and calibrated estimates
+(chateval.reporting.systems_view). Plots
+(chateval.reporting.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
+correlations, per-referee agreement.
+"""
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from chateval.data.jsonl import read_jsonl
+from chateval.errors import DataError
+from chateval.evaluation.diagnostics import PER_MODEL_COLUMNS, degenerate_reasons, per_model_rows
+from chateval.evaluation.paired import compare_records
+from chateval.reporting import plots
+from chateval.reporting.formatting import ci_text, signed_ci
+from chateval.reporting.statistics_text import (
+    baselines_text,
+    below_baselines,
+    debate_effect_text,
+    position_text,
+    reading,
+)
+from chateval.reporting.systems_view import markdown, systems_tables
+from chateval.run.folder import write_text
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a report needs from one run folder."""
+
+    folder: Path
+    config: dict[str, Any]
+    info: dict[str, Any]
+    metrics: dict[str, Any] | None
+
+    @property
+    def name(self) -> str:
+        return str(self.info.get("name", self.folder.name))
+
+
+def load_verdicts(run: RunSummary) -> list[dict[str, Any]]:
+    """The run's verdict records (verdicts.jsonl)."""
+    return [record for _, record in read_jsonl(run.folder / "verdicts.jsonl")]
+
+
+def load_run(folder: Path) -> RunSummary:
+    """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    run_file = folder / "run.json"
+    if not run_file.is_file():
+        raise DataError(f"{folder}: not a finished run folder (no run.json)")
+    try:
+        info = json.loads(run_file.read_text(encoding="utf-8"))
+        config = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
+        metrics_file = folder / "metrics.json"
+        metrics = json.loads(metrics_file.read_text(encoding="utf-8")) if metrics_file.is_file() else None
+    except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{folder}: unreadable run files ({exc})") from None
+    return RunSummary(folder, config, info, metrics)
+
+
+def _counts(panel: dict[str, Any]) -> str:
+    counts = panel.get("label_counts", {}).get("predicted")
+    return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def _panel_desc(run: RunSummary) -> str:
+    agents = run.config.get("agents", [])
+    models = sorted({a.get("model", "") for a in agents})
+    return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
+
+
+def pairwise_table(runs: Sequence[RunSummary]) -> str:
+    lines = [
+        "| run | strategy | panel | items | accuracy [95% CI] | baselines (accuracy) | kappa [95% CI] "
+        "| predicted A/B/tie | position consistency (decisive items) | first-position wins "
+        "| parse failures |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        m = run.metrics or {}
+        panel = m.get("panel", {})
+        position = m.get("position", {})
+        lines.append(
+            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
+            f"| {ci_text(panel.get('accuracy'))} | {baselines_text(m.get('baselines'))} "
+            f"| {ci_text(panel.get('kappa'))} | {_counts(panel)} "
+            f"| {position_text(position) or '-'} | {_pct(position.get('first_position_win_share'))} "
+            f"| {run.info['verdict_parse_failures']} |"
+        )
+    return "\n".join(lines)
+
+
+def aggregation_table(runs: Sequence[RunSummary]) -> str:
+    """Each run's hard and soft verdicts side by side: agreement with CIs and the tie share."""
+    pairwise = runs[0].info["task"] == "pairwise"
+    if pairwise:
+        header = "| run | verdicts | items scored | accuracy [95% CI] | kappa [95% CI] | tie decisions |"
+    else:
+        header = "| run | verdicts | items scored | average rho [95% CI] | average tau [95% CI] |"
+    lines = [header, "|" + " --- |" * (header.count("|") - 1)]
+    for run in runs:
+        m = run.metrics or {}
+        # Runs of releases before soft verdicts have the hard metrics only, at the top level.
+        aggregations = m.get("aggregations") or {"hard": m}
+        for name in ("hard", "soft"):
+            found = aggregations.get(name)
+            if found is None:
+                if name == "soft":  # absent, not zero: say why
+                    lines.append(f"| {run.name} | soft | {m.get('soft_verdicts', 'not recorded')} |")
+                continue
+            panel = found.get("panel", {})
+            cells = [run.name, name, str(found.get("items_scored", "-"))]
+            if pairwise:
+                cells += [
+                    ci_text(panel.get("accuracy")),
+                    ci_text(panel.get("kappa")),
+                    _pct(found.get("tie_share")),
+                ]
+            else:
+                average = panel.get("average", {})
+                cells += [ci_text(average.get("spearman")), ci_text(average.get("kendall"))]
+            lines.append("| " + " | ".join(cells) + " |")
+    readings = [_soft_reading(run) for run in runs]
+    return "\n".join(lines + [""] + [r for r in readings if r])
+
+
+def _soft_reading(run: RunSummary) -> str | None:
+    """One line: soft minus hard on the run's own items, paired, and what it means."""
+    found = (run.metrics or {}).get("soft_vs_hard")
+    if not found:
+        return None
+    if "accuracy" in found:
+        mcnemar = found["mcnemar"]
+        p_value = mcnemar["p_value"]
+        return (
+            f"- {run.name}: soft minus hard accuracy {signed_ci(found['accuracy']['difference'])}, "
+            f"kappa {signed_ci(found['kappa']['difference'])}; only hard right / only soft right "
+            f"{mcnemar['a_only_right']} / {mcnemar['b_only_right']}, McNemar p = {p_value:.3f}: "
+            f"{reading(found['accuracy']['difference'], p_value)}"
+        )
+    average = found.get("average")
+    if not average:
+        return None
+    return (
+        f"- {run.name}: soft minus hard average rho {signed_ci(average['spearman']['difference'])}, "
+        f"tau {signed_ci(average['kendall']['difference'])} ({found['resampled']} resampled): "
+        f"{reading(average['spearman']['difference'])}"
+    )
+
+
+def comparison_table(runs: Sequence[RunSummary]) -> str:
+    """Every run against the first run of the same task, on the items both judged."""
+    reference = runs[0]
+    reference_records = load_verdicts(reference)
+    task = reference.info["task"]
+    if task == "pairwise":
+        lines = [
+            f"| run vs {reference.name} | shared items | accuracy difference [95% CI] | kappa difference "
+            "[95% CI] | only ref right / only run right | McNemar p | reading |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+    else:
+        lines = [
+            f"| run vs {reference.name} | shared items | resampled | average Spearman difference [95% CI] "
+            "| average Kendall difference [95% CI] | reading |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+    for run in runs[1:]:
+        seed = int(run.config.get("sampling", {}).get("seed", 0))
+        compared = compare_records(task, reference_records, load_verdicts(run), seed)
+        if compared is None:
+            columns = lines[0].count("|") - 1
+            lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
+            continue
+        if task == "pairwise":
+            accuracy, mcnemar = compared["accuracy"]["difference"], compared["mcnemar"]
+            lines.append(
+                f"| {run.name} | {compared['n']} | {signed_ci(accuracy)} "
+                f"| {signed_ci(compared['kappa']['difference'])} "
+                f"| {mcnemar['a_only_right']} / {mcnemar['b_only_right']} | {mcnemar['p_value']:.3f} "
+                f"| {reading(accuracy, mcnemar['p_value'])} |"
+            )
+        else:
+            average = compared.get("average", {})
+            spearman = average.get("spearman", {}).get("difference")
+            kendall = average.get("kendall", {}).get("difference")
+            lines.append(
+                f"| {run.name} | {compared['n']} | {compared['resampled']} "
+                f"| {signed_ci(spearman) if spearman else '-'} | {signed_ci(kendall) if kendall else '-'} "
+                f"| {reading(spearman) if spearman else '-'} |"
+            )
+    return "\n".join(lines)
+
+
+def model_table(runs: Sequence[RunSummary]) -> str:
+    """Per-model diagnostics of every run (see chateval.evaluation.diagnostics), then a warning line for
+    each run whose panel looks degenerate."""
+    lines = [
+        "| run | " + " | ".join(PER_MODEL_COLUMNS) + " |",
+        "| --- " * (len(PER_MODEL_COLUMNS) + 1) + "|",
+    ]
+    warnings = []
+    for run in runs:
+        for row in per_model_rows(run.metrics or {}, run.info):
+            lines.append(f"| {run.name} | " + " | ".join(row) + " |")
+        if reasons := degenerate_reasons(run.metrics or {}):
+            warnings += ["", f"Warning: the panel of {run.name} looks degenerate: {'; '.join(reasons)}."]
+    return "\n".join(lines + warnings)
+
+
+def referee_table(runs: Sequence[RunSummary]) -> str:
+    lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
+    for run in runs:
+        for name, m in (run.metrics or {}).get("referees", {}).items():
+            if "accuracy" in m:
+                lines.append(f"| {run.name} | {name} | {ci_text(m['accuracy'])} | {ci_text(m['kappa'])} |")
+            elif "average" in m:
+                lines.append(
+                    f"| {run.name} | {name} | rho {ci_text(m['average']['spearman'])} "
+                    f"| tau {ci_text(m['average']['kendall'])} |"
+                )
+    return "\n".join(lines)
+
+
+def direct_table(runs: Sequence[RunSummary]) -> str:
+    dims: list[str] = []
+    for run in runs:
+        for d in (run.metrics or {}).get("panel", {}).get("dimensions", {}):
+            if d not in dims:
+                dims.append(d)
+    header = (
+        "| run | strategy | panel | "
+        + " | ".join(f"{d} rho / tau" for d in dims)
+        + " | average rho | average tau | parse failures |"
+    )
+    lines = [header, "|" + " --- |" * (len(dims) + 6)]
+    for run in runs:
+        panel = (run.metrics or {}).get("panel", {})
+        cells = []
+        for d in dims:
+            m = panel.get("dimensions", {}).get(d)
+            cells.append(f"{_value(m['spearman'])} / {_value(m['kendall'])}" if m else "-")
+        average = panel.get("average", {})
+        lines.append(
+            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
+            + " | ".join(cells)
+            + f" | {ci_text(average.get('spearman'))} | {ci_text(average.get('kendall'))}"
+            + f" | {run.info['verdict_parse_failures']} |"
+        )
+    return "\n".join(lines)
+
+
+def _value(metric: dict[str, Any]) -> str:
+    """A correlation's value alone; ``undefined`` when it has none (a constant prediction)."""
+    return "undefined" if metric["value"] is None else f"{metric['value']:.3f}"
+
+
+def baseline_lines(runs: Sequence[RunSummary]) -> list[str]:
+    """Per run, the reference baselines and, when the panel does no better, a line saying so."""
+    lines = []
+    for run in runs:
+        m = run.metrics or {}
+        if "baselines" not in m:
+            lines.append(f"- {run.name}: - (metrics of an earlier release; `chateval rescore` adds them)")
+            continue
+        lines.append(f"- {run.name}: {baselines_text(m['baselines'])}")
+        if below := below_baselines(m):
+            lines.append(f"  - **below baseline**: {below}")
+    return lines
+
+
+def debate_effect_lines(runs: Sequence[RunSummary]) -> list[str]:
+    """Per run, its blind vote before discussion against its final decision (or why not)."""
+    found = [(run, debate_effect_text(run.metrics or {}, int(run.info.get("agents") or 0))) for run in runs]
+    return [f"- {run.name}: {text}" for run, text in found if text]
+
+
+def cost_table(runs: Sequence[RunSummary]) -> str:
+    lines = [
+        "| run | backend | debates | batches / engine steps | requests | prompt tokens | generated tokens "
+        "| debate s | wall s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        i = run.info
+        # run.json of older releases: backend_calls
+        calls = i.get("batches") or i.get("engine_steps") or i.get("backend_calls", 0)
+        lines.append(
+            f"| {run.name} | {i['backend']} | {i['debates']} | {calls} | {i['requests']} "
+            f"| {i['prompt_tokens']} | {i['generated_tokens']} | {i['debate_seconds']:.0f} "
+            f"| {i['wall_seconds']:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def write_report(folders: Sequence[Path], outdir: Path) -> Path:
+    """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
+    runs = [load_run(f) for f in folders]
+    outdir.mkdir(parents=True, exist_ok=True)
+    pairwise = [r for r in runs if r.info["task"] == "pairwise"]
+    direct = [r for r in runs if r.info["task"] == "direct"]
+    parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
+    if pairwise:
+        parts += [
+            "## Pairwise comparison (accuracy and Cohen's kappa vs human labels)",
+            "",
+            pairwise_table(pairwise),
+            "",
+        ]
+        by_strategy = [r for r in pairwise if r.info["agents"] > 1]
+        if len({r.info["strategy"] for r in by_strategy}) > 1:
+            parts += [
+                "### Communication strategies",
+                "",
+                pairwise_table(sorted(by_strategy, key=lambda r: r.info["strategy"])),
+                "",
+            ]
+        for key, label in (("agents", "number of referees"), ("rounds", "rounds")):
+            name = f"pairwise_vs_{key}.png"
+            if figure := plots.agreement_vs(pairwise, key, label):
+                plots.save_png(figure, outdir / name)
+                parts += [f"![accuracy and kappa vs {label}]({name})", ""]
+    for task, group in (("pairwise", pairwise), ("direct", direct)):
+        if group and any("aggregations" in (r.metrics or {}) for r in group):
+            summed = ", summed over referees and both answer orders (larger wins)"
+            summed = summed if task == "pairwise" else ""
+            parts += [
+                f"## Hard and soft verdicts ({task})",
+                "",
+                "Hard: the decoded scores. Soft: each score's expected value under the referee's own "
+                "probabilities over the scale" + summed + ". Ties: the share of items decided as a tie.",
+                "",
+                aggregation_table(group),
+                "",
+            ]
+    if direct:
+        parts += [
+            "## Direct scoring (turn-level Spearman rho / Kendall tau vs human scores)",
+            "",
+            direct_table(direct),
+            "",
+        ]
+        if figure := plots.dimension_correlations(direct):
+            plots.save_png(figure, outdir / "direct_dimensions.png")
+            parts += ["![per-dimension correlations](direct_dimensions.png)", ""]
+    for task, group in (("pairwise", pairwise), ("direct", direct)):
+        if len(group) > 1:
+            parts += [
+                f"## Paired comparisons ({task})",
+                "",
+                f"Each run against `{group[0].name}` (the first {task} run named) on the items both judged "
+                "and humans labelled: the difference (run minus reference) with a paired bootstrap 95% "
+                "interval"
+                + (
+                    ", and the exact McNemar test on the items only one of the two got right"
+                    if task == "pairwise"
+                    else " (whole dialogues resampled where items are grouped)"
+                )
+                + ". A gap is more than noise when its interval excludes 0.",
+                "",
+                comparison_table(group),
+                "",
+            ]
+    parts += [
+        "## Reference baselines",
+        "",
+        'What judges that read nothing score on the same human labels: pairwise, always "A", always '
+        "the most common human label (in-sample) and a uniform random label (expected: accuracy 1/3, "
+        "kappa 0); direct, the response's length in words as the score (a constant score has no rank "
+        "correlation: undefined). A panel should beat every one.",
+        "",
+        *baseline_lines(runs),
+        "",
+    ]
+    if effects := debate_effect_lines(runs):
+        parts += [
+            "## Does the debate help?",
+            "",
+            "With opinion probes, each referee's blind verdict before any discussion, combined as the "
+            "final verdicts are, against the panel's final decision on the same items (paired: bootstrap "
+            "interval of final minus blind; pairwise, the exact McNemar test).",
+            "",
+            *effects,
+            "",
+        ]
+    for run in runs:
+        if views := systems_tables(run.metrics):
+            parts += [f"## Systems judged: {run.name}", ""]
+            for view in views:
+                parts += [f"### {view.title}", "", markdown(view), ""]
+    referees = referee_table(runs)
+    if referees.count("\n") > 1:
+        parts += ["## Per-referee agreement", "", referees, ""]
+        if figure := plots.referee_agreement(runs):
+            plots.save_png(figure, outdir / "referees.png")
+            parts += ["![each referee's agreement with humans, and the panel's](referees.png)", ""]
+    models = model_table(runs)
+    if models.count("\n") > 1:
+        parts += ["## Per-model diagnostics", "", models, ""]
+    parts += ["## Cost", "", cost_table(runs), ""]
+    report = outdir / "report.md"
+    write_text(report, "\n".join(parts))
+    return report

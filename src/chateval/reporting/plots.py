@@ -1,0 +1,130 @@
+"""The report's figures (matplotlib, Agg): agreement against a varied factor, per-dimension
+correlations, per-referee agreement. Each builder returns a figure, or None when the runs give
+nothing to plot; ``save_png`` writes one for report.md, ``svg_data_uri`` inlines one in HTML."""
+
+import base64
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from chateval.reporting.markdown import RunSummary
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg")  # no screen on a GPU node
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _subplots(*args: Any, **kwargs: Any) -> tuple["Figure", Any]:
+    fig, axes = _pyplot().subplots(*args, **kwargs)
+    return fig, axes
+
+
+def _error_bars(intervals: Sequence[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
+    """Values and their (below, above) distances to the 95% interval's ends. An undefined
+    value is NaN, which matplotlib leaves out (a 0 bar would read as "no association"); a
+    missing interval has no bar."""
+    values = [math.nan if m["value"] is None else m["value"] for m in intervals]
+    ends = [m["ci95"] or [v, v] for v, m in zip(values, intervals, strict=True)]
+    below = [v - low for v, (low, _) in zip(values, ends, strict=True)]
+    above = [high - v for v, (_, high) in zip(values, ends, strict=True)]
+    return values, [below, above]
+
+
+def agreement_vs(runs: Sequence["RunSummary"], key: str, xlabel: str) -> "Figure | None":
+    """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
+    scored = [r for r in runs if r.metrics and "accuracy" in r.metrics.get("panel", {})]
+    # Hold the other factors (strategy, and agents or rounds) at their most common value, so
+    # the curve shows one factor at a time.
+    other = "rounds" if key == "agents" else "agents"
+    for factor in ("strategy", other):
+        values = [r.info[factor] for r in scored]
+        if values:
+            common = max(set(values), key=values.count)
+            scored = [r for r in scored if r.info[factor] == common]
+    points = sorted(((r.info[key], r.metrics["panel"]) for r in scored), key=lambda p: p[0])  # type: ignore[index]
+    if len({x for x, _ in points}) < 2:
+        return None
+    fig, axes = _subplots(1, 2, figsize=(9, 3.5))
+    for ax, metric in zip(axes, ("accuracy", "kappa"), strict=True):
+        xs = [x for x, _ in points]
+        ys, errs = _error_bars([p[metric] for _, p in points])
+        ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=4)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(metric)
+        ax.set_xticks(xs)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def dimension_correlations(runs: Sequence["RunSummary"]) -> "Figure | None":
+    """Per-dimension Spearman and Kendall bars (with CI bars) of the direct runs."""
+    direct = [r for r in runs if r.metrics and "dimensions" in r.metrics.get("panel", {})]
+    if not direct:
+        return None
+    dims = list(direct[0].metrics["panel"]["dimensions"])  # type: ignore[index]
+    fig, axes = _subplots(1, 2, figsize=(10, 3.8))
+    width = 0.8 / len(direct)
+    missing = {"value": None, "ci95": None}  # a dimension this run did not score: no bar
+    for ax, key in zip(axes, ("spearman", "kendall"), strict=True):
+        for k, run in enumerate(direct):
+            panel = run.metrics["panel"]["dimensions"]  # type: ignore[index]
+            ys, errs = _error_bars([panel[d][key] if d in panel else missing for d in dims])
+            xs = [i + k * width for i in range(len(dims))]
+            ax.bar(xs, ys, width, yerr=errs, capsize=3, label=run.name)
+        ax.set_xticks([i + width * (len(direct) - 1) / 2 for i in range(len(dims))], dims, rotation=15)
+        ax.set_ylabel(key)
+        ax.axhline(0, color="black", linewidth=0.8)
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def referee_agreement(runs: Sequence["RunSummary"]) -> "Figure | None":
+    """Each referee's own agreement with the humans (accuracy, or average Spearman for direct
+    runs), with CI bars, next to the panel's: does the debate beat its best member?"""
+    bars: list[tuple[str, dict[str, Any]]] = []
+    for run in runs:
+        metrics = run.metrics or {}
+        prefix = f"{run.name}: " if len(runs) > 1 else ""
+        members = [("panel", metrics.get("panel", {})), *metrics.get("referees", {}).items()]
+        for name, m in members:
+            found = m.get("accuracy") or (m.get("average") or {}).get("spearman")
+            if found:
+                bars.append((prefix + name, found))
+    if len(bars) < 2:
+        return None
+    direct = "accuracy" not in (runs[0].metrics or {}).get("panel", {})
+    fig, ax = _subplots(figsize=(7, 0.45 * len(bars) + 1.2))
+    values, errs = _error_bars([m for _, m in bars])
+    ax.barh(range(len(bars)), values, xerr=errs, capsize=3, color="#6a8fbf")
+    ax.set_yticks(range(len(bars)), [name for name, _ in bars])
+    ax.invert_yaxis()
+    ax.set_xlabel("average Spearman rho vs humans" if direct else "accuracy vs humans")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return fig
+
+
+def save_png(fig: "Figure", path: Path) -> None:
+    fig.savefig(path, dpi=120)
+    _pyplot().close(fig)
+
+
+def svg_data_uri(fig: "Figure") -> str:
+    """The figure as an SVG data URI, for an <img> in a page that loads nothing else."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="svg", metadata={"Date": None})  # no date: the same run, the same page
+    _pyplot().close(fig)
+    return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

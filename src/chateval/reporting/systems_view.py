@@ -1,0 +1,178 @@
+"""The systems section of metrics.json as tables and sentences, shared by the console summary,
+report.md and the HTML report: a leaderboard (plain and length-controlled side by side), win
+rates per pair of systems, the length bias, calibrated estimates; direct scoring's per-system
+means and paired differences."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from chateval.reporting.formatting import ci_text, signed_ci
+
+
+@dataclass(frozen=True)
+class SystemsTable:
+    """A titled table of text cells, with the sentences that explain it."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+
+
+def _rating(row: Mapping[str, Any] | None) -> str:
+    if not row:
+        return "-"
+    low, high = row["ci95"]
+    return f"{row['rating']:.0f} [{low:.0f}, {high:.0f}]"
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _leaderboard(section: Mapping[str, Any]) -> SystemsTable | None:
+    board, controlled = section.get("leaderboard"), section.get("length_controlled")
+    if not board:
+        error = section.get("leaderboard_error")
+        return SystemsTable("leaderboard", [], [], [f"no leaderboard: {error}"]) if error else None
+    by_system = {row["system"]: row for row in (controlled or {}).get("rows", [])}
+    rows = [
+        [
+            str(row["rank"]),
+            row["system"],
+            _rating(row),
+            _rating(by_system.get(row["system"])),
+            f"{row['wins']}/{row['ties']}/{row['losses']}",
+            f"{row['mean_length']:.0f}",
+        ]
+        for row in board["rows"]
+    ]
+    notes = [
+        f"Davidson-Bradley-Terry ratings, {board['scale']}; 95% intervals from {board['resamples']} "
+        f"bootstrap resamples of the {board['prompts']} prompts; {board['comparisons']} panel decisions."
+    ]
+    if controlled and controlled.get("length_coefficient"):
+        gamma = controlled["length_coefficient"]
+        notes.append(
+            f"length-controlled: the answers' length difference as a covariate "
+            f"({controlled['length_covariate']}), coefficient {signed_ci(gamma)} (positive: the "
+            "panel favours the longer answer)."
+        )
+    bias = section.get("win_rates", {}).get("length_bias")
+    if bias and bias.get("share"):
+        notes.append(
+            f"the longer answer won {ci_text(bias['share'])} of {bias['n']} decisive verdicts "
+            f"between answers of different lengths ({bias['equal_lengths']} of equal length left out)."
+        )
+    if section.get("undecided"):
+        notes.append(f"{section['undecided']} comparisons undecided (every verdict failed), left out.")
+    headers = ["rank", "system", "rating [95% CI]", "length-controlled", "W/T/L", "words"]
+    return SystemsTable("leaderboard", headers, rows, notes)
+
+
+def _pairs(section: Mapping[str, Any]) -> SystemsTable:
+    rows = [
+        [
+            f"{p['system_a']} vs {p['system_b']}",
+            str(p["n"]),
+            f"{p['wins']}/{p['ties']}/{p['losses']}",
+            ci_text(p["win_rate"]),
+            ci_text(p["soft_win_rate"]) if p.get("soft_win_rate") else "-",
+        ]
+        for p in section["win_rates"]["pairs"]
+    ]
+    notes = [
+        "win rate of the first system named, ties counted half; soft: from the referees' score probabilities."
+    ]
+    return SystemsTable("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
+
+
+def _calibrated(section: Mapping[str, Any]) -> SystemsTable | None:
+    found = section.get("calibrated") or []
+    if not found:
+        return None
+    rows = []
+    for c in found:
+        what = f"{c['system_a']} vs {c['system_b']}" if "system_a" in c else f"{c['system']} {c['dimension']}"
+        gain = "-" if c.get("gain") is None else f"x{c['gain']:.2f} ({c['effective_n']:.0f} labels' worth)"
+        rows.append(
+            [
+                what,
+                f"{c['n']} + {c['N']}",
+                _estimate(c["estimate"], c["ci"]),
+                _estimate(c["classical"], c["classical_ci"]),
+                f"{c['naive']:.3f}",
+                f"{c['lam']:.2f}",
+                gain,
+            ]
+        )
+    notes = [
+        "prediction-powered (PPI++) estimates of the human "
+        + ("win rate" if section["task"] == "pairwise" else "mean score")
+        + ": the panel on all items, corrected by the human labels of the labelled ones; beside it "
+        "the labelled items alone and the panel alone (uncorrected). n + N: labelled + panel-only items; "
+        "gain: how many more labels the labelled-only estimate would need for the same interval width."
+    ]
+    headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
+    return SystemsTable("calibrated by human labels", headers, rows, notes)
+
+
+def _estimate(value: float, interval: list[float] | tuple[float, float]) -> str:
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def _direct(section: Mapping[str, Any]) -> list[SystemsTable]:
+    scores = section["scores"]
+    dims = scores["dimensions"]
+    means = {(m["system"], m["dimension"]): m for m in scores["means"]}
+    rows = [
+        [system, *(ci_text((means.get((system, d)) or {}).get("mean")) for d in dims)]
+        for system in scores["systems"]
+    ]
+    tables = [
+        SystemsTable(
+            "mean score per system",
+            ["system", *dims],
+            rows,
+            [
+                f"95% intervals from {scores['resamples']} bootstrap resamples of the "
+                f"{scores['prompts']} prompts."
+            ],
+        )
+    ]
+    differences = [
+        [f"{d['system_a']} - {d['system_b']}", d["dimension"], str(d["n"]), signed_ci(d["difference"])]
+        for d in scores["differences"]
+    ]
+    if differences:
+        tables.append(
+            SystemsTable(
+                "paired differences (same prompts)",
+                ["systems", "dimension", "prompts", "difference [95% CI]"],
+                differences,
+            )
+        )
+    return tables
+
+
+def systems_tables(metrics: Mapping[str, Any] | None) -> list[SystemsTable]:
+    """The tables of a run's systems section; empty when the run judged no named systems."""
+    section = (metrics or {}).get("systems")
+    if not section:
+        return []
+    if section["task"] == "direct":
+        tables = _direct(section)
+    else:
+        tables = [t for t in (_leaderboard(section), _pairs(section)) if t is not None]
+    calibrated = _calibrated(section)
+    return tables + ([calibrated] if calibrated else [])
+
+
+def markdown(table: SystemsTable) -> str:
+    """A table as Markdown, its notes after it."""
+    lines = []
+    if table.headers:
+        lines = ["| " + " | ".join(table.headers) + " |", "|" + " --- |" * len(table.headers)]
+        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
+    return "\n".join(lines + ([""] if lines and table.notes else []) + table.notes)

@@ -1,0 +1,1 @@
+"""Runs: the run folder, the journal, the runner, rescoring and sweeps."""

@@ -1,0 +1,158 @@
+"""The step journal: what makes a run durable and resumable.
+
+After every debate step the scheduler's new utterances are appended to ``journal.jsonl`` as one
+write followed by a ``step_done`` marker, then flushed and fsynced. A run killed at any moment
+leaves complete steps (marker present) and at most one incomplete tail, which ``load`` ignores
+and ``truncate_to_complete`` cuts off before new steps are appended.
+"""
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chateval.core.transcript import Turn, TurnKind, Utterance
+from chateval.core.usage import ModelUsage
+from chateval.errors import DataError
+from chateval.judging.soft import ScoreDistribution
+
+JOURNAL = "journal.jsonl"
+
+
+@dataclass
+class JournalState:
+    """The complete steps found in a journal.
+
+    Barrier runs mark whole steps (``steps_done``); streaming runs mark each debate's steps
+    (``progress``). A debate's progress is the larger of the two.
+    """
+
+    steps_done: int = 0
+    progress: dict[str, int] = field(default_factory=dict)
+    utterances: dict[str, list[Utterance]] = field(default_factory=dict)
+    usage: dict[str, ModelUsage] = field(default_factory=dict)
+    valid_bytes: int = 0
+
+    def debate_progress(self, key: str) -> int:
+        return max(self.steps_done, self.progress.get(key, 0))
+
+
+def append_step(
+    path: Path,
+    index: int,
+    added: list[tuple[str, Utterance]],
+    usage: dict[str, ModelUsage],
+    debate: str | None = None,
+) -> None:
+    """Append one finished step durably: its utterances, then its marker, then fsync.
+
+    ``debate`` set: the step of that one debate (streaming); otherwise the step of all debates.
+    """
+    lines = [json.dumps(_utterance_record(index, key, u), ensure_ascii=False) for key, u in added]
+    marker: dict[str, Any] = {"step_done": index, "usage": {m: u.counts() for m, u in usage.items()}}
+    if debate is not None:
+        marker["debate"] = debate
+    lines.append(json.dumps(marker))
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("\n".join(lines) + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "step": index,
+        "debate": key,
+        "round": u.turn.round,
+        "agent": u.turn.agent,
+        "turn": u.turn.kind,
+        "scoring": u.turn.scoring,
+        "speaker": u.speaker,
+        "kind": u.kind,
+        "text": u.text,
+        "finish_reason": u.finish_reason,
+        "tokens": u.tokens,
+    }
+    if u.distributions is not None:
+        record["distributions"] = [d.as_dict() for d in u.distributions]
+    return record
+
+
+def _utterance(record: dict[str, Any]) -> Utterance:
+    turn = Turn(record["round"], record["agent"], _turn_kind(record), record.get("scoring", False))
+    distributions = record.get("distributions")
+    return Utterance(
+        turn,
+        record["speaker"],
+        record["kind"],
+        record["text"],
+        record["finish_reason"],
+        None if distributions is None else tuple(ScoreDistribution.from_dict(d) for d in distributions),
+        record.get("tokens"),  # absent in journals of releases before token counts
+    )
+
+
+def _turn_kind(record: dict[str, Any]) -> TurnKind:
+    """The kind of the turn a record answers; journals written before turns had kinds only
+    flagged hidden turns (``probe``): a check that ended its debate (``verdict``) is told
+    apart; other hidden turns read as probes, which ask the same question as a check."""
+    if "turn" in record:
+        kind: TurnKind = record["turn"]
+        return kind
+    if record["agent"] is None:
+        return "summary"
+    if record.get("probe", record["kind"] == "probe"):
+        return "check" if record["kind"] == "verdict" else "probe"
+    return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
+
+
+def load(path: Path) -> JournalState:
+    """Read the complete steps of a journal (each debate's steps contiguous from 0)."""
+    state = JournalState()
+    if not path.is_file():
+        return state
+    pending: list[dict[str, Any]] = []
+    offset = 0
+    with path.open("rb") as handle:
+        for raw in handle:
+            offset += len(raw)
+            if not raw.endswith(b"\n"):
+                break  # a half-written last line: the step it belongs to never finished
+            try:
+                record = json.loads(raw)
+            except json.JSONDecodeError:
+                break
+            if "step_done" not in record:
+                pending.append(record)
+                continue
+            step, key = record["step_done"], record.get("debate")
+            if key is None:
+                if step < state.steps_done:
+                    raise DataError(f"{path}: step {step} is marked done twice")
+                state.steps_done = step + 1
+                committed = pending
+            else:
+                # Later steps may follow directly: steps with nothing to do leave no marker.
+                if step < state.debate_progress(key):
+                    raise DataError(f"{path}: debate {key!r} step {step} is marked done twice")
+                state.progress[key] = step + 1
+                committed = [r for r in pending if r["debate"] == key]
+            for r in committed:
+                state.utterances.setdefault(r["debate"], []).append(_utterance(r))
+            for model, counts in record["usage"].items():
+                # A journal written before the counters were split says backend_calls.
+                counts = {("batches" if k == "backend_calls" else k): v for k, v in counts.items()}
+                state.usage.setdefault(model, ModelUsage()).merge(ModelUsage(**counts))
+            pending = []
+            state.valid_bytes = offset
+    return state
+
+
+def truncate_to_complete(path: Path, state: JournalState) -> None:
+    """Cut an incomplete tail so appended steps follow the last complete one."""
+    if path.is_file() and path.stat().st_size != state.valid_bytes:
+        with path.open("r+b") as handle:
+            handle.truncate(state.valid_bytes)
+            handle.flush()
+            os.fsync(handle.fileno())

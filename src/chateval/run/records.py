@@ -1,0 +1,98 @@
+"""The records a run writes per item and per debate (verdicts.jsonl, transcripts.jsonl)."""
+
+from collections.abc import Sequence
+from typing import Any
+
+from chateval.core.items import DirectItem, PairwiseItem
+from chateval.core.schema import RefereeRow, VerdictRecord
+from chateval.debate.panel import Debate, Panel
+from chateval.evaluation.panel_behaviour import (
+    EchoDetector,
+    debate_behaviour,
+    referee_cut_off,
+    summaries_cut_off,
+)
+from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
+from chateval.judging.formats import DirectFormat, PairwiseFormat
+
+
+def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]:
+    """One verdict record per item, in item order (both orders of an item together)."""
+    fmt = panel.verdict_format
+    detector = EchoDetector(panel.prompts.instruction_texts())
+    groups: dict[str, list[Debate]] = {}
+    for debate in debates:
+        groups.setdefault(debate.item.id, []).append(debate)
+    records: list[VerdictRecord] = []
+    for group in groups.values():
+        item = group[0].item
+        rows: list[tuple[Debate, list[RefereeRow]]] = []
+        if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
+            record = aggregate_pairwise(group, fmt, panel.opinion_probes)
+            record["human_label"] = item.label
+            _pairwise_systems(record, item)
+            rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
+        elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
+            record = aggregate_direct(group[0], fmt, panel.opinion_probes)
+            record["human_scores"] = dict(item.scores) or None
+            record["response_words"] = len(item.response.split())  # the length baseline's prediction
+            if item.group is not None:
+                record["group"] = item.group
+            if item.system is not None:
+                record["system"] = item.system
+                if item.group is not None:
+                    record["prompt"] = item.group
+            rows = [(group[0], record["referees"])]
+        else:
+            raise TypeError(f"item {item.id!r}: a {type(item).__name__} cannot take a {type(fmt).__name__}")
+        for debate, referees in rows:
+            behaviour = debate_behaviour(debate, panel, detector)
+            for row in referees:
+                row["parroting"] = behaviour[row["agent"]].as_dict()
+                row["cut_off"] = referee_cut_off(debate, row["agent"])
+        summaries = summaries_cut_off(group)
+        if summaries["summaries"]:
+            record["cut_off"] = summaries
+        records.append(record)
+    return records
+
+
+def _pairwise_systems(record: VerdictRecord, item: PairwiseItem) -> None:
+    """The item's prompt, and its systems with their answers' lengths in words, when it has
+    them (records of items without them stay as they were)."""
+    if item.prompt is not None:
+        record["prompt"] = item.prompt
+    if item.system_a is not None or item.system_b is not None:
+        record |= {
+            "system_a": item.system_a,
+            "system_b": item.system_b,
+            "words_a": len(item.answer_a.split()),
+            "words_b": len(item.answer_b.split()),
+        }
+
+
+def stopped_early(debate: Debate) -> bool:
+    """The debate ended at an early-stop check (its verdicts are check answers)."""
+    return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
+
+
+def transcript_record(debate: Debate) -> dict[str, Any]:
+    return {
+        "key": debate.key,
+        "item_id": debate.item.id,
+        "swapped": debate.swapped,
+        "messages": [
+            {
+                "round": u.turn.round,
+                "speaker": u.speaker,
+                "kind": u.kind,
+                "turn": u.turn.kind,
+                "probe": u.turn.hidden,  # hidden: an opinion probe or an early-stop check
+                "scoring": u.turn.scoring,  # the scores that continue the assessment before
+                "text": u.text,
+                "finish_reason": u.finish_reason,
+                "tokens": u.tokens,  # generated tokens
+            }
+            for u in debate.transcript.utterances
+        ],
+    }
