@@ -2,8 +2,7 @@
 assessments, opinion probes and position statistics."""
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.transcript import Transcript, Turn, Utterance
-from chateval.debate.panel import Debate
+from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.judging.aggregate import (
     aggregate_direct,
     aggregate_pairwise,

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
+from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
-from chateval.judging.soft import ScoreDistribution
 from chateval.run import journal
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)

@@ -10,9 +10,9 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.core.items import PairwiseItem
-from chateval.core.transcript import Transcript, Turn, Utterance
+from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.building import build_panel
-from chateval.debate.panel import Debate, Panel
+from chateval.debate.panel import Panel
 from chateval.evaluation.diagnostics import (
     PER_MODEL_COLUMNS,
     cut_off_kinds,

@@ -14,14 +14,14 @@ import pytest
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.core.distributions import ScoreDistribution
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.transcript import Transcript, Turn, Utterance
-from chateval.debate.panel import Debate
+from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
-from chateval.judging.soft import ScoreDistribution, check_vocabulary, read_score, score_pieces
+from chateval.judging.soft import check_vocabulary, read_score, score_pieces
 from chateval.run.journal import append_step, load
 from chateval.run.runner import run
 from tests.conftest import read_jsonl, tiny_config

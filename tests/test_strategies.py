@@ -3,9 +3,8 @@
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.core.transcript import Transcript, Turn, Utterance
+from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.building import build_debates, build_panel, load_run_items
-from chateval.debate.panel import Debate
 from chateval.debate.scheduler import Scheduler
 from chateval.debate.strategies import get_strategy
 from tests.conftest import prompt_text, tiny_config

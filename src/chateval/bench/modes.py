@@ -24,8 +24,9 @@ from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spre
 from chateval.config import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.core.console import Progress
+from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel, load_run_items
-from chateval.debate.panel import Debate, Panel
+from chateval.debate.panel import Panel
 from chateval.debate.scheduler import Scheduler
 from chateval.engines.context import fit_items
 from chateval.engines.models import ModelRegistry

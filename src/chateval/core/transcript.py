@@ -1,9 +1,10 @@
-"""Immutable debate state: the turns of a plan and the utterances they produced."""
+"""Debate state: the turns of a plan, the utterances they produced, and a debate's transcript of them."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-from chateval.judging.soft import ScoreDistribution
+from chateval.core.distributions import ScoreDistribution
+from chateval.core.items import Item
 
 SUMMARIZER = "summarizer"
 
@@ -102,3 +103,13 @@ class Transcript:
 
     def __len__(self) -> int:
         return len(self.utterances)
+
+
+@dataclass
+class Debate:
+    """The mutable state of one debate: an item (in one answer order) and its transcript."""
+
+    key: str
+    item: Item
+    swapped: bool = False
+    transcript: Transcript = field(default_factory=Transcript)

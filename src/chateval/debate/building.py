@@ -5,9 +5,9 @@ from collections.abc import Mapping, Sequence
 from chateval.config import RunConfig
 from chateval.core.backend import HFTokenCounting
 from chateval.core.items import DirectItem, Item, PairwiseItem
-from chateval.core.transcript import SUMMARIZER
+from chateval.core.transcript import SUMMARIZER, Debate
 from chateval.data import load_items
-from chateval.debate.panel import Agent, Debate, Panel, Sampling
+from chateval.debate.panel import Agent, Panel, Sampling
 from chateval.debate.strategies import get_strategy
 from chateval.errors import ConfigError, DataError
 from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat, VerdictFormat

@@ -6,16 +6,16 @@ a (debate, turn) pair into a GenerationRequest and a GenerationResult back into 
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.core.console import once
-from chateval.core.items import Item
-from chateval.core.transcript import SUMMARIZER, Transcript, Turn, Utterance, UtteranceKind
+from chateval.core.distributions import ScoreDistribution
+from chateval.core.transcript import SUMMARIZER, Debate, Transcript, Turn, Utterance, UtteranceKind
 from chateval.debate.strategies import Step, Strategy
 from chateval.errors import VerdictError
 from chateval.judging.formats import DirectVerdict, PairwiseVerdict, VerdictFormat
-from chateval.judging.soft import ScoreDistribution, read_score, score_pieces
+from chateval.judging.soft import read_score, score_pieces
 from chateval.prompts.builder import PromptBuilder, Role
 
 log = logging.getLogger(__name__)
@@ -28,16 +28,6 @@ class Agent:
     name: str
     role: Role
     model: str
-
-
-@dataclass
-class Debate:
-    """The mutable state of one debate: an item (in one answer order) and its transcript."""
-
-    key: str
-    item: Item
-    swapped: bool = False
-    transcript: Transcript = field(default_factory=Transcript)
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from typing import Any
 
 from chateval.config import RunConfig
 from chateval.core.backend import ChatMessage, GenerationResult
-from chateval.core.transcript import SUMMARIZER, Turn
+from chateval.core.transcript import SUMMARIZER, Debate, Turn
 from chateval.debate.building import build_debates, build_panel, load_run_items
-from chateval.debate.panel import Debate, Panel
+from chateval.debate.panel import Panel
 from chateval.errors import ConfigError
 
 

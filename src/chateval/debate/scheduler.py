@@ -17,9 +17,9 @@ from chateval.core.backend import (
     StreamingBackend,
 )
 from chateval.core.console import Progress
-from chateval.core.transcript import Turn, Utterance
+from chateval.core.transcript import Debate, Turn, Utterance
 from chateval.core.usage import ModelUsage, Usage
-from chateval.debate.panel import Debate, Panel
+from chateval.debate.panel import Panel
 from chateval.debate.strategies import Step
 from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError

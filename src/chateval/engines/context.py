@@ -17,8 +17,8 @@ from typing import Literal
 from chateval.core.backend import GenerationResult, Keep, TokenCounter
 from chateval.core.console import once
 from chateval.core.items import DirectItem, Item, PairwiseItem
-from chateval.core.transcript import Utterance
-from chateval.debate.panel import Debate, Panel
+from chateval.core.transcript import Debate, Utterance
+from chateval.debate.panel import Panel
 from chateval.errors import DataError
 
 log = logging.getLogger(__name__)

@@ -54,8 +54,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, TypeVar
 
 from chateval.core.items import PairwiseItem
-from chateval.core.transcript import Utterance
-from chateval.debate.panel import Debate, Panel
+from chateval.core.transcript import Debate, Utterance
+from chateval.debate.panel import Panel
 from chateval.errors import VerdictError
 from chateval.judging.formats import DirectVerdict
 

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
+from chateval.core.distributions import ScoreDistribution
 from chateval.core.items import Label
 from chateval.core.schema import OrderRecord, PositionStats, RefereeRow, VerdictRecord
-from chateval.debate.panel import Debate
+from chateval.core.transcript import Debate
 from chateval.errors import VerdictError
 from chateval.judging.formats import (
     DirectFormat,
@@ -31,7 +32,6 @@ from chateval.judging.formats import (
     PairwiseVerdict,
     VerdictFormat,
 )
-from chateval.judging.soft import ScoreDistribution
 
 
 @dataclass(frozen=True)

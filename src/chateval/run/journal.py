@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import Turn, TurnKind, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
-from chateval.judging.soft import ScoreDistribution
 
 JOURNAL = "journal.jsonl"
 

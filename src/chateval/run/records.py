@@ -5,7 +5,8 @@ from typing import Any
 
 from chateval.core.items import DirectItem, PairwiseItem
 from chateval.core.schema import RefereeRow, VerdictRecord
-from chateval.debate.panel import Debate, Panel
+from chateval.core.transcript import Debate
+from chateval.debate.panel import Panel
 from chateval.evaluation.panel_behaviour import (
     EchoDetector,
     debate_behaviour,

@@ -18,10 +18,9 @@ from chateval.config import RunConfig, dump_config
 from chateval.core.backend import Backend
 from chateval.core.console import Progress
 from chateval.core.schema import RunInfo
-from chateval.core.transcript import Utterance
+from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
-from chateval.debate.panel import Debate
 from chateval.debate.scheduler import Scheduler, StepCallback
 from chateval.engines.context import fit_items
 from chateval.engines.factory import (
