@@ -5,9 +5,11 @@ exactly one model; the scheduler groups the requests of a step by model.
 """
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
+
+from chateval.errors import BackendError
 
 Role = Literal["system", "user", "assistant"]
 
@@ -120,6 +122,42 @@ class RemoteBackend(StreamingBackend, Protocol):
     def wait(self, timeout: float) -> None:
         """Block until some result is ready or ``timeout`` seconds have passed."""
         ...
+
+
+class BackendPool(Protocol):
+    """Where a scheduler finds each model's backend. ``engines.pool.ModelPool`` loads them (all
+    at once or one at a time); ``FixedPool`` holds backends loaded already."""
+
+    def resident(self) -> list[str]:
+        """The models whose backends are loaded now."""
+        ...
+
+    def order(self, models: Iterable[str]) -> list[str]:
+        """``models`` in the order to run them: the resident ones first."""
+        ...
+
+    def get(self, model: str) -> Backend:
+        """The backend of ``model``, loading it if the pool does that."""
+        ...
+
+
+class FixedPool:
+    """A pool of backends loaded already, by model name."""
+
+    def __init__(self, backends: Mapping[str, Backend]) -> None:
+        self.backends = dict(backends)
+
+    def resident(self) -> list[str]:
+        return list(self.backends)
+
+    def order(self, models: Iterable[str]) -> list[str]:
+        wanted = list(dict.fromkeys(models))
+        return [m for m in wanted if m in self.backends] + [m for m in wanted if m not in self.backends]
+
+    def get(self, model: str) -> Backend:
+        if model not in self.backends:
+            raise BackendError(f"no backend loaded for model {model!r}")
+        return self.backends[model]
 
 
 def collect_in_order(

@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from chateval.core.backend import (
     Backend,
+    BackendPool,
+    FixedPool,
     GenerationRequest,
     GenerationResult,
     RemoteBackend,
@@ -21,7 +23,6 @@ from chateval.core.transcript import Debate, Turn, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.panel import Panel
 from chateval.debate.strategies import Step
-from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError
 
 StepCallback = Callable[[int, int, int], None]
@@ -53,11 +54,11 @@ class Scheduler:
 
     def __init__(
         self,
-        backends: Mapping[str, Backend] | ModelPool,
+        backends: Mapping[str, Backend] | BackendPool,
         on_step: StepCallback | None = None,
         progress: Progress | None = None,
     ) -> None:
-        self.pool = backends if isinstance(backends, ModelPool) else ModelPool.fixed(backends)
+        self.pool: BackendPool = FixedPool(backends) if isinstance(backends, Mapping) else backends
         self.on_step = on_step
         # Debates finished of all, requests and tokens; its work (for the ETA) is debate steps.
         self.progress = progress or Progress()
