@@ -90,7 +90,7 @@ def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:
 def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
     import shutil
 
-    from chateval.evaluation.run_metrics import rescore
+    from chateval.run.rescore import rescore
 
     copy = tmp_path / "copy"
     shutil.copytree(reference, copy)

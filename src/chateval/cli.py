@@ -233,8 +233,8 @@ def rescore(
     into: Annotated[Path | None, typer.Option("--into", help="With --label-fraction: the copy.")] = None,
 ) -> None:
     """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
-    from chateval.evaluation.run_metrics import rescore as rescore_run
-    from chateval.evaluation.run_metrics import rescore_with_fewer_labels
+    from chateval.run.rescore import rescore as rescore_run
+    from chateval.run.rescore import rescore_with_fewer_labels
 
     try:
         if label_fraction is not None or into is not None:

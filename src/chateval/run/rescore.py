@@ -1,0 +1,94 @@
+"""Scoring a finished run folder again, without running a model: ``chateval rescore``.
+
+``rescore`` recomputes metrics.json from verdicts.jsonl (today's statistics on an earlier
+run); ``rescore_with_fewer_labels`` copies a run with only a share of its human labels kept
+and scores the copy.
+"""
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from chateval.config import RunConfig
+from chateval.core.items import DirectItem
+from chateval.core.schema import VerdictRecord
+from chateval.debate.building import load_run_items
+from chateval.errors import ChatEvalError, ConfigError, DataError
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.run.folder import write_json
+
+
+def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> None:
+    """Give records of an earlier release their response's length (the length baseline) from
+    the run's data file, when it can still be read here; otherwise leave them as they are."""
+    try:
+        items = {item.id: item for item in load_run_items(config)}
+    except (ChatEvalError, OSError):
+        return
+    for record in records:
+        item = items.get(record["item_id"])
+        if isinstance(item, DirectItem):
+            record["response_words"] = len(item.response.split())
+
+
+def rescore(outdir: Path) -> dict[str, Any] | None:
+    """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
+    import yaml
+
+    from chateval.config import parse_config
+    from chateval.data.jsonl import read_jsonl
+
+    for name in ("config.yaml", "verdicts.jsonl"):
+        if not (outdir / name).is_file():
+            raise DataError(f"{outdir}: no {name}; rescore needs a finished run folder")
+    tree = yaml.safe_load((outdir / "config.yaml").read_text(encoding="utf-8"))
+    config = parse_config(tree, str(outdir / "config.yaml"), outdir)
+    # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
+    records = [cast(VerdictRecord, record) for _, record in read_jsonl(outdir / "verdicts.jsonl")]
+    if config.task == "direct" and any("response_words" not in r for r in records):
+        _add_response_words(config, records)
+    metrics = compute_metrics(config, records)
+    write_json(outdir / "metrics.json", metrics)
+    return metrics
+
+
+def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[str, Any] | None:
+    """Copy the finished run ``run`` into ``into`` with the human labels of only a ``fraction``
+    of its labelled items kept (the draw ``data.label_fraction`` makes when loading, with the
+    run's ``data.seed``), and score the copy: what the run would report with that few labels.
+    The verdicts are the run's own, so no model runs."""
+    import shutil
+
+    import yaml
+
+    from chateval.data.jsonl import read_jsonl
+    from chateval.data.labels import kept_positions
+    from chateval.run.folder import write_jsonl, write_text
+
+    if not 0.0 < fraction < 1.0:
+        raise ConfigError(f"--label-fraction must lie between 0 and 1 (exclusive), got {fraction}")
+    for name in ("config.yaml", "verdicts.jsonl", "run.json"):
+        if not (run / name).is_file():
+            raise DataError(f"{run}: no {name}; rescoring needs a finished run folder")
+    if into.resolve() == run.resolve():
+        raise ConfigError(f"{into}: give another folder than the run's own")
+    tree = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    data = tree.setdefault("data", {})
+    already = float(data.get("label_fraction", 1.0))
+    records = [record for _, record in read_jsonl(run / "verdicts.jsonl")]
+    labelled = [bool(r.get("human_label") or r.get("human_scores")) for r in records]
+    kept = kept_positions(labelled, fraction, int(data.get("seed", 0)))
+    for i, record in enumerate(records):
+        if labelled[i] and i not in kept:
+            record["human_label" if "human_label" in record else "human_scores"] = None
+    data["label_fraction"] = fraction * already
+    tree["name"] = into.name  # reports tell the copy from the run by name
+    into.mkdir(parents=True, exist_ok=True)
+    write_text(into / "config.yaml", yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
+    write_jsonl(into / "verdicts.jsonl", records)
+    if (run / "transcripts.jsonl").is_file():
+        shutil.copyfile(run / "transcripts.jsonl", into / "transcripts.jsonl")
+    info = json.loads((run / "run.json").read_text(encoding="utf-8"))
+    write_json(into / "run.json", info | {"name": into.name})
+    return rescore(into)
