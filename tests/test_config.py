@@ -106,7 +106,7 @@ def test_run_name_cannot_escape_the_runs_folder(tmp_path: Path, name: str) -> No
 def test_cpu_block_size_must_be_a_multiple_of_32(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from chateval.backends import vllm_backend
     from chateval.config import VllmConfig
-    from chateval.engines.models import ModelSpec
+    from chateval.core.model_spec import ModelSpec
 
     monkeypatch.setattr(vllm_backend, "on_gpu", lambda: False)
     with pytest.raises(ConfigError, match=r"vllm.block_size is 48: .* multiples of 32"):

@@ -18,7 +18,8 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.cli import app
 from chateval.config import dump_config
 from chateval.core.backend import ChatMessage, GenerationRequest, RemoteBackend
-from chateval.engines.models import ModelRegistry, ModelSpec
+from chateval.core.model_spec import ModelSpec
+from chateval.engines.models import ModelRegistry
 from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError, ConfigError
 from chateval.run.runner import run

@@ -34,7 +34,7 @@ from chateval.core.backend import (
     collect_in_order,
     probabilities_by_text,
 )
-from chateval.engines.models import ModelSpec, ServerSpec
+from chateval.core.model_spec import ModelSpec, ServerSpec
 from chateval.errors import BackendError, ConfigError
 
 _TOKEN_ID_PREFIX = "token_id:"  # how vLLM spells tokens with return_tokens_as_token_ids

@@ -33,8 +33,9 @@ def _load_replica(config: "RunConfig", model: str, run_token: str, ranks: int) -
     local run would (the config's scale section is dropped: an actor holds one engine)."""
     from chateval.backends.vllm_backend import _core_lists
     from chateval.config import ScaleConfig
+    from chateval.core.model_spec import on_gpu
     from chateval.engines.factory import create_backend
-    from chateval.engines.models import ModelRegistry, on_gpu
+    from chateval.engines.models import ModelRegistry
 
     scale = config.scale
     if not on_gpu():

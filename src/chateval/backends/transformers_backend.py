@@ -25,7 +25,7 @@ from typing import Any
 from chateval.backends.kv_store import KeptSequence, KVStore
 from chateval.config import TransformersConfig
 from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
-from chateval.engines.models import ModelSpec, runtime_dtype
+from chateval.core.model_spec import ModelSpec, runtime_dtype
 from chateval.errors import BackendError
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,7 @@ from chateval.core.backend import (
     HFTokenCounting,
     probabilities_by_text,
 )
-from chateval.engines.models import ModelSpec, on_gpu, runtime_dtype
+from chateval.core.model_spec import ModelSpec, on_gpu, runtime_dtype
 from chateval.errors import BackendError, ConfigError
 
 log = logging.getLogger(__name__)

@@ -63,7 +63,7 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
         if name != "vllm":
             continue
         from chateval.backends.vllm_backend import check_engine_args, engine_args
-        from chateval.engines.models import on_gpu
+        from chateval.core.model_spec import on_gpu
 
         spec = registry.spec(model)
         extra = engine_args(model, spec, config.vllm)

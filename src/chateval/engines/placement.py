@@ -18,8 +18,9 @@ from typing import Literal
 
 from chateval.config import RunConfig
 from chateval.core.backend import Backend
+from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.engines.factory import backend_name, remote_models
-from chateval.engines.models import ModelRegistry, on_gpu, runtime_dtype
+from chateval.engines.models import ModelRegistry
 from chateval.engines.pool import Loader
 
 log = logging.getLogger(__name__)
