@@ -124,6 +124,13 @@ class RemoteBackend(StreamingBackend, Protocol):
         ...
 
 
+def resident_first(models: Iterable[str], resident: Iterable[str]) -> list[str]:
+    """``models`` once each, the ``resident`` ones first (so a phased step swaps at most once)."""
+    wanted = list(dict.fromkeys(models))
+    here = set(resident)
+    return [m for m in wanted if m in here] + [m for m in wanted if m not in here]
+
+
 class BackendPool(Protocol):
     """Where a scheduler finds each model's backend. ``engines.pool.ModelPool`` loads them (all
     at once or one at a time); ``FixedPool`` holds backends loaded already."""
@@ -151,8 +158,7 @@ class FixedPool:
         return list(self.backends)
 
     def order(self, models: Iterable[str]) -> list[str]:
-        wanted = list(dict.fromkeys(models))
-        return [m for m in wanted if m in self.backends] + [m for m in wanted if m not in self.backends]
+        return resident_first(models, self.backends)
 
     def get(self, model: str) -> Backend:
         if model not in self.backends:

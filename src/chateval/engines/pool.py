@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
-from chateval.core.backend import Backend
+from chateval.core.backend import Backend, resident_first
 from chateval.errors import BackendError
 
 log = logging.getLogger(__name__)
@@ -72,9 +72,7 @@ class ModelPool:
 
     def order(self, models: Iterable[str]) -> list[str]:
         """``models`` with the resident ones first, so a phased step swaps at most once."""
-        wanted = list(dict.fromkeys(models))
-        here = set(self.resident())
-        return [m for m in wanted if m in here] + [m for m in wanted if m not in here]
+        return resident_first(models, self.resident())
 
     def get(self, model: str) -> Backend:
         """The backend of ``model``, loading it (and in phased mode releasing others) if needed."""
