@@ -2,8 +2,8 @@
 
 Agreement with the human labels (hard and soft verdicts side by side, with intervals), the
 reference baselines that agreement has to beat, the paired soft-vs-hard comparison, position
-statistics, the debate's effect (with opinion probes) and per-model diagnostics. ``rescore``
-recomputes them for a finished run folder without running a model.
+statistics, the debate's effect (with opinion probes) and per-model diagnostics
+(``chateval.run.rescore`` recomputes them for a finished run folder without running a model).
 """
 
 from collections.abc import Callable, Mapping, Sequence
