@@ -105,9 +105,9 @@ def test_run_name_cannot_escape_the_runs_folder(tmp_path: Path, name: str) -> No
 
 def test_cpu_block_size_must_be_a_multiple_of_32(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from chateval.backends import vllm_backend
-    from chateval.config import VllmConfig
+    from chateval.core.engine_settings import VllmSettings
     from chateval.core.model_spec import ModelSpec
 
     monkeypatch.setattr(vllm_backend, "on_gpu", lambda: False)
     with pytest.raises(ConfigError, match=r"vllm.block_size is 48: .* multiples of 32"):
-        vllm_backend.VllmBackend("m", tmp_path, ModelSpec(path=tmp_path), VllmConfig(block_size=48))
+        vllm_backend.VllmBackend("m", tmp_path, ModelSpec(path=tmp_path), VllmSettings(block_size=48))

@@ -39,10 +39,10 @@ class VllmServer:
     def start(self) -> None:
         """Start the server and wait until it lists its model (RuntimeError if it dies)."""
         from chateval.backends.vllm_backend import cpu_engine_settings
-        from chateval.config import VllmConfig
+        from chateval.core.engine_settings import VllmSettings
 
         # The CPU build's settings that chateval's offline engine runs with.
-        env = {**os.environ, **cpu_engine_settings(VllmConfig())}
+        env = {**os.environ, **cpu_engine_settings(VllmSettings())}
         command = [
             sys.executable, "-m", "vllm.entrypoints.openai.api_server",
             "--model", str(self.folder), "--served-model-name", self.name,

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from chateval.backends.kv_store import KeptSequence, KVStore
-from chateval.config import TransformersConfig
 from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
+from chateval.core.engine_settings import TransformersSettings
 from chateval.core.model_spec import ModelSpec, runtime_dtype
 from chateval.errors import BackendError
 
@@ -92,7 +92,7 @@ class _ProbabilityRecorder:
 class TransformersBackend(HFTokenCounting):
     """Serves one registry model with Hugging Face transformers."""
 
-    def __init__(self, model: str, folder: Path, spec: ModelSpec, settings: TransformersConfig) -> None:
+    def __init__(self, model: str, folder: Path, spec: ModelSpec, settings: TransformersSettings) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 

@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from chateval.config import VllmConfig
 from chateval.core.backend import (
     GenerationRequest,
     GenerationResult,
     HFTokenCounting,
     probabilities_by_text,
 )
+from chateval.core.engine_settings import VllmSettings
 from chateval.core.model_spec import ModelSpec, on_gpu, runtime_dtype
 from chateval.errors import BackendError, ConfigError
 
@@ -30,7 +30,7 @@ _GPU_MEMORY_FRACTION = 0.85
 _CPU_BLOCK_SIZE = 32
 
 
-def _cpu_engine_environment(settings: VllmConfig, ranks: int = 1) -> None:
+def _cpu_engine_environment(settings: VllmSettings, ranks: int = 1) -> None:
     """Engine settings that vLLM's CPU build reads from the environment; the user's win.
 
     By default it reserves one core for the frontend and pins OpenMP to the rest, which on a
@@ -51,7 +51,7 @@ def _cpu_engine_environment(settings: VllmConfig, ranks: int = 1) -> None:
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 
 
-def cpu_engine_settings(settings: VllmConfig, ranks: int = 1) -> dict[str, str]:
+def cpu_engine_settings(settings: VllmSettings, ranks: int = 1) -> dict[str, str]:
     """The environment chateval gives vLLM's CPU build (see ``_cpu_engine_environment``);
     a ``vllm serve`` meant to decode like the offline engine gets the same."""
     cores = os.cpu_count() or 1
@@ -95,7 +95,7 @@ RESERVED_ENGINE_ARGS = {
 }
 
 
-def engine_args(model: str, spec: ModelSpec, settings: VllmConfig) -> dict[str, Any]:
+def engine_args(model: str, spec: ModelSpec, settings: VllmSettings) -> dict[str, Any]:
     """The model's extra engine arguments: its registry entry's, then the run config's."""
     return {**spec.engine_args, **settings.engine_args.get(model, {})}
 
@@ -167,7 +167,7 @@ class VllmBackend(HFTokenCounting):
     _open = 0  # engines alive in this process
 
     def __init__(
-        self, model: str, folder: Path, spec: ModelSpec, settings: VllmConfig, seed: int = 0
+        self, model: str, folder: Path, spec: ModelSpec, settings: VllmSettings, seed: int = 0
     ) -> None:
         self.model = model
         self.spec = spec
