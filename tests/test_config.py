@@ -43,6 +43,17 @@ def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
         load_config(write(tmp_path, BASE + "strategy: round_robin\n"))
 
 
+def test_config_names_what_the_stages_implement() -> None:
+    """The config validates strategy and responses-format names from its own lists; the
+    registries of the stages above it must hold exactly those."""
+    from chateval.config import RESPONSES_FORMATS, STRATEGY_NAMES
+    from chateval.data import RESPONSE_LOADERS
+    from chateval.debate.strategies import STRATEGIES
+
+    assert STRATEGIES.names() == sorted(STRATEGY_NAMES)
+    assert RESPONSE_LOADERS.names() == sorted(RESPONSES_FORMATS)
+
+
 def test_unknown_backend(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"backend"):
         load_config(write(tmp_path, BASE + "backend: llamacpp\n"))

@@ -17,6 +17,12 @@ from chateval.errors import ConfigError
 Task = Literal["pairwise", "direct"]
 BackendName = Literal["vllm", "transformers"]
 
+# The names a config may choose. The config is the contract the stages implement: the debate's
+# strategy registry and the data loaders' responses registry hold exactly these (a test checks),
+# so the config validates a name without importing the stages above it.
+STRATEGY_NAMES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
+RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -206,9 +212,7 @@ class DataConfig(_Strict):
 
     @model_validator(mode="after")
     def _responses_options(self) -> "DataConfig":
-        from chateval.data.loaders import RESPONSE_LOADERS
-
-        if self.format in RESPONSE_LOADERS:
+        if self.format in RESPONSES_FORMATS:
             if self.pair is not None:
                 raise ValueError(
                     f"pair: format {self.format!r} compares systems by `compare`; choose them with `systems`"
@@ -220,7 +224,7 @@ class DataConfig(_Strict):
         if responses_only:
             raise ValueError(
                 f"{' and '.join(responses_only)}: only the responses formats "
-                f"({', '.join(RESPONSE_LOADERS.names())}) build comparisons; format {self.format!r} "
+                f"({', '.join(RESPONSES_FORMATS)}) build comparisons; format {self.format!r} "
                 "reads its items as they are"
             )
         return self
@@ -416,10 +420,8 @@ class RunConfig(_Strict):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, value: str) -> str:
-        from chateval.debate.strategies import STRATEGIES
-
-        if value not in STRATEGIES:
-            raise ValueError(f"unknown strategy {value!r}; known: {', '.join(STRATEGIES.names())}")
+        if value not in STRATEGY_NAMES:
+            raise ValueError(f"unknown strategy {value!r}; known: {', '.join(STRATEGY_NAMES)}")
         return value
 
     @model_validator(mode="after")
