@@ -1,8 +1,9 @@
 """Engine replicas as Ray actors: ``scale.replicas`` copies of a model's vLLM engine, anywhere
 in a Ray cluster, fed by this process's streaming scheduler (backends/replicas.py).
 
-Each actor holds the ordinary vLLM backend, built from the run's config exactly as a local
-engine is (same engine settings, structured outputs, prefix cache). A replica that needs
+Each actor holds the ordinary vLLM backend, built by a loader the caller gives (the engines'
+factory builds it exactly as a local engine: same engine settings, structured outputs, prefix
+cache), so this module knows nothing of run configs or the model registry. A replica that needs
 several GPUs (tensor or pipeline parallel) gets them on one node through a placement group.
 On CPU builds each replica pins its OpenMP threads to its own cores: Ray sets OMP_NUM_THREADS
 in workers, and two engines on the same cores would halve each other.
@@ -14,6 +15,7 @@ import functools
 import os
 import tempfile
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,37 +23,46 @@ from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport
 from chateval.errors import BackendError, ConfigError
 
 if TYPE_CHECKING:
-    from chateval.config import RunConfig
-    from chateval.core.backend import Backend, GenerationRequest
-    from chateval.engines.models import ModelRegistry
+    from collections.abc import Callable
+
+    from chateval.core.backend import Backend, GenerationRequest, TokenCounter
 
 ACTOR_PREFIX = "chateval/"  # replica actors are named chateval/MODEL/INDEX/RUN
 
 
-def _load_replica(config: "RunConfig", model: str, run_token: str, ranks: int) -> "Backend":
-    """Inside the actor: pin this replica's threads (CPU builds), then load the engine as a
-    local run would (the config's scale section is dropped: an actor holds one engine)."""
-    from chateval.backends.vllm_backend import _core_lists
-    from chateval.config import ScaleConfig
-    from chateval.core.model_spec import on_gpu
-    from chateval.engines.factory import create_backend
-    from chateval.engines.models import ModelRegistry
+@dataclass(frozen=True)
+class RaySettings:
+    """Where the replicas run and how long they may take (the run config's ``scale`` section)."""
 
-    scale = config.scale
+    address: str | None = None  # the cluster to join; None: start a local Ray instance
+    cpus_per_replica: float = 1.0
+    threads_per_replica: int = 1
+    cpu_binds: tuple[str, ...] = ()  # CPU builds: the k-th replica on a node takes the k-th
+    start_timeout_s: float = 900.0
+    stall_timeout_s: float = 600.0
+
+
+def _load_replica(
+    load: "Callable[[], Backend]", settings: RaySettings, run_token: str, ranks: int
+) -> "Backend":
+    """Inside the actor: pin this replica's threads (CPU builds), then load the engine with
+    ``load``, which builds it as a local run would."""
+    from chateval.backends.vllm_backend import _core_lists
+    from chateval.core.model_spec import on_gpu
+
     if not on_gpu():
-        threads = scale.threads_per_replica
+        threads = settings.threads_per_replica
         os.environ["OMP_NUM_THREADS"] = str(max(1, threads // ranks))
         slot = node_slot(run_token)  # replicas of one run on one node never share cores
-        if scale.cpu_binds:
-            bind = scale.cpu_binds[slot % len(scale.cpu_binds)]
+        if settings.cpu_binds:
+            bind = settings.cpu_binds[slot % len(settings.cpu_binds)]
         else:  # the slot-th block of this node's cores, one list per rank (vLLM's "0-1|2-3")
             cores = os.cpu_count() or 1
             first = (slot * threads) % cores
             block = _core_lists(min(threads, cores - first), ranks)
             bind = "|".join(_shift(part, first) for part in block.split("|"))
         os.environ["VLLM_CPU_OMP_THREADS_BIND"] = bind
-    local = config.model_copy(update={"scale": ScaleConfig()})
-    return create_backend(local, model, ModelRegistry(config.models_dir))
+    return load()
 
 
 def node_slot(run_token: str, folder: Path | None = None) -> int:
@@ -114,23 +125,27 @@ def connect(address: str | None) -> None:
         raise BackendError(f"scale.address {address!r}: cannot join the Ray cluster: {exc}") from exc
 
 
-def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", count: int) -> ReplicaSet:
-    """``count`` actors, each holding ``model``'s vLLM engine; waits until all have loaded."""
+def start_replicas(
+    model: str,
+    count: int,
+    ranks: int,
+    settings: RaySettings,
+    load: "Callable[[], Backend]",
+    tokenizer: "Callable[[], TokenCounter]",
+) -> ReplicaSet:
+    """``count`` actors, each holding one engine of ``model`` that ``load`` builds inside the
+    actor (it must pickle: Ray ships it to wherever the actor starts) with ``ranks`` devices
+    or rank workers; waits until all have loaded. ``tokenizer`` gives this process the
+    model's token counting."""
     import ray
     from ray.util.placement_group import placement_group
     from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 
-    from chateval.backends.vllm_backend import engine_args, parallel_ranks
-    from chateval.engines.factory import TokenizerOnly
-
-    connect(config.scale.address)
-    ranks = parallel_ranks(engine_args(model, registry.spec(model), config.vllm))
+    connect(settings.address)
     # The cluster's GPUs, not this machine's: a driver on a CPU head node feeds GPU workers.
     resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
     gpus = ranks if resources.get("GPU", 0) > 0 else 0
-    cpus = config.scale.cpus_per_replica
-    # The actors load the registry themselves, wherever Ray starts them: give them its folder.
-    config = config.model_copy(update={"models_dir": registry.models_dir})
+    cpus = settings.cpus_per_replica
     remote_worker: Any = ray.remote(ReplicaWorker)
     run_token = uuid.uuid4().hex[:8]  # names stay unique when several runs share a cluster
     actors: list[Any] = []
@@ -155,17 +170,17 @@ def start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", c
                     placement_group_bundle_index=0,
                     placement_group_capture_child_tasks=True,
                 )
-            loader = functools.partial(_load_replica, config, model, run_token, ranks)
+            loader = functools.partial(_load_replica, load, settings, run_token, ranks)
             actors.append(remote_worker.options(**options).remote(loader))
-        nodes = ray.get([actor.node.remote() for actor in actors], timeout=config.scale.start_timeout_s)
-        counter = TokenizerOnly(model, registry)
+        nodes = ray.get([actor.node.remote() for actor in actors], timeout=settings.start_timeout_s)
+        counter = tokenizer()
     except Exception as exc:
         _clean_up(actors, groups)
         raise BackendError(f"model {model!r}: its {count} replicas did not start: {exc}") from exc
     handles = [
         RayReplica(f"ray actor {i}", actor, groups[i] if groups else None) for i, actor in enumerate(actors)
     ]
-    return ReplicaSet(model, handles, nodes, counter, config.scale.stall_timeout_s)
+    return ReplicaSet(model, handles, nodes, counter, settings.stall_timeout_s)
 
 
 def _clean_up(actors: list[Any], groups: list[Any]) -> None:

@@ -1,14 +1,13 @@
-"""Generation backends. Heavy imports (vllm, torch, transformers) live inside each module."""
+"""The backend factory: which backend serves a model, its settings checked before anything
+loads, and the backend built from the run config (each backend gets its own settings, never the
+config). Heavy imports (vllm, torch, transformers) stay inside each builder."""
 
+import functools
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from chateval.core.backend import (
-    Backend,
-    ChatMessage,
-    GenerationRequest,
-    GenerationResult,
-    HFTokenCounting,
-)
+from chateval.core.backend import Backend, HFTokenCounting
+from chateval.core.registry import Registry
 from chateval.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -73,35 +72,92 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
             check_engine_args(model, extra, on_gpu(), registry.folder(model) if spec.path else None, local)
 
 
+# How each backend is built from the run config: the run config's sections become the backend's
+# own settings here, so no backend imports the config. Registered by name (a registry entry's
+# ``backend``, else the config's); a new backend adds one builder.
+BackendBuilder = Callable[["RunConfig", str, "ModelRegistry", "float | None"], Backend]
+BUILDERS: Registry[BackendBuilder] = Registry("backend")
+
+
 def create_backend(
     config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None = None
 ) -> Backend:
     """Load ``model`` on its backend (or connect to its server); ``memory_fraction`` caps a vLLM
     engine."""
-    spec = registry.spec(model)
     name = backend_name(config, model, registry)
     replicas = replica_count(config, model, registry)
     if replicas > 1 and name != "openai":
-        from chateval.backends.ray_replicas import start_replicas
+        return _start_replicas(config, model, registry, replicas)
+    return BUILDERS.get(name)(config, model, registry, memory_fraction)
 
-        # The actors build their own engines with this same function and replicas: 1.
-        return start_replicas(config, model, registry, replicas)
-    if name == "openai":
-        from chateval.backends.openai_backend import OpenAIBackend
 
-        local = registry.resolve(model) if spec.path is not None else None
-        return OpenAIBackend(model, spec, local, seed=config.sampling.seed)
-    folder = registry.resolve(model)
-    if name == "vllm":
-        from chateval.backends.vllm_backend import VllmBackend
+@BUILDERS.register("openai")
+def _served(
+    config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None
+) -> Backend:
+    """A client of the server that hosts ``model``."""
+    from chateval.backends.openai_backend import OpenAIBackend
 
-        settings = config.vllm
-        if memory_fraction is not None:
-            settings = settings.model_copy(update={"gpu_memory_utilization": memory_fraction})
-        return VllmBackend(model, folder, spec, settings, seed=config.sampling.seed)
+    spec = registry.spec(model)
+    local = registry.resolve(model) if spec.path is not None else None
+    return OpenAIBackend(model, spec, local, seed=config.sampling.seed)
+
+
+@BUILDERS.register("vllm")
+def _vllm(
+    config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None
+) -> Backend:
+    """A vLLM engine in this process, capped at ``memory_fraction`` when given."""
+    from chateval.backends.vllm_backend import VllmBackend
+
+    settings = config.vllm
+    if memory_fraction is not None:
+        settings = settings.model_copy(update={"gpu_memory_utilization": memory_fraction})
+    return VllmBackend(
+        model, registry.resolve(model), registry.spec(model), settings, seed=config.sampling.seed
+    )
+
+
+@BUILDERS.register("transformers")
+def _transformers(
+    config: "RunConfig", model: str, registry: "ModelRegistry", memory_fraction: float | None
+) -> Backend:
+    """A transformers model in this process (it takes no memory cap)."""
     from chateval.backends.transformers_backend import TransformersBackend
 
-    return TransformersBackend(model, folder, spec, config.transformers)
+    return TransformersBackend(model, registry.resolve(model), registry.spec(model), config.transformers)
+
+
+def _start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", count: int) -> Backend:
+    """``count`` Ray actors, each building ``model``'s engine with this module's create_backend,
+    as a local run would (the scale section dropped: an actor holds one engine)."""
+    from chateval.backends.ray_replicas import RaySettings, start_replicas
+    from chateval.backends.vllm_backend import engine_args, parallel_ranks
+    from chateval.config import ScaleConfig
+
+    scale = config.scale
+    settings = RaySettings(
+        address=scale.address,
+        cpus_per_replica=scale.cpus_per_replica,
+        threads_per_replica=scale.threads_per_replica,
+        cpu_binds=tuple(scale.cpu_binds),
+        start_timeout_s=scale.start_timeout_s,
+        stall_timeout_s=scale.stall_timeout_s,
+    )
+    ranks = parallel_ranks(engine_args(model, registry.spec(model), config.vllm))
+    # The actors load the registry themselves, wherever Ray starts them: give them its folder.
+    local = config.model_copy(update={"scale": ScaleConfig(), "models_dir": registry.models_dir})
+    load = functools.partial(_load_in_actor, local, model)
+    return start_replicas(
+        model, count, ranks, settings, load, functools.partial(TokenizerOnly, model, registry)
+    )
+
+
+def _load_in_actor(config: "RunConfig", model: str) -> Backend:
+    """A replica's engine, built inside its actor from the registry at ``config.models_dir``."""
+    from chateval.engines.models import ModelRegistry
+
+    return create_backend(config, model, ModelRegistry(config.models_dir))
 
 
 class TokenizerOnly(HFTokenCounting):
@@ -117,6 +173,3 @@ class TokenizerOnly(HFTokenCounting):
         self.tokenizer = AutoTokenizer.from_pretrained(
             registry.resolve(model), trust_remote_code=spec.trust_remote_code
         )
-
-
-__all__ = ["Backend", "ChatMessage", "GenerationRequest", "GenerationResult", "create_backend"]
