@@ -15,9 +15,10 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.config import RunConfig
 from chateval.core.backend import GenerationRequest
-from chateval.core.console import ENGINE_LOG, Console, ConsoleHandler, Progress, once, session
+from chateval.core.console import Console, ConsoleHandler, Progress, once, session
 from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
+from chateval.run.folder import RunFolder
 from chateval.run.runner import run
 from tests.conftest import prompt_dependent, tiny_config
 from tests.test_placement import TWO_MODELS, LoadLog
@@ -118,26 +119,26 @@ def test_engine_output_goes_to_engine_log_appended_on_resume_and_a_failure_shows
                 out,
                 backends={MODEL: ScriptedBackend(MODEL, engine)},
                 progress=console.progress(),
-                on_outdir=lambda folder, resuming: console.attach(folder / ENGINE_LOG, resuming),
+                on_outdir=lambda folder, resuming: console.attach(RunFolder(folder).engine_log, resuming),
             )
 
     with pytest.raises(BackendError, match="the engine died"):
         cli_run()
     shown = capsys.readouterr().err
-    assert f"last lines of {out / ENGINE_LOG}:" in shown and "  engine: request 6" in shown
+    assert f"last lines of {RunFolder(out).engine_log}:" in shown and "  engine: request 6" in shown
     cli_run()
     shown = capsys.readouterr().err
     assert "engine:" not in shown and "a child process" not in shown and "last lines" not in shown
     assert json.loads((out / "run.json").read_text())["resumed"] is True
-    log = (out / ENGINE_LOG).read_text()
+    log = RunFolder(out).engine_log.read_text()
     assert log.count("a child process") == 2
     assert all(f"engine: request {n}\n" in log for n in range(1, calls + 1))
 
 
 def test_verbose_leaves_the_engines_on_the_console(tmp_path: Path) -> None:
-    with session(verbose=True, log_path=tmp_path / ENGINE_LOG) as console:
+    with session(verbose=True, log_path=RunFolder(tmp_path).engine_log) as console:
         assert console.engine_log is None
-    assert not (tmp_path / ENGINE_LOG).exists()
+    assert not RunFolder(tmp_path).engine_log.exists()
 
 
 def test_bench_shows_one_bar_per_mode_each_ending_at_its_total() -> None:

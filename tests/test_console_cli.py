@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from chateval.core.console import ENGINE_LOG
 from chateval.engines.models import ModelRegistry
+from chateval.run.folder import RunFolder
 from tests.conftest import CONFIGS_DIR, ROOT
 
 pytestmark = pytest.mark.slow
@@ -58,7 +58,7 @@ def test_the_quickstart_console_shows_chatevals_lines_and_the_engine_writes_engi
     assert "loading model smollm2-135m" in console
     assert re.search(r"^debates 4/4 \(100%\), 24 requests, .* done$", console, re.MULTILINE), console
     assert "chateval run: quickstart" in summary
-    log = (out / ENGINE_LOG).read_text()
+    log = RunFolder(out).engine_log.read_text()
     assert "non-default args" in log and "Initializing a V1 LLM engine" in log
 
 
@@ -73,7 +73,7 @@ def test_a_failing_engine_shows_its_error_on_the_console(
     assert "max_num_batched_tokens (1) must be greater than or equal to max_num_seqs" in console
     if verbose:  # the engine's own lines as they come (vLLM logs to stdout), no engine.log
         assert "non-default args" in done.stdout and "last lines of" not in console
-        assert not (tmp_path / ENGINE_LOG).exists()
+        assert not RunFolder(tmp_path).engine_log.exists()
     else:  # the engine log's last lines, then chateval's error
-        tail = console.index(f"last lines of {tmp_path / ENGINE_LOG}:")
+        tail = console.index(f"last lines of {RunFolder(tmp_path).engine_log}:")
         assert console.index("non-default args", tail) < console.index("error: vLLM could not load")

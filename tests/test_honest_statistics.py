@@ -24,9 +24,10 @@ from chateval.evaluation.metrics import (
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
 from chateval.reporting.html_views import metric_rows
-from chateval.reporting.markdown import baseline_lines, debate_effect_lines, load_run
+from chateval.reporting.markdown import baseline_lines, debate_effect_lines
 from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
+from chateval.run.folder import load_finished_run
 from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, tiny_config
 from tests.test_diagnostics import backends
@@ -312,7 +313,7 @@ def test_scripted_run_with_probes_reports_the_debate_effect(
     said = capsys.readouterr().out
     assert "does the debate help? accuracy blind 0.500, final 0.000 on 2 items" in said
     assert "below baseline: the panel's accuracy 0.000 is below" in said
-    summary = load_run(tmp_path)
+    summary = load_finished_run(tmp_path)
     assert debate_effect_lines([summary])[0].startswith("- test: accuracy blind 0.500, final 0.000")
     assert baseline_lines([summary])[1].startswith("  - **below baseline**")
     rows = metric_rows(summary)

@@ -10,6 +10,7 @@ from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
 from chateval.run import journal
+from chateval.run.folder import RunFolder
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")
@@ -31,7 +32,7 @@ def usage(requests: int) -> dict[str, ModelUsage]:
 
 
 def test_barrier_steps_round_trip(tmp_path: Path) -> None:
-    path = tmp_path / journal.JOURNAL
+    path = RunFolder(tmp_path).journal
     journal.append_step(path, 0, [("a", DISCUSSION), ("b", SUMMARY)], usage(2))
     journal.append_step(path, 1, [("a", ASSESSMENT), ("a", SCORES)], usage(2))
     state = journal.load(path)
@@ -42,7 +43,7 @@ def test_barrier_steps_round_trip(tmp_path: Path) -> None:
 
 
 def test_streaming_steps_count_per_debate(tmp_path: Path) -> None:
-    path = tmp_path / journal.JOURNAL
+    path = RunFolder(tmp_path).journal
     journal.append_step(path, 0, [("a", DISCUSSION)], usage(1), debate="a")
     journal.append_step(path, 2, [("a", ASSESSMENT)], usage(1), debate="a")  # step 1 had nothing
     journal.append_step(path, 0, [("b", DISCUSSION)], usage(1), debate="b")
@@ -52,7 +53,7 @@ def test_streaming_steps_count_per_debate(tmp_path: Path) -> None:
 
 
 def test_a_torn_tail_is_ignored_then_cut(tmp_path: Path) -> None:
-    path = tmp_path / journal.JOURNAL
+    path = RunFolder(tmp_path).journal
     journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
     whole = path.stat().st_size
     with path.open("a", encoding="utf-8") as handle:  # step 1's utterance, then a torn marker
@@ -64,7 +65,7 @@ def test_a_torn_tail_is_ignored_then_cut(tmp_path: Path) -> None:
 
 
 def test_a_step_marked_twice_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / journal.JOURNAL
+    path = RunFolder(tmp_path).journal
     journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
     journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
     with pytest.raises(DataError, match="step 0 is marked done twice"):
@@ -72,7 +73,7 @@ def test_a_step_marked_twice_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_missing_journal_is_an_empty_state(tmp_path: Path) -> None:
-    state = journal.load(tmp_path / journal.JOURNAL)
+    state = journal.load(RunFolder(tmp_path).journal)
     assert (state.steps_done, state.utterances, state.valid_bytes) == (0, {}, 0)
 
 
@@ -92,7 +93,7 @@ def test_a_missing_journal_is_an_empty_state(tmp_path: Path) -> None:
 def test_journals_from_before_turn_kinds_still_load(
     tmp_path: Path, record: dict[str, object], kind: str
 ) -> None:
-    path = tmp_path / journal.JOURNAL
+    path = RunFolder(tmp_path).journal
     line = {"step": 0, "debate": "a", "round": 1, "speaker": "S", "text": "t", "finish_reason": "stop"}
     marker = {"step_done": 0, "usage": {"m": {"backend_calls": 1, "requests": 1}}}
     path.write_text(json.dumps(line | record) + "\n" + json.dumps(marker) + "\n")

@@ -450,9 +450,10 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
 
     # report.md's per-model table and the HTML report's settings say the same.
     from chateval.reporting.html_views import run_settings
-    from chateval.reporting.markdown import load_run, model_table
+    from chateval.reporting.markdown import model_table
+    from chateval.run.folder import load_finished_run
 
-    report = load_run(tmp_path)
+    report = load_finished_run(tmp_path)
     table = model_table([report])
     assert "| 8/8 assessments, 8/8 discussions; 8/8 verdicts rest on a cut-off assessment |" in table
     assert "Warning: the panel of test looks degenerate: 100% of referee utterances copy" in table

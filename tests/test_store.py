@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 
+from chateval.core.textfile import write_json, write_jsonl
 from chateval.errors import ConfigError
-from chateval.run.folder import changed_keys, prepare_outdir, write_json, write_jsonl
+from chateval.run.folder import changed_keys, prepare_outdir
 from tests.conftest import ROOT
 
 CONFIG = "name: t\nrounds: 2\nscheduling: streaming\nsampling:\n  temperature: 0.0\n"

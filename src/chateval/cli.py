@@ -70,8 +70,9 @@ def run(
     The console shows what loads, one progress bar and the summary; the engines' own output
     goes to engine.log in the run folder (appended on resume) unless --verbose."""
     from chateval.config import load_config
-    from chateval.core.console import ENGINE_LOG, session
+    from chateval.core.console import session
     from chateval.reporting.summary import print_summary
+    from chateval.run.folder import RunFolder
     from chateval.run.runner import run as run_evaluation
 
     try:
@@ -80,7 +81,7 @@ def run(
             target = outdir or Path("runs") / config.name
 
             def to_engine_log(folder: Path, resuming: bool) -> None:
-                out.attach(folder / ENGINE_LOG, append=resuming)
+                out.attach(RunFolder(folder).engine_log, append=resuming)
 
             result = run_evaluation(
                 config, target, force=force, progress=out.progress(), on_outdir=to_engine_log
@@ -143,12 +144,13 @@ def sweep(
 ) -> None:
     """Run several configs in one process, loading each model once (the engines' output goes
     to OUTDIR/engine.log unless --verbose)."""
-    from chateval.core.console import ENGINE_LOG, session
+    from chateval.core.console import session
     from chateval.reporting.summary import print_summary
+    from chateval.run.folder import RunFolder
     from chateval.run.sweep import run_sweep
 
     try:
-        with session(verbose, log_path=outdir / ENGINE_LOG) as out:
+        with session(verbose, log_path=RunFolder(outdir).engine_log) as out:
             results = run_sweep(
                 config_paths,
                 outdir,
@@ -196,7 +198,7 @@ def bench(
     from chateval.bench.modes import run_bench
     from chateval.config import load_config
     from chateval.core.console import session
-    from chateval.run.folder import write_json
+    from chateval.core.textfile import write_json
 
     try:
         with session(verbose) as out:
@@ -319,8 +321,8 @@ def export(
 ) -> None:
     """Write one row per comparison (pairwise: item and answer order; direct: item) with each
     referee's scores, soft scores and flags, the panel's decision and the human label."""
+    from chateval.core.textfile import write_text
     from chateval.reporting.export import choose_format, export_run, render
-    from chateval.run.folder import write_text
 
     try:
         chosen = choose_format(fmt, output)

@@ -35,7 +35,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
-ENGINE_LOG = "engine.log"
 TAIL_LINES = 25  # of the engine log, printed when a run fails
 PLAIN_INTERVAL_S = 30.0  # not a terminal: seconds between progress lines
 _REDRAW_S = 0.2  # a terminal: the shortest time between two redraws of the bar

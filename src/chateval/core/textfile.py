@@ -1,6 +1,12 @@
-"""Reading a user's text file: UTF-8 or a clear error naming the file and line."""
+"""Text files: reading a user's file (UTF-8 or a clear error naming the file and line), and
+writing ours atomically (a temporary name in the same folder, renamed into place, so a reader
+never sees a half-written file)."""
 
+import json
+import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from chateval.errors import ChatEvalError, DataError
 
@@ -16,3 +22,27 @@ def read_utf8(path: Path, error: type[ChatEvalError] = DataError) -> str:
             f"{path}:{line}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start}); "
             "save the file as UTF-8"
         ) from None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    tmp.replace(path)
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write ``data`` as indented JSON, atomically."""
+    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
+    """Write one JSON object per line, atomically."""
+    _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a text file, atomically."""
+    _atomic_write(path, text)

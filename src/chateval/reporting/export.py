@@ -32,9 +32,8 @@ from typing import Any, Literal, cast
 import yaml
 
 from chateval.core.schema import RefereeRow, VerdictRecord
-from chateval.data.jsonl import read_jsonl
 from chateval.errors import ConfigError, DataError
-from chateval.run.folder import FINISHED_MARKER
+from chateval.run.folder import RunFolder
 
 Format = Literal["csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("csv", "jsonl")
@@ -78,19 +77,20 @@ def read_run(folder: Path) -> tuple[dict[str, Any], list[VerdictRecord], bool]:
     DataError names the folder and what is missing."""
     if not folder.is_dir():
         raise DataError(f"{folder}: no such run folder")
-    config_file = folder / "config.yaml"
+    files = RunFolder(folder)
+    config_file = files.config
     if not config_file.is_file():
-        raise DataError(f"{folder}: not a run folder (no config.yaml)")
-    if not (folder / "verdicts.jsonl").is_file():
+        raise DataError(f"{folder}: not a run folder (no {config_file.name})")
+    if not files.verdicts.is_file():
         state = (
-            "it is running, or was stopped: journal.jsonl holds its finished steps and the same "
-            "run command resumes it"
-            if (folder / "journal.jsonl").is_file()
+            f"it is running, or was stopped: {files.journal.name} holds its finished steps and the "
+            "same run command resumes it"
+            if files.journal.is_file()
             else "no debate step has finished"
         )
-        raise DataError(f"{folder}: no verdicts.jsonl; the run has not finished ({state})")
+        raise DataError(f"{folder}: no {files.verdicts.name}; the run has not finished ({state})")
     try:
-        config = yaml.safe_load(config_file.read_text(encoding="utf-8"))
+        config = files.read_config_tree()
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise DataError(f"{config_file}: unreadable ({exc})") from None
     task = config.get("task") if isinstance(config, dict) else None
@@ -98,12 +98,12 @@ def read_run(folder: Path) -> tuple[dict[str, Any], list[VerdictRecord], bool]:
         raise DataError(f"{config_file}: no task (pairwise or direct)")
     key = "orders" if task == "pairwise" else "referees"
     records: list[VerdictRecord] = []
-    for number, record in read_jsonl(folder / "verdicts.jsonl"):
+    for number, record in files.read_verdicts():
         if key not in record or "item_id" not in record:
-            raise DataError(f"{folder / 'verdicts.jsonl'}:{number}: a {task} record needs item_id and {key}")
+            raise DataError(f"{files.verdicts}:{number}: a {task} record needs item_id and {key}")
         # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
         records.append(cast(VerdictRecord, record))
-    return config, records, (folder / FINISHED_MARKER).is_file()
+    return config, records, files.finished()
 
 
 def export_run(folder: Path) -> Export:

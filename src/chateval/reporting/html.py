@@ -17,11 +17,11 @@ from pathlib import Path
 from jinja2 import Environment, PackageLoader
 
 from chateval.core.console import Progress
+from chateval.core.textfile import write_text
 from chateval.errors import DataError
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
-from chateval.reporting.markdown import RunSummary, load_run
-from chateval.run.folder import write_text
+from chateval.run.folder import FinishedRun, load_finished_run
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -42,7 +42,7 @@ def _environment() -> Environment:
     return Environment(loader=PackageLoader("chateval.reporting", "templates"), autoescape=True)
 
 
-def report_plots(runs: Sequence[RunSummary]) -> list[Plot]:
+def report_plots(runs: Sequence[FinishedRun]) -> list[Plot]:
     """The plots of ``chateval report`` that these runs give, as SVG data URIs."""
     candidates = [
         (
@@ -84,7 +84,7 @@ def write_html_report(
     """
     if split_above_mb <= 0:
         raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
-    runs = [load_run(folder) for folder in folders]
+    runs = [load_finished_run(folder) for folder in folders]
     report = build_report(runs, progress)
     figures = report_plots(runs)
     outdir.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ from typing import Any
 
 from chateval.core.console import Progress
 from chateval.core.items import Item, PairwiseItem
-from chateval.data.jsonl import read_jsonl
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
 from chateval.evaluation.diagnostics import (
@@ -28,9 +27,9 @@ from chateval.reporting.html_debates import (
     number_text,
     pairwise_referee,
 )
-from chateval.reporting.markdown import RunSummary, load_verdicts
 from chateval.reporting.statistics_text import below_baselines, debate_effect_text, position_text
 from chateval.reporting.systems_view import SystemsTable, systems_tables
+from chateval.run.folder import FinishedRun, RunFolder
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),
@@ -110,7 +109,7 @@ def _scales_text(config: dict[str, Any]) -> str:
     return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
 
 
-def run_settings(run: RunSummary) -> dict[str, str]:
+def run_settings(run: FinishedRun) -> dict[str, str]:
     """The config and cost of a run in a few lines a reader compares across runs."""
     config, info, metrics = run.config, run.info, run.metrics or {}
     data = config.get("data") or {}
@@ -214,7 +213,7 @@ def _reference_rows(metrics: dict[str, Any] | None) -> list[list[str]]:
     return rows
 
 
-def metric_rows(run: RunSummary) -> list[list[str]]:
+def metric_rows(run: FinishedRun) -> list[list[str]]:
     """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau; then
     the reference baselines and the blind vote against the final decision (``_reference_rows``)."""
     rows = []
@@ -243,12 +242,12 @@ def metric_rows(run: RunSummary) -> list[list[str]]:
 # --- items --------------------------------------------------------------------------------
 
 
-def _read_transcripts(run: RunSummary) -> dict[str, list[dict[str, Any]]]:
-    path = run.folder / "transcripts.jsonl"
+def _read_transcripts(run: FinishedRun) -> dict[str, list[dict[str, Any]]]:
+    files = RunFolder(run.folder)
     out = {}
-    for number, record in read_jsonl(path):
+    for number, record in files.read_transcripts():
         if "key" not in record:
-            raise DataError(f"{path}:{number}: a transcript record without its debate's key")
+            raise DataError(f"{files.transcripts}:{number}: a transcript record without its debate's key")
         out[str(record["key"])] = list(record.get("messages") or [])
     return out
 
@@ -268,7 +267,7 @@ def _cut_messages(debates: Sequence[DebateView]) -> int:
 class _RunItems:
     """One run, read: its verdict records by item, transcripts and speakers."""
 
-    run: RunSummary
+    run: FinishedRun
     records: dict[str, dict[str, Any]]
     transcripts: dict[str, list[dict[str, Any]]]
     speakers: dict[str, tuple[str, str]]
@@ -285,8 +284,8 @@ class _RunItems:
         return bool(self.run.info.get("position_calibration"))
 
 
-def _read(run: RunSummary) -> _RunItems:
-    records = {str(r["item_id"]): r for r in load_verdicts(run)}
+def _read(run: FinishedRun) -> _RunItems:
+    records = {str(r["item_id"]): r for r in run.verdicts()}
     dimensions = run.config.get("dimensions") or []
     dims = [str(d["name"]) for d in dimensions]
     verdict = run.config.get("verdict") or {}
@@ -413,7 +412,7 @@ def _human(record: dict[str, Any], dims: Sequence[str]) -> tuple[str, list[str]]
     return ", ".join(f"{d} {v}" for d, v in zip(dims, cells, strict=True) if v), cells
 
 
-def _check_same_task(runs: Sequence[RunSummary]) -> str:
+def _check_same_task(runs: Sequence[FinishedRun]) -> str:
     tasks = {str(r.config.get("task")) for r in runs}
     if len(tasks) > 1:
         raise DataError(
@@ -423,7 +422,7 @@ def _check_same_task(runs: Sequence[RunSummary]) -> str:
     return tasks.pop()
 
 
-def _data_items(run: RunSummary) -> dict[str, Item]:
+def _data_items(run: FinishedRun) -> dict[str, Item]:
     """The run's items as its data file holds them now (empty when it cannot be read here)."""
     from pydantic import ValidationError
 
@@ -453,7 +452,7 @@ class Report:
         return " vs ".join(r.name for r in self.runs)
 
 
-def build_report(runs: Sequence[RunSummary], progress: Progress | None = None) -> Report:
+def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) -> Report:
     """The page of one run, or of several runs of the same data side by side (``progress``
     counts the items built)."""
     if not runs:

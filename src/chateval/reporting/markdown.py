@@ -13,16 +13,11 @@ that judged named systems, their leaderboards, win rates and calibrated estimate
 correlations, per-referee agreement.
 """
 
-import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from chateval.data.jsonl import read_jsonl
-from chateval.errors import DataError
+from chateval.core.textfile import write_text
 from chateval.evaluation.diagnostics import PER_MODEL_COLUMNS, degenerate_reasons, per_model_rows
 from chateval.evaluation.paired import compare_records
 from chateval.reporting import plots
@@ -35,41 +30,7 @@ from chateval.reporting.statistics_text import (
     reading,
 )
 from chateval.reporting.systems_view import markdown, systems_tables
-from chateval.run.folder import write_text
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """What a report needs from one run folder."""
-
-    folder: Path
-    config: dict[str, Any]
-    info: dict[str, Any]
-    metrics: dict[str, Any] | None
-
-    @property
-    def name(self) -> str:
-        return str(self.info.get("name", self.folder.name))
-
-
-def load_verdicts(run: RunSummary) -> list[dict[str, Any]]:
-    """The run's verdict records (verdicts.jsonl)."""
-    return [record for _, record in read_jsonl(run.folder / "verdicts.jsonl")]
-
-
-def load_run(folder: Path) -> RunSummary:
-    """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
-    run_file = folder / "run.json"
-    if not run_file.is_file():
-        raise DataError(f"{folder}: not a finished run folder (no run.json)")
-    try:
-        info = json.loads(run_file.read_text(encoding="utf-8"))
-        config = yaml.safe_load((folder / "config.yaml").read_text(encoding="utf-8"))
-        metrics_file = folder / "metrics.json"
-        metrics = json.loads(metrics_file.read_text(encoding="utf-8")) if metrics_file.is_file() else None
-    except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise DataError(f"{folder}: unreadable run files ({exc})") from None
-    return RunSummary(folder, config, info, metrics)
+from chateval.run.folder import FinishedRun, load_finished_run
 
 
 def _counts(panel: dict[str, Any]) -> str:
@@ -81,13 +42,13 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def _panel_desc(run: RunSummary) -> str:
+def _panel_desc(run: FinishedRun) -> str:
     agents = run.config.get("agents", [])
     models = sorted({a.get("model", "") for a in agents})
     return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
 
 
-def pairwise_table(runs: Sequence[RunSummary]) -> str:
+def pairwise_table(runs: Sequence[FinishedRun]) -> str:
     lines = [
         "| run | strategy | panel | items | accuracy [95% CI] | baselines (accuracy) | kappa [95% CI] "
         "| predicted A/B/tie | position consistency (decisive items) | first-position wins "
@@ -108,7 +69,7 @@ def pairwise_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def aggregation_table(runs: Sequence[RunSummary]) -> str:
+def aggregation_table(runs: Sequence[FinishedRun]) -> str:
     """Each run's hard and soft verdicts side by side: agreement with CIs and the tie share."""
     pairwise = runs[0].info["task"] == "pairwise"
     if pairwise:
@@ -142,7 +103,7 @@ def aggregation_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines + [""] + [r for r in readings if r])
 
 
-def _soft_reading(run: RunSummary) -> str | None:
+def _soft_reading(run: FinishedRun) -> str | None:
     """One line: soft minus hard on the run's own items, paired, and what it means."""
     found = (run.metrics or {}).get("soft_vs_hard")
     if not found:
@@ -166,10 +127,10 @@ def _soft_reading(run: RunSummary) -> str | None:
     )
 
 
-def comparison_table(runs: Sequence[RunSummary]) -> str:
+def comparison_table(runs: Sequence[FinishedRun]) -> str:
     """Every run against the first run of the same task, on the items both judged."""
     reference = runs[0]
-    reference_records = load_verdicts(reference)
+    reference_records = reference.verdicts()
     task = reference.info["task"]
     if task == "pairwise":
         lines = [
@@ -185,7 +146,7 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
         ]
     for run in runs[1:]:
         seed = int(run.config.get("sampling", {}).get("seed", 0))
-        compared = compare_records(task, reference_records, load_verdicts(run), seed)
+        compared = compare_records(task, reference_records, run.verdicts(), seed)
         if compared is None:
             columns = lines[0].count("|") - 1
             lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
@@ -210,7 +171,7 @@ def comparison_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def model_table(runs: Sequence[RunSummary]) -> str:
+def model_table(runs: Sequence[FinishedRun]) -> str:
     """Per-model diagnostics of every run (see chateval.evaluation.diagnostics), then a warning line for
     each run whose panel looks degenerate."""
     lines = [
@@ -226,7 +187,7 @@ def model_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines + warnings)
 
 
-def referee_table(runs: Sequence[RunSummary]) -> str:
+def referee_table(runs: Sequence[FinishedRun]) -> str:
     lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
     for run in runs:
         for name, m in (run.metrics or {}).get("referees", {}).items():
@@ -240,7 +201,7 @@ def referee_table(runs: Sequence[RunSummary]) -> str:
     return "\n".join(lines)
 
 
-def direct_table(runs: Sequence[RunSummary]) -> str:
+def direct_table(runs: Sequence[FinishedRun]) -> str:
     dims: list[str] = []
     for run in runs:
         for d in (run.metrics or {}).get("panel", {}).get("dimensions", {}):
@@ -273,7 +234,7 @@ def _value(metric: dict[str, Any]) -> str:
     return "undefined" if metric["value"] is None else f"{metric['value']:.3f}"
 
 
-def baseline_lines(runs: Sequence[RunSummary]) -> list[str]:
+def baseline_lines(runs: Sequence[FinishedRun]) -> list[str]:
     """Per run, the reference baselines and, when the panel does no better, a line saying so."""
     lines = []
     for run in runs:
@@ -287,13 +248,13 @@ def baseline_lines(runs: Sequence[RunSummary]) -> list[str]:
     return lines
 
 
-def debate_effect_lines(runs: Sequence[RunSummary]) -> list[str]:
+def debate_effect_lines(runs: Sequence[FinishedRun]) -> list[str]:
     """Per run, its blind vote before discussion against its final decision (or why not)."""
     found = [(run, debate_effect_text(run.metrics or {}, int(run.info.get("agents") or 0))) for run in runs]
     return [f"- {run.name}: {text}" for run, text in found if text]
 
 
-def cost_table(runs: Sequence[RunSummary]) -> str:
+def cost_table(runs: Sequence[FinishedRun]) -> str:
     lines = [
         "| run | backend | debates | batches / engine steps | requests | prompt tokens | generated tokens "
         "| debate s | wall s |",
@@ -313,7 +274,7 @@ def cost_table(runs: Sequence[RunSummary]) -> str:
 
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
-    runs = [load_run(f) for f in folders]
+    runs = [load_finished_run(f) for f in folders]
     outdir.mkdir(parents=True, exist_ok=True)
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]

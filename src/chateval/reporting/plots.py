@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from chateval.reporting.markdown import RunSummary
+    from chateval.run.folder import FinishedRun
 
 
 def _pyplot() -> Any:
@@ -40,7 +40,7 @@ def _error_bars(intervals: Sequence[dict[str, Any]]) -> tuple[list[float], list[
     return values, [below, above]
 
 
-def agreement_vs(runs: Sequence["RunSummary"], key: str, xlabel: str) -> "Figure | None":
+def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figure | None":
     """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
     scored = [r for r in runs if r.metrics and "accuracy" in r.metrics.get("panel", {})]
     # Hold the other factors (strategy, and agents or rounds) at their most common value, so
@@ -67,7 +67,7 @@ def agreement_vs(runs: Sequence["RunSummary"], key: str, xlabel: str) -> "Figure
     return fig
 
 
-def dimension_correlations(runs: Sequence["RunSummary"]) -> "Figure | None":
+def dimension_correlations(runs: Sequence["FinishedRun"]) -> "Figure | None":
     """Per-dimension Spearman and Kendall bars (with CI bars) of the direct runs."""
     direct = [r for r in runs if r.metrics and "dimensions" in r.metrics.get("panel", {})]
     if not direct:
@@ -90,7 +90,7 @@ def dimension_correlations(runs: Sequence["RunSummary"]) -> "Figure | None":
     return fig
 
 
-def referee_agreement(runs: Sequence["RunSummary"]) -> "Figure | None":
+def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
     """Each referee's own agreement with the humans (accuracy, or average Spearman for direct
     runs), with CI bars, next to the panel's: does the debate beat its best member?"""
     bars: list[tuple[str, dict[str, Any]]] = []

@@ -1,56 +1,128 @@
-"""Writing a run folder: config.yaml, transcripts.jsonl, verdicts.jsonl, metrics.json, run.json.
+"""A run folder: the only code that knows its files' names and formats, reading and writing.
 
-Every file is written to a temporary name in the same folder and renamed into place, so a
-reader never sees a half-written file.
+config.yaml (the resolved config), journal.jsonl (finished debate steps, for resuming),
+transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written last: its
+presence marks a finished run. Every file is written atomically (core.textfile).
 """
 
 import json
-import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from chateval.core.console import ENGINE_LOG
-from chateval.errors import ChatEvalError, ConfigError
-
-FINISHED_MARKER = "run.json"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    tmp.replace(path)
+from chateval.core.textfile import write_json, write_jsonl, write_text
+from chateval.data.jsonl import read_jsonl
+from chateval.errors import ChatEvalError, ConfigError, DataError
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Write ``data`` as indented JSON, atomically."""
-    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+class RunFolder:
+    """The files of the run folder at ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.config = path / "config.yaml"
+        self.journal = path / "journal.jsonl"
+        self.transcripts = path / "transcripts.jsonl"
+        self.verdicts = path / "verdicts.jsonl"
+        self.metrics = path / "metrics.json"
+        self.engine_log = path / "engine.log"
+        self.info = path / "run.json"  # written last: a finished run's mark
+
+    def files(self) -> tuple[Path, ...]:
+        """Every file a run writes here (``--force`` removes these and nothing else)."""
+        return (
+            self.config,
+            self.journal,
+            self.transcripts,
+            self.verdicts,
+            self.metrics,
+            self.engine_log,
+            self.info,
+        )
+
+    def finished(self) -> bool:
+        return self.info.is_file()
+
+    def require(self, *paths: Path, why: str) -> None:
+        """A DataError naming the first of ``paths`` missing, and ``why`` it is needed."""
+        for path in paths:
+            if not path.is_file():
+                raise DataError(f"{self.path}: no {path.name}; {why}")
+
+    def read_config_tree(self) -> Any:
+        """config.yaml as written (a mapping, unless the file was edited into something else)."""
+        return yaml.safe_load(self.config.read_text(encoding="utf-8"))
+
+    def read_info(self) -> dict[str, Any]:
+        """run.json."""
+        info: dict[str, Any] = json.loads(self.info.read_text(encoding="utf-8"))
+        return info
+
+    def read_metrics(self) -> dict[str, Any] | None:
+        """metrics.json, or None when the run wrote none."""
+        if not self.metrics.is_file():
+            return None
+        metrics: dict[str, Any] = json.loads(self.metrics.read_text(encoding="utf-8"))
+        return metrics
+
+    def read_verdicts(self) -> list[tuple[int, dict[str, Any]]]:
+        """verdicts.jsonl's records with their line numbers (DataError names a bad line)."""
+        return read_jsonl(self.verdicts)
+
+    def read_transcripts(self) -> list[tuple[int, dict[str, Any]]]:
+        """transcripts.jsonl's records with their line numbers."""
+        return read_jsonl(self.transcripts)
+
+    def write_config(self, text: str) -> None:
+        write_text(self.config, text)
+
+    def write_transcripts(self, records: Iterable[Mapping[str, Any]]) -> None:
+        write_jsonl(self.transcripts, records)
+
+    def write_verdicts(self, records: Iterable[Mapping[str, Any]]) -> None:
+        write_jsonl(self.verdicts, records)
+
+    def write_metrics(self, metrics: Any) -> None:
+        write_json(self.metrics, metrics)
+
+    def write_info(self, info: Any) -> None:
+        """run.json: written last, it marks the run finished."""
+        write_json(self.info, info)
 
 
-def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
-    """Write one JSON object per line, atomically."""
-    _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+@dataclass(frozen=True)
+class FinishedRun:
+    """What a report needs from one finished run folder."""
+
+    folder: Path
+    config: dict[str, Any]
+    info: dict[str, Any]
+    metrics: dict[str, Any] | None
+
+    @property
+    def name(self) -> str:
+        return str(self.info.get("name", self.folder.name))
+
+    def verdicts(self) -> list[dict[str, Any]]:
+        """The run's verdict records (verdicts.jsonl)."""
+        return [record for _, record in RunFolder(self.folder).read_verdicts()]
 
 
-def write_text(path: Path, text: str) -> None:
-    """Write a text file, atomically."""
-    _atomic_write(path, text)
-
-
-RUN_FILES = (
-    "config.yaml",
-    "journal.jsonl",
-    "transcripts.jsonl",
-    "verdicts.jsonl",
-    "metrics.json",
-    ENGINE_LOG,
-    FINISHED_MARKER,
-)
+def load_finished_run(folder: Path) -> FinishedRun:
+    """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    files = RunFolder(folder)
+    if not files.finished():
+        raise DataError(f"{folder}: not a finished run folder (no run.json)")
+    try:
+        info = files.read_info()
+        config = files.read_config_tree()
+        metrics = files.read_metrics()
+    except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise DataError(f"{folder}: unreadable run files ({exc})") from None
+    return FinishedRun(folder, config, info, metrics)
 
 
 def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -96,12 +168,13 @@ def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
     """
     if outdir.exists() and not outdir.is_dir():
         raise ConfigError(f"{outdir}: output path exists and is not a folder")
+    files = RunFolder(outdir)
     if force:
-        for name in RUN_FILES:
-            (outdir / name).unlink(missing_ok=True)
-    elif (outdir / FINISHED_MARKER).exists():
+        for path in files.files():
+            path.unlink(missing_ok=True)
+    elif files.info.exists():
         raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
-    stored = outdir / "config.yaml"
+    stored = files.config
     if stored.is_file():
         old = _as_today(yaml.safe_load(stored.read_text(encoding="utf-8")), str(stored), outdir)
         new = yaml.safe_load(config_text)

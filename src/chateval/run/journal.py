@@ -17,8 +17,6 @@ from chateval.core.transcript import Turn, TurnKind, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
 
-JOURNAL = "journal.jsonl"
-
 
 @dataclass
 class JournalState:

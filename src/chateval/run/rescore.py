@@ -5,7 +5,6 @@ run); ``rescore_with_fewer_labels`` copies a run with only a share of its human 
 and scores the copy.
 """
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -14,9 +13,9 @@ from chateval.config import RunConfig
 from chateval.core.items import DirectItem
 from chateval.core.schema import VerdictRecord
 from chateval.debate.building import load_run_items
-from chateval.errors import ChatEvalError, ConfigError, DataError
+from chateval.errors import ChatEvalError, ConfigError
 from chateval.evaluation.run_metrics import compute_metrics
-from chateval.run.folder import write_json
+from chateval.run.folder import RunFolder
 
 
 def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> None:
@@ -34,22 +33,17 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
 
 def rescore(outdir: Path) -> dict[str, Any] | None:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    import yaml
-
     from chateval.config import parse_config
-    from chateval.data.jsonl import read_jsonl
 
-    for name in ("config.yaml", "verdicts.jsonl"):
-        if not (outdir / name).is_file():
-            raise DataError(f"{outdir}: no {name}; rescore needs a finished run folder")
-    tree = yaml.safe_load((outdir / "config.yaml").read_text(encoding="utf-8"))
-    config = parse_config(tree, str(outdir / "config.yaml"), outdir)
+    files = RunFolder(outdir)
+    files.require(files.config, files.verdicts, why="rescore needs a finished run folder")
+    config = parse_config(files.read_config_tree(), str(files.config), outdir)
     # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
-    records = [cast(VerdictRecord, record) for _, record in read_jsonl(outdir / "verdicts.jsonl")]
+    records = [cast(VerdictRecord, record) for _, record in files.read_verdicts()]
     if config.task == "direct" and any("response_words" not in r for r in records):
         _add_response_words(config, records)
     metrics = compute_metrics(config, records)
-    write_json(outdir / "metrics.json", metrics)
+    files.write_metrics(metrics)
     return metrics
 
 
@@ -62,21 +56,18 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[st
 
     import yaml
 
-    from chateval.data.jsonl import read_jsonl
     from chateval.data.labels import kept_positions
-    from chateval.run.folder import write_jsonl, write_text
 
     if not 0.0 < fraction < 1.0:
         raise ConfigError(f"--label-fraction must lie between 0 and 1 (exclusive), got {fraction}")
-    for name in ("config.yaml", "verdicts.jsonl", "run.json"):
-        if not (run / name).is_file():
-            raise DataError(f"{run}: no {name}; rescoring needs a finished run folder")
+    source = RunFolder(run)
+    source.require(source.config, source.verdicts, source.info, why="rescoring needs a finished run folder")
     if into.resolve() == run.resolve():
         raise ConfigError(f"{into}: give another folder than the run's own")
-    tree = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    tree = source.read_config_tree()
     data = tree.setdefault("data", {})
     already = float(data.get("label_fraction", 1.0))
-    records = [record for _, record in read_jsonl(run / "verdicts.jsonl")]
+    records = [record for _, record in source.read_verdicts()]
     labelled = [bool(r.get("human_label") or r.get("human_scores")) for r in records]
     kept = kept_positions(labelled, fraction, int(data.get("seed", 0)))
     for i, record in enumerate(records):
@@ -85,10 +76,10 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[st
     data["label_fraction"] = fraction * already
     tree["name"] = into.name  # reports tell the copy from the run by name
     into.mkdir(parents=True, exist_ok=True)
-    write_text(into / "config.yaml", yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
-    write_jsonl(into / "verdicts.jsonl", records)
-    if (run / "transcripts.jsonl").is_file():
-        shutil.copyfile(run / "transcripts.jsonl", into / "transcripts.jsonl")
-    info = json.loads((run / "run.json").read_text(encoding="utf-8"))
-    write_json(into / "run.json", info | {"name": into.name})
+    copy = RunFolder(into)
+    copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
+    copy.write_verdicts(records)
+    if source.transcripts.is_file():
+        shutil.copyfile(source.transcripts, copy.transcripts)
+    copy.write_info(source.read_info() | {"name": into.name})
     return rescore(into)

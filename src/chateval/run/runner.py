@@ -36,8 +36,7 @@ from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.run import journal
-from chateval.run.folder import prepare_outdir, write_json, write_jsonl
-from chateval.run.journal import JOURNAL
+from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
 
 log = logging.getLogger(__name__)
@@ -148,7 +147,7 @@ def run(
         items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(pool, on_step, bar)
-        journal_path = outdir / JOURNAL
+        journal_path = RunFolder(outdir).journal
         state = journal.load(journal_path) if resuming else journal.JournalState()
         if resuming:
             _replay(state, debates, journal_path)
@@ -187,11 +186,12 @@ def run(
     for record in records:
         cuts = truncations.get(record["item_id"])
         record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
-    write_jsonl(outdir / "transcripts.jsonl", (transcript_record(d) for d in debates))
-    write_jsonl(outdir / "verdicts.jsonl", records)
+    files = RunFolder(outdir)
+    files.write_transcripts(transcript_record(d) for d in debates)
+    files.write_verdicts(records)
 
     metrics = compute_metrics(config, records)
-    write_json(outdir / "metrics.json", metrics)
+    files.write_metrics(metrics)
 
     total = usage.total()
     served_by = _served_by(config, models, registry, backends or {})
@@ -233,5 +233,5 @@ def run(
     }
     if replicas:
         run_info["replicas"] = replicas
-    write_json(outdir / "run.json", run_info)
+    files.write_info(run_info)
     return RunResult(outdir, run_info, metrics)
