@@ -454,7 +454,7 @@ def _variant(config: RunConfig, changes: Mapping[str, Any]) -> RunConfig:
     return config.model_copy(update=update)
 
 
-def _headline(metrics: dict[str, Any]) -> dict[str, Any]:
+def _headline(metrics: Mapping[str, Any]) -> dict[str, Any]:
     """The panel's headline agreement numbers (point values) for a compact comparison."""
     panel = metrics.get("panel") or {}
     if "accuracy" in panel:

@@ -5,7 +5,7 @@ report) is the same type as one built in memory. Keys that only some runs have (
 direct, soft verdicts, opinion probes, reasoning) are optional.
 """
 
-from typing import Any, NotRequired, Required, TypedDict
+from typing import Any, Generic, NotRequired, Required, TypedDict, TypeVar
 
 from chateval.core.items import Label
 
@@ -111,19 +111,273 @@ class PositionStats(TypedDict):
     soft_mean_by_position: NotRequired[dict[str, float]]
 
 
+class PairedScore(TypedDict):
+    """A statistic of two runs on the same items, and the difference B - A with its interval."""
+
+    a: float
+    b: float
+    difference: Interval
+
+
+class McNemar(TypedDict):
+    """The exact McNemar test on the items only one of two runs got right."""
+
+    a_only_right: int
+    b_only_right: int
+    p_value: float
+
+
+class BlindFinalScore(TypedDict):
+    """``PairedScore`` of the blind vote (A) against the final decision (B)."""
+
+    blind: float
+    final: float
+    difference: Interval
+
+
+class BlindFinalMcNemar(TypedDict):
+    blind_only_right: int
+    final_only_right: int
+    p_value: float
+
+
+class PairedCorrelation(TypedDict):
+    """A correlation of two runs (None: undefined) and the difference B - A."""
+
+    a: float | None
+    b: float | None
+    difference: CorrelationInterval
+
+
+class BlindFinalCorrelation(TypedDict):
+    """``PairedCorrelation`` of the blind vote (A) against the final decision (B)."""
+
+    blind: float | None
+    final: float | None
+    difference: CorrelationInterval
+
+
+Score = TypeVar("Score", bound=PairedScore | BlindFinalScore)
+Test = TypeVar("Test", bound=McNemar | BlindFinalMcNemar)
+Paired = TypeVar("Paired", bound=PairedCorrelation | BlindFinalCorrelation)
+
+
+class PairwiseComparisonOf(TypedDict, Generic[Score, Test]):
+    """Two sides' labels on the same items (chateval.evaluation.paired): accuracy, kappa, McNemar."""
+
+    n: int
+    accuracy: Score
+    kappa: Score
+    mcnemar: Test
+
+
+class PairedCorrelations(TypedDict, Generic[Paired]):
+    spearman: Paired
+    kendall: Paired
+
+
+class PairedAverage(TypedDict, Generic[Paired], total=False):
+    """The average over the dimensions defined for both sides (none: no spearman, kendall)."""
+
+    dimensions: Required[list[str]]
+    left_out: dict[str, str]  # dimensions undefined for a side: why
+    spearman: Paired
+    kendall: Paired
+
+
+class DirectComparisonOf(TypedDict, Generic[Paired]):
+    """Two sides' scores on the same items (chateval.evaluation.paired), per dimension and averaged."""
+
+    n: int
+    resampled: str
+    dimensions: dict[str, PairedCorrelations[Paired]]
+    average: NotRequired[PairedAverage[Paired]]  # absent without dimensions
+
+
+PairwiseComparison = PairwiseComparisonOf[PairedScore, McNemar]
+DirectComparison = DirectComparisonOf[PairedCorrelation]
+BlindFinalPairwise = PairwiseComparisonOf[BlindFinalScore, BlindFinalMcNemar]
+BlindFinalDirect = DirectComparisonOf[BlindFinalCorrelation]
+
+
 class DebateEffect(TypedDict, total=False):
     """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
     before any discussion, combined like the final verdicts, against the panel's final
-    decision on the same items (hard verdicts). ``comparison`` is chateval.evaluation.paired's paired
-    comparison with the blind decision as ``blind`` and the final one as ``final``."""
+    decision on the same items (hard verdicts). ``comparison`` (in the task's class below) is
+    chateval.evaluation.paired's paired comparison with the blind decision as ``blind`` and the
+    final one as ``final``."""
 
     blind_rule: Required[str]
     items: Required[int]  # items with both a blind and a final decision
     left_out: Required[int]  # items lacking one of them (every probe or verdict failed)
     changed: Required[int]  # items whose decision the discussion changed
-    comparison: dict[str, Any] | None  # vs humans, paired; None without human labels
-    blind_vs_final_spearman: dict[str, float | None]  # direct: per dimension
     unavailable: str  # why there is no comparison (then only blind_rule and counts)
+
+
+class PairwiseDebateEffect(DebateEffect, total=False):
+    comparison: BlindFinalPairwise | None  # vs humans, paired; None without human labels
+
+
+class DirectDebateEffect(DebateEffect, total=False):
+    blind_vs_final_spearman: dict[str, float | None]  # per dimension
+    comparison: BlindFinalDirect | None  # vs humans, paired; None without human labels
+
+
+class DistributionStats(TypedDict, total=False):
+    """How sure the referees of soft verdicts were, and how much of it rests on approximation
+    (absent when no score came with probabilities)."""
+
+    scores_read: int
+    mean_entropy_bits: float
+    mean_ambiguous: float
+    mean_unmapped: float
+
+
+Panel = TypeVar("Panel", bound=PairwiseMetrics | DirectMetrics)
+
+
+class AgreementOf(DistributionStats, Generic[Panel], total=False):
+    """One aggregation (hard or soft verdicts): the items it decided and (with human labels or
+    scores) the panel's and each referee's agreement with them."""
+
+    items_scored: Required[int]
+    panel: Panel  # absent without human labels
+    referees: dict[str, Panel]
+
+
+class PairwiseAgreement(AgreementOf[PairwiseMetrics], total=False):
+    """One aggregation of a pairwise run, and the share of items it decided as a tie."""
+
+    tie_share: float  # absent when no item was decided
+
+
+class DirectAgreement(AgreementOf[DirectMetrics], total=False):
+    """One aggregation of a direct run: correlations with the human scores."""
+
+
+Agreement = TypeVar("Agreement", bound=PairwiseAgreement | DirectAgreement)
+
+
+class Aggregations(TypedDict, Generic[Agreement]):
+    """metrics.json ``aggregations``: the hard verdicts' agreement, and the soft ones' when read."""
+
+    hard: Agreement
+    soft: NotRequired[Agreement]
+
+
+class OpinionChanges(TypedDict):
+    """Over a model's referees' debates with opinion probes: how often the verdict moved."""
+
+    referee_debates: int
+    changed_share: float | None  # final verdict differs from the one before any discussion
+    mean_changes: float | None  # changes along [before discussion, after round 1, ..., final]
+
+
+class RefereeBehaviourRecord(TypedDict):
+    """A verdict row's ``parroting`` (chateval.evaluation.panel_behaviour.RefereeBehaviour);
+    rows of earlier releases lack the copied words and the blind turns."""
+
+    utterances: int
+    echoing: int
+    saw_verdict: bool
+    copied_from: str | None
+    saw_words: NotRequired[int]
+    copied_words: NotRequired[int]
+    blind_words: NotRequired[int]
+    blind_words_shared: NotRequired[int]
+    blind_verdicts: NotRequired[int]
+    blind_verdicts_equal: NotRequired[int]
+
+
+class RefereeCutOff(TypedDict):
+    """A verdict row's ``cut_off``: its referee's turns in the debate that hit the token cap."""
+
+    discussions: int
+    discussions_cut: int
+    assessments: int
+    assessments_cut: int
+    verdict_assessment_cut: bool | None  # None: no verdict, or one without assessment
+
+
+class SummariesCutOff(TypedDict):
+    """A record's ``cut_off``: the summarizer's summaries that hit the token cap."""
+
+    summaries: int
+    summaries_cut: int
+
+
+class ParrotingSummary(TypedDict):
+    """Echo and copy shares with their chance baselines (chateval.evaluation.panel_behaviour
+    .parroting_summary); a share is None when there was nothing to count, a baseline then says
+    why in ``*_reason``."""
+
+    utterances: int
+    echoing: int
+    echo_share: float | None
+    verdicts_that_saw_one: int
+    copied: int
+    copy_share: float | None
+    utterances_that_saw_words: int | None
+    copied_words: int | None
+    words_copy_share: float | None
+    blind_words: int | None
+    blind_words_shared: int | None
+    words_copy_chance: float | None
+    words_copy_chance_reason: str | None
+    blind_verdicts: int | None
+    blind_verdicts_equal: int | None
+    copy_chance: float | None
+    copy_chance_reason: str | None
+
+
+class CutOffKind(TypedDict):
+    """Utterances of one kind, those cut off at their token cap, and the share (None: none)."""
+
+    utterances: int
+    cut: int
+    share: float | None
+
+
+class CutOffSummary(TypedDict):
+    """Turns cut off at the token cap per kind, and verdicts resting on a cut-off assessment."""
+
+    discussion: CutOffKind
+    summary: CutOffKind
+    assessment: CutOffKind
+    verdicts_with_assessment: int
+    verdicts_cut_off: int
+
+
+class PanelDiagnostics(TypedDict, total=False):
+    """metrics.json's ``parroting`` and ``cut_off`` over the whole panel (absent in runs of
+    early releases; None when the run recorded none)."""
+
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None
+
+
+class PairwiseModelDiagnostics(TypedDict):
+    """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics)."""
+
+    referees: list[str]
+    verdicts: int
+    agreement_with_panel: float | None  # share of its referees' labels equal to the panel's
+    humans: PairwiseMetrics | None
+    opinion_changes: OpinionChanges | None
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None
+
+
+class DirectModelDiagnostics(TypedDict):
+    """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics)."""
+
+    referees: list[str]
+    verdicts: int
+    mean_abs_diff_from_panel: float | None
+    humans: DirectMetrics | None
+    opinion_changes: OpinionChanges | None
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None
 
 
 class Distribution(TypedDict):
@@ -158,9 +412,9 @@ class RefereeRow(TypedDict, total=False):
     opinions: list[Any]
     opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
     assessment: str
-    parroting: dict[str, Any]
+    parroting: RefereeBehaviourRecord
     # its turns cut off at the token cap (chateval.evaluation.panel_behaviour.referee_cut_off)
-    cut_off: dict[str, Any]
+    cut_off: RefereeCutOff
 
 
 class OrderRecord(TypedDict):
@@ -177,7 +431,7 @@ class VerdictRecord(TypedDict, total=False):
     item_id: Required[str]
     parse_failures: Required[int]
     truncated: dict[str, dict[str, tuple[int, int]]] | None
-    cut_off: dict[str, int]  # summaries cut off at the token cap, when its debates had summaries
+    cut_off: SummariesCutOff  # summaries cut off at the token cap, when its debates had summaries
     # pairwise
     orders: list[OrderRecord]
     referee_labels: dict[str, Label]
@@ -204,6 +458,29 @@ class VerdictRecord(TypedDict, total=False):
     group: str
     response_words: int  # the response's length in words (the length baseline)
     system: str  # the system that wrote the response, when the data says
+
+
+class TranscriptMessage(TypedDict, total=False):
+    """One utterance of transcripts.jsonl (runs of earlier releases lack some keys)."""
+
+    round: int
+    speaker: str
+    kind: str  # discussion, assessment, verdict, summary, probe
+    turn: str  # the turn it answers: discussion, summary, verdict, check, probe
+    probe: bool  # a hidden turn: an opinion probe or an early-stop check
+    scoring: bool  # the scores that continue the assessment before
+    text: str
+    finish_reason: str | None
+    tokens: int | None  # generated tokens
+
+
+class TranscriptRecord(TypedDict):
+    """One line of transcripts.jsonl: a debate (an item in one answer order) as it was said."""
+
+    key: str
+    item_id: str
+    swapped: bool
+    messages: list[TranscriptMessage]
 
 
 class Counts(TypedDict):

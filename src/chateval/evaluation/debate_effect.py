@@ -21,15 +21,14 @@ discussion changed. Hard verdicts only: a probe's scores are decoded, not read a
 
 from collections.abc import Sequence
 from statistics import fmean
-from typing import TypeVar
+from typing import Literal, TypeVar, overload
 
 from chateval.core.items import Label
-from chateval.core.schema import DebateEffect, RefereeRow, VerdictRecord
+from chateval.core.schema import DirectDebateEffect, PairwiseDebateEffect, RefereeRow, VerdictRecord
 from chateval.evaluation.metrics import correlations
-from chateval.evaluation.paired import compare_direct, compare_pairwise
+from chateval.evaluation.paired import compare_blind_final_direct, compare_blind_final_pairwise
 from chateval.judging.aggregate import majority_label, sum_label
 
-SIDES = ("blind", "final")  # the two decisions compared, as chateval.evaluation.paired names them
 MAJORITY_RULE = "strict majority of the referees' round-0 probe labels (tie when none has one)"
 SUMMED_RULE = "round-0 probe scores summed over the referees and both answer orders, larger wins"
 MEAN_RULE = "mean of the referees' round-0 probe scores per dimension"
@@ -82,7 +81,17 @@ def blind_scores(record: VerdictRecord) -> dict[str, float] | None:
     return {d: fmean(float(s[d]) for s in blind) for d in blind[0]}
 
 
-def debate_effect(task: str, records: Sequence[VerdictRecord], seed: int = 0) -> DebateEffect | None:
+@overload
+def debate_effect(
+    task: Literal["pairwise"], records: Sequence[VerdictRecord], seed: int = 0
+) -> PairwiseDebateEffect | None: ...
+@overload
+def debate_effect(
+    task: Literal["direct"], records: Sequence[VerdictRecord], seed: int = 0
+) -> DirectDebateEffect | None: ...
+def debate_effect(
+    task: Literal["pairwise", "direct"], records: Sequence[VerdictRecord], seed: int = 0
+) -> PairwiseDebateEffect | DirectDebateEffect | None:
     """The blind decision against the final one (module doc); None without opinion probes."""
     if not any("opinions" in row for r in records for row in _rows(r)):
         return None
@@ -91,7 +100,7 @@ def debate_effect(task: str, records: Sequence[VerdictRecord], seed: int = 0) ->
     return _direct(records, seed)
 
 
-def _pairwise(records: Sequence[VerdictRecord], seed: int) -> DebateEffect:
+def _pairwise(records: Sequence[VerdictRecord], seed: int) -> PairwiseDebateEffect:
     calibrated = any(len(r["orders"]) > 1 for r in records)
     rule = SUMMED_RULE if calibrated else MAJORITY_RULE
     probed = [row for r in records for row in _rows(r) if "opinions" in row]
@@ -111,18 +120,18 @@ def _pairwise(records: Sequence[VerdictRecord], seed: int) -> DebateEffect:
         "items": len(both),
         "left_out": len(records) - len(both),
         "changed": sum(1 for _, b, f in both if b != f),
-        "comparison": compare_pairwise(
-            [h for h, _, _ in labelled], [b for _, b, _ in labelled], [f for _, _, f in labelled], seed, SIDES
+        "comparison": compare_blind_final_pairwise(
+            [h for h, _, _ in labelled], [b for _, b, _ in labelled], [f for _, _, f in labelled], seed
         )
         if labelled
         else None,
     }
 
 
-def _direct(records: Sequence[VerdictRecord], seed: int) -> DebateEffect:
+def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectDebateEffect:
     both = [(r, b, f) for r in records if (b := blind_scores(r)) is not None and (f := r.get("scores"))]
     dims = [d for d in (both[0][2] if both else {}) if all(d in b and d in f for _, b, f in both)]
-    out: DebateEffect = {
+    out: DirectDebateEffect = {
         "blind_rule": MEAN_RULE,
         "items": len(both),
         "left_out": len(records) - len(both),
@@ -135,12 +144,11 @@ def _direct(records: Sequence[VerdictRecord], seed: int) -> DebateEffect:
     labelled = [(h, r, b, f) for r, b, f in both if (h := r.get("human_scores")) and set(dims) <= set(h)]
     if labelled and dims:
         grouped = all("group" in r for _, r, _, _ in labelled)
-        out["comparison"] = compare_direct(
+        out["comparison"] = compare_blind_final_direct(
             {d: [h[d] for h, _, _, _ in labelled] for d in dims},
             {d: [b[d] for _, _, b, _ in labelled] for d in dims},
             {d: [f[d] for _, _, _, f in labelled] for d in dims},
             seed,
             [r["group"] for _, r, _, _ in labelled] if grouped else None,
-            SIDES,
         )
     return out

@@ -28,14 +28,25 @@ group. For each model:
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any
+from typing import Any, Literal, overload
 
-from chateval.core.schema import PairwiseMetrics, RefereeRow, VerdictRecord
+from chateval.core.schema import (
+    CutOffSummary,
+    DirectModelDiagnostics,
+    OpinionChanges,
+    PairwiseMetrics,
+    PairwiseModelDiagnostics,
+    PanelDiagnostics,
+    ParrotingSummary,
+    RefereeRow,
+    SummariesCutOff,
+    VerdictRecord,
+)
 from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.panel_behaviour import NOT_RECORDED, cut_off_summary, parroting_summary
 
 
-def _changes(sequence: Sequence[Any]) -> tuple[bool, int] | None:
+def _changes(sequence: Sequence[object]) -> tuple[bool, int] | None:
     """(final differs from first, number of changes) of a verdict sequence; None if incomplete."""
     if len(sequence) < 2 or any(v is None for v in sequence):
         return None
@@ -43,7 +54,7 @@ def _changes(sequence: Sequence[Any]) -> tuple[bool, int] | None:
     return sequence[0] != sequence[-1], flips
 
 
-def _opinion_summary(sequences: Sequence[Sequence[Any]]) -> dict[str, Any] | None:
+def _opinion_summary(sequences: Sequence[Sequence[object]]) -> OpinionChanges | None:
     if not sequences:
         return None
     measured = [c for c in map(_changes, sequences) if c is not None]
@@ -54,7 +65,7 @@ def _opinion_summary(sequences: Sequence[Sequence[Any]]) -> dict[str, Any] | Non
     }
 
 
-def _parroting(rows: Sequence[RefereeRow]) -> dict[str, Any] | None:
+def _parroting(rows: Sequence[RefereeRow]) -> ParrotingSummary | None:
     behaviours = [row["parroting"] for row in rows if "parroting" in row]
     return parroting_summary(behaviours) if behaviours else None
 
@@ -68,11 +79,11 @@ def _referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
     ]
 
 
-def _cut_off(rows: Sequence[RefereeRow], summaries: Sequence[dict[str, int]]) -> dict[str, Any] | None:
+def _cut_off(rows: Sequence[RefereeRow], summaries: Sequence[SummariesCutOff]) -> CutOffSummary | None:
     return cut_off_summary([row["cut_off"] for row in rows if "cut_off" in row], summaries)
 
 
-def run_diagnostics(records: Sequence[VerdictRecord]) -> dict[str, Any]:
+def run_diagnostics(records: Sequence[VerdictRecord]) -> PanelDiagnostics:
     """``parroting`` and ``cut_off`` over every referee (and summary) of the run."""
     rows = _referee_rows(records)
     return {
@@ -88,7 +99,9 @@ def _pooled_humans(labelled: Sequence[tuple[str, str | None, str]], seed: int) -
     return pairwise_metrics(truth, predicted, seed, items, "items")
 
 
-def _pairwise_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
+def _pairwise_model(
+    records: Sequence[VerdictRecord], agents: list[str], seed: int, cut_off: CutOffSummary | None
+) -> PairwiseModelDiagnostics:
     own = [(r, r["referee_labels"][a]) for r in records for a in agents if a in r["referee_labels"]]
     with_panel = [label == r["label"] for r, label in own if r["label"] is not None]
     labelled = [
@@ -98,13 +111,14 @@ def _pairwise_model(records: Sequence[VerdictRecord], agents: Sequence[str], see
         for a in agents
     ]
     sequences = [
-        ref["opinions"] + [ref.get("winner")]
+        [*ref["opinions"], ref.get("winner")]
         for r in records
         for order in r["orders"]
         for ref in order["referees"]
         if ref["agent"] in agents and "opinions" in ref
     ]
     return {
+        "referees": agents,
         "verdicts": len(own),
         "agreement_with_panel": fmean(with_panel) if with_panel else None,
         "humans": _pooled_humans(labelled, seed) if labelled else None,
@@ -112,12 +126,15 @@ def _pairwise_model(records: Sequence[VerdictRecord], agents: Sequence[str], see
         "parroting": _parroting(
             [ref for r in records for o in r["orders"] for ref in o["referees"] if ref["agent"] in agents]
         ),
+        "cut_off": cut_off,
     }
 
 
-def _direct_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed: int) -> dict[str, Any]:
+def _direct_model(
+    records: Sequence[VerdictRecord], agents: list[str], seed: int, cut_off: CutOffSummary | None
+) -> DirectModelDiagnostics:
     own = [(r, ref) for r in records for ref in r["referees"] if ref["agent"] in agents and "scores" in ref]
-    gaps = [abs(v - r["scores"][d]) for r, ref in own if r["scores"] for d, v in ref["scores"].items()]
+    gaps = [abs(v - panel[d]) for r, ref in own if (panel := r["scores"]) for d, v in ref["scores"].items()]
     truth: dict[str, list[float]] = {}
     predicted: dict[str, list[float]] = {}
     clusters: dict[str, list[str]] = {}
@@ -125,17 +142,18 @@ def _direct_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed:
     grouped = all("group" in r for r in records)
     for r, ref in own:
         for name, value in ref["scores"].items():
-            if r["human_scores"] and name in r["human_scores"]:
-                truth.setdefault(name, []).append(r["human_scores"][name])
+            if (human := r["human_scores"]) and name in human:
+                truth.setdefault(name, []).append(human[name])
                 predicted.setdefault(name, []).append(value)
                 clusters.setdefault(name, []).append(r.get("group", "") if grouped else r["item_id"])
     sequences = [
-        ref["opinions"] + [ref.get("scores")]
+        [*ref["opinions"], ref.get("scores")]
         for r in records
         for ref in r["referees"]
         if ref["agent"] in agents and "opinions" in ref
     ]
     return {
+        "referees": agents,
         "verdicts": len(own),
         "mean_abs_diff_from_panel": fmean(gaps) if gaps else None,
         "humans": direct_metrics(truth, predicted, seed, clusters, "groups" if grouped else "items")
@@ -143,16 +161,33 @@ def _direct_model(records: Sequence[VerdictRecord], agents: Sequence[str], seed:
         else None,
         "opinion_changes": _opinion_summary(sequences),
         "parroting": _parroting([ref for r in records for ref in r["referees"] if ref["agent"] in agents]),
+        "cut_off": cut_off,
     }
 
 
+@overload
 def per_model(
-    task: str,
+    task: Literal["pairwise"],
     records: Sequence[VerdictRecord],
     agent_models: Mapping[str, str],
     seed: int,
     summarizer: str | None = None,
-) -> dict[str, Any]:
+) -> dict[str, PairwiseModelDiagnostics]: ...
+@overload
+def per_model(
+    task: Literal["direct"],
+    records: Sequence[VerdictRecord],
+    agent_models: Mapping[str, str],
+    seed: int,
+    summarizer: str | None = None,
+) -> dict[str, DirectModelDiagnostics]: ...
+def per_model(
+    task: Literal["pairwise", "direct"],
+    records: Sequence[VerdictRecord],
+    agent_models: Mapping[str, str],
+    seed: int,
+    summarizer: str | None = None,
+) -> dict[str, PairwiseModelDiagnostics] | dict[str, DirectModelDiagnostics]:
     """Diagnostics per model; ``agent_models`` maps referee names to their model, ``summarizer``
     is the summarizer's model (the summaries' cut-offs count for it)."""
     by_model: dict[str, list[str]] = {}
@@ -161,17 +196,20 @@ def per_model(
     summaries = [r["cut_off"] for r in records if "cut_off" in r]
     if summarizer is not None and summaries:
         by_model.setdefault(summarizer, [])  # a model that only summarizes has its cut-offs too
-    diagnose = _pairwise_model if task == "pairwise" else _direct_model
     rows = _referee_rows(records)
-    return {
-        model: {
-            "referees": agents,
-            **diagnose(records, agents, seed),
-            "cut_off": _cut_off(
-                [row for row in rows if row["agent"] in agents], summaries if model == summarizer else []
-            ),
-        }
+    cut_offs = {
+        model: _cut_off(
+            [row for row in rows if row["agent"] in agents], summaries if model == summarizer else []
+        )
         for model, agents in by_model.items()
+    }
+    if task == "pairwise":
+        return {
+            model: _pairwise_model(records, agents, seed, cut_offs[model])
+            for model, agents in by_model.items()
+        }
+    return {
+        model: _direct_model(records, agents, seed, cut_offs[model]) for model, agents in by_model.items()
     }
 
 

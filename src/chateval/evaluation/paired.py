@@ -18,11 +18,27 @@ counted and left out of the difference's interval, and averages leave such dimen
 The same comparison serves a run against itself before discussion (``names``: blind, final).
 """
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
+from chateval.core.schema import (
+    BlindFinalCorrelation,
+    BlindFinalDirect,
+    BlindFinalPairwise,
+    BlindFinalScore,
+    CorrelationInterval,
+    DirectComparison,
+    DirectComparisonOf,
+    PairedAverage,
+    PairedCorrelation,
+    PairedCorrelations,
+    PairedScore,
+    PairwiseComparison,
+    VerdictRecord,
+)
 from chateval.evaluation.metrics import (
     CORRELATION_DIMENSIONS,
     bootstrap,
@@ -46,15 +62,10 @@ def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
 
 
 def compare_pairwise(
-    truth: Sequence[str],
-    labels_a: Sequence[str],
-    labels_b: Sequence[str],
-    seed: int = 0,
-    names: tuple[str, str] = ("a", "b"),
-) -> dict[str, Any]:
+    truth: Sequence[str], labels_a: Sequence[str], labels_b: Sequence[str], seed: int = 0
+) -> PairwiseComparison:
     """Accuracy and kappa of two runs' labels on the same items, their paired differences
-    (B - A) with bootstrap intervals, and the exact McNemar test on accuracy. ``names`` name
-    the two sides in the result (``a``, ``b``, ``a_only_right`` ...)."""
+    (B - A) with bootstrap intervals, and the exact McNemar test on accuracy."""
     t, a, b = label_codes(truth), label_codes(labels_a), label_codes(labels_b)
 
     def statistic(idx: np.ndarray) -> tuple[float, float, float, float]:
@@ -66,17 +77,50 @@ def compare_pairwise(
     diffs = (reps[:, [1, 3]] - reps[:, [0, 2]]) if len(reps) else np.empty((0, 2))
     a_only = int(np.sum((a == t) & (b != t)))
     b_only = int(np.sum((b == t) & (a != t)))
-    first, second = names
     return {
         "n": len(t),
-        "accuracy": {first: acc_a, second: acc_b, "difference": interval(acc_b - acc_a, diffs[:, 0])},
-        "kappa": {first: kappa_a, second: kappa_b, "difference": interval(kappa_b - kappa_a, diffs[:, 1])},
+        "accuracy": {"a": acc_a, "b": acc_b, "difference": interval(acc_b - acc_a, diffs[:, 0])},
+        "kappa": {"a": kappa_a, "b": kappa_b, "difference": interval(kappa_b - kappa_a, diffs[:, 1])},
+        "mcnemar": {"a_only_right": a_only, "b_only_right": b_only, "p_value": mcnemar_exact(a_only, b_only)},
+    }
+
+
+def _blind_final(score: PairedScore) -> BlindFinalScore:
+    return {"blind": score["a"], "final": score["b"], "difference": score["difference"]}
+
+
+def compare_blind_final_pairwise(
+    truth: Sequence[str], blind: Sequence[str], final: Sequence[str], seed: int = 0
+) -> BlindFinalPairwise:
+    """``compare_pairwise`` of a run's blind vote (A) against its final decision (B), the sides
+    named ``blind`` and ``final``."""
+    found = compare_pairwise(truth, blind, final, seed)
+    test = found["mcnemar"]
+    return {
+        "n": found["n"],
+        "accuracy": _blind_final(found["accuracy"]),
+        "kappa": _blind_final(found["kappa"]),
         "mcnemar": {
-            f"{first}_only_right": a_only,
-            f"{second}_only_right": b_only,
-            "p_value": mcnemar_exact(a_only, b_only),
+            "blind_only_right": test["a_only_right"],
+            "final_only_right": test["b_only_right"],
+            "p_value": test["p_value"],
         },
     }
+
+
+Paired = TypeVar("Paired", PairedCorrelation, BlindFinalCorrelation)
+# Names the two sides' correlations and their difference: {"a": .., "b": ..} or {"blind": .., "final": ..}.
+Sides = Callable[[float | None, float | None, CorrelationInterval], Paired]
+
+
+def _ab(a: float | None, b: float | None, difference: CorrelationInterval) -> PairedCorrelation:
+    return {"a": a, "b": b, "difference": difference}
+
+
+def _blind_final_correlation(
+    blind: float | None, final: float | None, difference: CorrelationInterval
+) -> BlindFinalCorrelation:
+    return {"blind": blind, "final": final, "difference": difference}
 
 
 def compare_direct(
@@ -85,30 +129,54 @@ def compare_direct(
     scores_b: Mapping[str, Sequence[float]],
     seed: int = 0,
     groups: Sequence[str] | None = None,
-    names: tuple[str, str] = ("a", "b"),
-) -> dict[str, Any]:
+) -> DirectComparison:
     """Spearman and Kendall of two runs per dimension and on average, with paired bootstrap
     intervals of the differences (B - A). Every dimension must cover the same items (in the
-    same order); ``groups`` names each item's group for a cluster bootstrap; ``names`` name
-    the two sides in the result. An undefined correlation is null (``*_undefined`` gives the
-    reason) and so is its difference; the average is over the dimensions defined for both."""
+    same order); ``groups`` names each item's group for a cluster bootstrap. An undefined
+    correlation is null (the difference's ``reason`` says why) and so is its difference; the
+    average is over the dimensions defined for both."""
+    return _compare_direct(truth, scores_a, scores_b, seed, groups, ("a", "b"), _ab)
+
+
+def compare_blind_final_direct(
+    truth: Mapping[str, Sequence[float]],
+    blind: Mapping[str, Sequence[float]],
+    final: Mapping[str, Sequence[float]],
+    seed: int = 0,
+    groups: Sequence[str] | None = None,
+) -> BlindFinalDirect:
+    """``compare_direct`` of a run's blind vote (A) against its final decision (B)."""
+    return _compare_direct(truth, blind, final, seed, groups, ("blind", "final"), _blind_final_correlation)
+
+
+def _correlations(arrays: Sequence[tuple[np.ndarray, ...]], idx: np.ndarray) -> np.ndarray:
+    """Per dimension (human, side A, side B arrays): rho_a, tau_a, rho_b, tau_b of the resample
+    ``idx`` (NaN: undefined)."""
+    rows = []
+    for dimension in arrays:
+        t, a, b = (x[idx] for x in dimension)
+        rows.append([*correlation_or_nan(t, a), *correlation_or_nan(t, b)])
+    return np.asarray(rows)
+
+
+def _compare_direct(
+    truth: Mapping[str, Sequence[float]],
+    scores_a: Mapping[str, Sequence[float]],
+    scores_b: Mapping[str, Sequence[float]],
+    seed: int,
+    groups: Sequence[str] | None,
+    names: tuple[str, str],
+    sides: Sides[Paired],
+) -> DirectComparisonOf[Paired]:
+    """``compare_direct`` with the sides named ``names`` in the reasons and by ``sides`` in the result."""
     dims = list(truth)
     n = len(truth[dims[0]]) if dims else 0
     if any(len(truth[d]) != n or len(scores_a[d]) != n or len(scores_b[d]) != n for d in dims):
         raise ValueError("every dimension must be scored on the same items by both runs")
     arrays = {d: tuple(np.asarray(x[d], dtype=float) for x in (truth, scores_a, scores_b)) for d in dims}
 
-    def statistic(idx: np.ndarray) -> np.ndarray:
-        rows = []
-        for d in dims:
-            t, a, b = (x[idx] for x in arrays[d])
-            rows.append([*correlation_or_nan(t, a), *correlation_or_nan(t, b)])
-        return np.asarray(rows)  # per dimension: rho_a, tau_a, rho_b, tau_b (NaN: undefined)
-
-    value, reps = bootstrap(n, statistic, seed, groups)
+    value, reps = bootstrap(n, partial(_correlations, [arrays[d] for d in dims]), seed, groups)
     averaged = [i for i, d in enumerate(dims) if d in CORRELATION_DIMENSIONS] or list(range(len(dims)))
-    out: dict[str, Any] = {"n": n, "resampled": f"{len(set(groups))} groups" if groups else "items"}
-    first, second = names
     reasons = {
         d: (undefined_reason(arrays[d][0], arrays[d][1]), undefined_reason(arrays[d][0], arrays[d][2]))
         for d in dims
@@ -119,78 +187,93 @@ def compare_direct(
     def undefined_text(whys: Reasons) -> str:
         return "; ".join(f"{side}: {why}" for side, why in zip(names, whys, strict=True) if why)
 
-    def entry(rows: np.ndarray, replicates: np.ndarray, whys: Reasons) -> dict[str, Any]:
-        result: dict[str, Any] = {}
-        for name, col in (("spearman", 0), ("kendall", 1)):
-            a, b = float(rows[col]), float(rows[col + 2])
-            diff = replicates[:, col + 2] - replicates[:, col] if len(replicates) else np.empty(0)
-            found = {first: None if whys[0] else a, second: None if whys[1] else b}
-            undefined = undefined_text(whys)
-            difference = None if undefined else b - a
-            result[name] = found | {"difference": correlation_interval(difference, diff, undefined)}
-        return result
+    def paired(rows: np.ndarray, replicates: np.ndarray, whys: Reasons, col: int) -> Paired:
+        """Column ``col`` (0: spearman, 1: kendall) of both sides, and their difference."""
+        a, b = float(rows[col]), float(rows[col + 2])
+        diff = replicates[:, col + 2] - replicates[:, col] if len(replicates) else np.empty(0)
+        undefined = undefined_text(whys)
+        difference = correlation_interval(None if undefined else b - a, diff, undefined)
+        return sides(None if whys[0] else a, None if whys[1] else b, difference)
+
+    def entry(rows: np.ndarray, replicates: np.ndarray, whys: Reasons) -> PairedCorrelations[Paired]:
+        return {"spearman": paired(rows, replicates, whys, 0), "kendall": paired(rows, replicates, whys, 1)}
 
     empty = np.empty((0, 4))
-    out["dimensions"] = {
-        d: entry(value[i], reps[:, i] if len(reps) else empty, reasons[d]) for i, d in enumerate(dims)
+    out: DirectComparisonOf[Paired] = {
+        "n": n,
+        "resampled": f"{len(set(groups))} groups" if groups else "items",
+        "dimensions": {
+            d: entry(value[i], reps[:, i] if len(reps) else empty, reasons[d]) for i, d in enumerate(dims)
+        },
     }
     kept = [i for i in averaged if not any(reasons[dims[i]])]
     if dims:
-        average: dict[str, Any] = {"dimensions": [dims[i] for i in kept]}
+        average: PairedAverage[Paired] = {"dimensions": [dims[i] for i in kept]}
         left_out = {dims[i]: undefined_text(reasons[dims[i]]) for i in averaged if i not in kept}
         if left_out:
             average["left_out"] = left_out
         if kept:
             # A resample where a kept dimension is undefined is undefined for the mean (NaN).
             mean_reps = reps[:, kept].mean(axis=1) if len(reps) else np.empty((0, 4))
-            average |= entry(value[kept].mean(axis=0), mean_reps, (None, None))
+            both = entry(value[kept].mean(axis=0), mean_reps, (None, None))
+            average["spearman"], average["kendall"] = both["spearman"], both["kendall"]
         out["average"] = average
     return out
 
 
 def compare_records(
-    task: str, records_a: Sequence[Mapping[str, Any]], records_b: Sequence[Mapping[str, Any]], seed: int = 0
-) -> dict[str, Any] | None:
+    task: str, records_a: Sequence[VerdictRecord], records_b: Sequence[VerdictRecord], seed: int = 0
+) -> PairwiseComparison | DirectComparison | None:
     """Compare two runs' verdict records (verdicts.jsonl) on the items both scored and humans
     labelled; None when they share none."""
-    by_id = {r["item_id"]: r for r in records_a}
     if task == "pairwise":
-        shared = [
-            (by_id[r["item_id"]], r)
-            for r in records_b
-            if r["item_id"] in by_id
-            and r.get("human_label") is not None
-            and r.get("label") is not None
-            and by_id[r["item_id"]].get("label") is not None
-        ]
-        if not shared:
-            return None
-        return compare_pairwise(
-            [b["human_label"] for _, b in shared],
-            [a["label"] for a, _ in shared],
-            [b["label"] for _, b in shared],
-            seed,
-        )
-    pairs = [
-        (by_id[r["item_id"]], r)
+        return compare_pairwise_records(records_a, records_b, seed)
+    return compare_direct_records(records_a, records_b, seed)
+
+
+def compare_pairwise_records(
+    records_a: Sequence[VerdictRecord], records_b: Sequence[VerdictRecord], seed: int = 0
+) -> PairwiseComparison | None:
+    """``compare_records`` of two pairwise runs."""
+    by_id = {r["item_id"]: r for r in records_a}
+    shared = [
+        (human, label_a, label)
         for r in records_b
         if r["item_id"] in by_id
-        and r.get("human_scores")
-        and r.get("scores")
-        and by_id[r["item_id"]].get("scores")
+        and (human := r.get("human_label")) is not None
+        and (label := r.get("label")) is not None
+        and (label_a := by_id[r["item_id"]].get("label")) is not None
+    ]
+    if not shared:
+        return None
+    return compare_pairwise(
+        [h for h, _, _ in shared], [a for _, a, _ in shared], [b for _, _, b in shared], seed
+    )
+
+
+def compare_direct_records(
+    records_a: Sequence[VerdictRecord], records_b: Sequence[VerdictRecord], seed: int = 0
+) -> DirectComparison | None:
+    """``compare_records`` of two direct runs, on the dimensions every shared item scored."""
+    by_id = {r["item_id"]: r for r in records_a}
+    pairs = [
+        (scores_a, scores, human, r)
+        for r in records_b
+        if r["item_id"] in by_id
+        and (human := r.get("human_scores"))
+        and (scores := r.get("scores"))
+        and (scores_a := by_id[r["item_id"]].get("scores"))
     ]
     dims = [
-        d
-        for d in (pairs[0][1]["human_scores"] if pairs else {})
-        if all(d in a["scores"] and d in b["scores"] and d in b["human_scores"] for a, b in pairs)
+        d for d in (pairs[0][2] if pairs else {}) if all(d in a and d in b and d in h for a, b, h, _ in pairs)
     ]
     if not pairs or not dims:
         return None
-    grouped = all("group" in b for _, b in pairs)
+    grouped = all("group" in r for _, _, _, r in pairs)
     return compare_direct(
-        {d: [b["human_scores"][d] for _, b in pairs] for d in dims},
-        {d: [a["scores"][d] for a, _ in pairs] for d in dims},
-        {d: [b["scores"][d] for _, b in pairs] for d in dims},
+        {d: [h[d] for _, _, h, _ in pairs] for d in dims},
+        {d: [a[d] for a, _, _, _ in pairs] for d in dims},
+        {d: [b[d] for _, b, _, _ in pairs] for d in dims},
         seed,
-        [b["group"] for _, b in pairs] if grouped else None,
+        [r["group"] for _, _, _, r in pairs] if grouped else None,
     )

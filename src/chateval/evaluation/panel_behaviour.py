@@ -50,10 +50,18 @@ reasoning).
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import TypeVar
 
 from chateval.core.items import PairwiseItem
+from chateval.core.schema import (
+    CutOffKind,
+    CutOffSummary,
+    ParrotingSummary,
+    RefereeBehaviourRecord,
+    RefereeCutOff,
+    SummariesCutOff,
+)
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.errors import VerdictError
@@ -91,14 +99,6 @@ T = TypeVar("T")
 NO_BLIND_WORDS = "no two referees spoke before seeing another's words"
 NO_BLIND_VERDICTS = "no two referees gave verdicts before seeing another's words"
 NOT_RECORDED = "not recorded by this run's release"
-_COUNTS = (
-    "saw_words",
-    "copied_words",
-    "blind_words",
-    "blind_words_shared",
-    "blind_verdicts",
-    "blind_verdicts_equal",
-)
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,19 @@ class RefereeBehaviour:
     blind_verdicts: int  # blind verdicts (parsed) with a blind verdict of another referee (parsed)
     blind_verdicts_equal: int  # of those, the ones with equal scores to one
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self) -> RefereeBehaviourRecord:
+        return {
+            "utterances": self.utterances,
+            "echoing": self.echoing,
+            "saw_verdict": self.saw_verdict,
+            "copied_from": self.copied_from,
+            "saw_words": self.saw_words,
+            "copied_words": self.copied_words,
+            "blind_words": self.blind_words,
+            "blind_words_shared": self.blind_words_shared,
+            "blind_verdicts": self.blind_verdicts,
+            "blind_verdicts_equal": self.blind_verdicts_equal,
+        }
 
 
 def _opinion(panel: Panel, utterance: Utterance) -> object | None:
@@ -224,7 +235,7 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
     return out
 
 
-def referee_cut_off(debate: Debate, speaker: str) -> dict[str, Any]:
+def referee_cut_off(debate: Debate, speaker: str) -> RefereeCutOff:
     """How many of a referee's discussions and assessments in ``debate`` ended at their token
     cap, and whether its verdict's assessment did (None: no verdict, or one without assessment)."""
     mine = [u for u in debate.transcript.utterances if u.speaker == speaker]
@@ -243,7 +254,7 @@ def referee_cut_off(debate: Debate, speaker: str) -> dict[str, Any]:
     }
 
 
-def summaries_cut_off(debates: Iterable[Debate]) -> dict[str, int]:
+def summaries_cut_off(debates: Iterable[Debate]) -> SummariesCutOff:
     """How many of the summarizer's summaries in ``debates`` ended at their token cap."""
     summaries = [u for d in debates for u in d.transcript.utterances if u.kind == "summary"]
     return {"summaries": len(summaries), "summaries_cut": sum(u.finish_reason == "length" for u in summaries)}
@@ -253,7 +264,7 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def parroting_summary(behaviours: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def parroting_summary(behaviours: Sequence[RefereeBehaviourRecord]) -> ParrotingSummary:
     """Echo and copy shares, with the copy shares' chance baselines, over referee-debates
     (``RefereeBehaviour.as_dict`` records; those of earlier releases lack the copied words and
     the baselines, which are then None).
@@ -270,45 +281,56 @@ def parroting_summary(behaviours: Sequence[dict[str, Any]]) -> dict[str, Any]:
     echoing = sum(b["echoing"] for b in behaviours)
     exposed = [b for b in behaviours if b["saw_verdict"]]
     copied = sum(1 for b in exposed if b["copied_from"])
-    out: dict[str, Any] = {
+    recorded = all("saw_words" in b for b in behaviours)
+
+    def total(key: Callable[[RefereeBehaviourRecord], int | None]) -> int | None:
+        """A count added up over the behaviours; None when their release did not record it."""
+        return sum(key(b) or 0 for b in behaviours) if recorded else None
+
+    saw_words, copied_words = total(lambda b: b.get("saw_words")), total(lambda b: b.get("copied_words"))
+    blind_words, blind_words_shared = (
+        total(lambda b: b.get("blind_words")),
+        total(lambda b: b.get("blind_words_shared")),
+    )
+    blind_verdicts = total(lambda b: b.get("blind_verdicts"))
+    blind_verdicts_equal = total(lambda b: b.get("blind_verdicts_equal"))
+    words_chance = _share_of(blind_words_shared, blind_words)
+    copy_chance = _share_of(blind_verdicts_equal, blind_verdicts)
+    return {
         "utterances": utterances,
         "echoing": echoing,
         "echo_share": _share(echoing, utterances),
         "verdicts_that_saw_one": len(exposed),
         "copied": copied,
         "copy_share": _share(copied, len(exposed)),
-    }
-    if not all("saw_words" in b for b in behaviours):
-        return out | {
-            "utterances_that_saw_words": None,
-            "copied_words": None,
-            "words_copy_share": None,
-            **dict.fromkeys(("blind_words", "blind_words_shared", "words_copy_chance"), None),
-            "words_copy_chance_reason": NOT_RECORDED,
-            **dict.fromkeys(("blind_verdicts", "blind_verdicts_equal", "copy_chance"), None),
-            "copy_chance_reason": NOT_RECORDED,
-        }
-    totals = {key: sum(b[key] for b in behaviours) for key in _COUNTS}
-    words_chance = _share(totals["blind_words_shared"], totals["blind_words"])
-    copy_chance = _share(totals["blind_verdicts_equal"], totals["blind_verdicts"])
-    return out | {
-        "utterances_that_saw_words": totals["saw_words"],
-        "copied_words": totals["copied_words"],
-        "words_copy_share": _share(totals["copied_words"], totals["saw_words"]),
-        "blind_words": totals["blind_words"],
-        "blind_words_shared": totals["blind_words_shared"],
+        "utterances_that_saw_words": saw_words,
+        "copied_words": copied_words,
+        "words_copy_share": _share_of(copied_words, saw_words),
+        "blind_words": blind_words,
+        "blind_words_shared": blind_words_shared,
         "words_copy_chance": words_chance,
-        "words_copy_chance_reason": NO_BLIND_WORDS if words_chance is None else None,
-        "blind_verdicts": totals["blind_verdicts"],
-        "blind_verdicts_equal": totals["blind_verdicts_equal"],
+        "words_copy_chance_reason": _chance_reason(recorded, words_chance, NO_BLIND_WORDS),
+        "blind_verdicts": blind_verdicts,
+        "blind_verdicts_equal": blind_verdicts_equal,
         "copy_chance": copy_chance,
-        "copy_chance_reason": NO_BLIND_VERDICTS if copy_chance is None else None,
+        "copy_chance_reason": _chance_reason(recorded, copy_chance, NO_BLIND_VERDICTS),
     }
+
+
+def _share_of(part: int | None, whole: int | None) -> float | None:
+    return None if part is None or whole is None else _share(part, whole)
+
+
+def _chance_reason(recorded: bool, chance: float | None, none_to_compare: str) -> str | None:
+    """Why a chance baseline is None: not recorded, or nothing to compare; None when it is not."""
+    if not recorded:
+        return NOT_RECORDED
+    return none_to_compare if chance is None else None
 
 
 def cut_off_summary(
-    referees: Sequence[dict[str, Any]], summaries: Sequence[dict[str, int]]
-) -> dict[str, Any] | None:
+    referees: Sequence[RefereeCutOff], summaries: Sequence[SummariesCutOff]
+) -> CutOffSummary | None:
     """Utterances cut off at their token cap per kind, over referee-debates (``referee_cut_off``
     records) and records' summaries (``summaries_cut_off``); None when neither was recorded
     (runs of earlier releases).
@@ -319,17 +341,16 @@ def cut_off_summary(
     """
     if not referees and not summaries:
         return None
-    kinds = (
-        ("discussion", referees, "discussions"),
-        ("summary", summaries, "summaries"),
-        ("assessment", referees, "assessments"),
-    )
-    out: dict[str, Any] = {}
-    for kind, counts, key in kinds:
-        whole = sum(c[key] for c in counts)
-        cut = sum(c[f"{key}_cut"] for c in counts)
-        out[kind] = {"utterances": whole, "cut": cut, "share": _share(cut, whole)}
     assessed = [c["verdict_assessment_cut"] for c in referees if c["verdict_assessment_cut"] is not None]
-    out["verdicts_with_assessment"] = len(assessed)
-    out["verdicts_cut_off"] = sum(assessed)
-    return out
+    return {
+        "discussion": _kind([c["discussions"] for c in referees], [c["discussions_cut"] for c in referees]),
+        "summary": _kind([c["summaries"] for c in summaries], [c["summaries_cut"] for c in summaries]),
+        "assessment": _kind([c["assessments"] for c in referees], [c["assessments_cut"] for c in referees]),
+        "verdicts_with_assessment": len(assessed),
+        "verdicts_cut_off": sum(assessed),
+    }
+
+
+def _kind(utterances: Sequence[int], cut: Sequence[int]) -> CutOffKind:
+    whole, part = sum(utterances), sum(cut)
+    return {"utterances": whole, "cut": part, "share": _share(part, whole)}

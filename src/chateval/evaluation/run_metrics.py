@@ -8,15 +8,29 @@ statistics, the debate's effect (with opinion probes) and per-model diagnostics
 
 from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
-from typing import Any
+from typing import Generic, Required, TypeVar
 
 from chateval.config import RunConfig
 from chateval.core.items import Label
 from chateval.core.schema import (
+    Aggregations,
+    AgreementOf,
+    DirectAgreement,
     DirectBaselines,
+    DirectComparison,
+    DirectDebateEffect,
     DirectMetrics,
+    DirectModelDiagnostics,
     Distribution,
+    PairwiseAgreement,
     PairwiseBaselines,
+    PairwiseComparison,
+    PairwiseDebateEffect,
+    PairwiseMetrics,
+    PairwiseModelDiagnostics,
+    Panel,
+    PanelDiagnostics,
+    PositionStats,
     RefereeRow,
     VerdictRecord,
 )
@@ -24,14 +38,62 @@ from chateval.debate.building import build_panel
 from chateval.evaluation.debate_effect import debate_effect
 from chateval.evaluation.diagnostics import per_model, run_diagnostics
 from chateval.evaluation.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
-from chateval.evaluation.paired import compare_records
-from chateval.evaluation.systems import systems_metrics
+from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems, systems_metrics
 from chateval.judging.aggregate import position_stats
 
 CONSTANT_BASELINE = (
     "undefined: a constant prediction ranks no response above another, so its rank correlation "
     "with the human scores has no value (it is not 0)"
 )
+
+
+class CommonRunMetrics(PanelDiagnostics, total=False):
+    """The keys of metrics.json whatever the task (the task's class below adds the rest). Runs
+    of earlier releases lack some: only ``items`` is always there."""
+
+    items: Required[int]
+    items_scored: int  # by the headline aggregation
+    aggregation: str  # the headline: "hard", or "soft" when asked for and read
+    soft_verdicts: str  # "read", or why not
+    systems: PairwiseSystems | DirectSystemsMetrics  # runs that judged named systems
+
+
+Effect = TypeVar("Effect", bound=PairwiseDebateEffect | DirectDebateEffect)
+Model = TypeVar("Model", bound=PairwiseModelDiagnostics | DirectModelDiagnostics)
+
+
+class RunMetricsOf(CommonRunMetrics, Generic[Panel, Effect, Model], total=False):
+    """The keys whose type is the task's. ``panel`` and ``referees`` are the headline
+    aggregation's (``aggregations`` has both; runs before soft verdicts have them only here)."""
+
+    panel: Panel
+    referees: dict[str, Panel]
+    debate_effect: Effect  # runs with opinion probes
+    per_model: dict[str, Model]
+
+
+class PairwiseRunMetrics(
+    RunMetricsOf[PairwiseMetrics, PairwiseDebateEffect, PairwiseModelDiagnostics], total=False
+):
+    """metrics.json of a pairwise run."""
+
+    aggregations: Aggregations[PairwiseAgreement]
+    soft_vs_hard: PairwiseComparison | None  # A: hard, B: soft, on the same items
+    baselines: PairwiseBaselines
+    position: PositionStats
+
+
+class DirectRunMetrics(RunMetricsOf[DirectMetrics, DirectDebateEffect, DirectModelDiagnostics], total=False):
+    """metrics.json of a direct run (as ``PairwiseRunMetrics``, without position statistics)."""
+
+    aggregations: Aggregations[DirectAgreement]
+    soft_vs_hard: DirectComparison | None
+    baselines: DirectBaselines
+
+
+RunMetrics = PairwiseRunMetrics | DirectRunMetrics
+Agreement = TypeVar("Agreement", PairwiseAgreement, DirectAgreement)
 
 
 def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, Label]]:
@@ -41,7 +103,7 @@ def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, 
     return record.get("label"), record.get("referee_labels", {})
 
 
-def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> dict[str, Any] | None:
+def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> PairwiseAgreement | None:
     """Agreement of the panel and of each referee, from the hard labels or the soft ones.
 
     Every human-labelled item counts, for the panel and for each referee: one without a label
@@ -51,7 +113,7 @@ def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool)
     decided = [label for r in records if (label := _labels(r, soft)[0])]
     if not decided:
         return None
-    out: dict[str, Any] = {"items_scored": len(decided), "tie_share": decided.count("tie") / len(decided)}
+    out: PairwiseAgreement = {"items_scored": len(decided), "tie_share": decided.count("tie") / len(decided)}
     labelled = [(human, *_labels(r, soft)) for r in records if (human := r.get("human_label"))]
     if not labelled:
         return out
@@ -72,12 +134,12 @@ def _referee_scores(row: RefereeRow, soft: bool) -> Mapping[str, float] | None:
     return row.get("soft_scores") if soft else row.get("scores")
 
 
-def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> dict[str, Any] | None:
+def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> DirectAgreement | None:
     """Correlations of the panel and of each referee, from decoded or expected scores."""
     scored = [r for r in records if _panel_scores(r, soft) is not None]
     if not scored:
         return None
-    out: dict[str, Any] = {"items_scored": len(scored)}
+    out: DirectAgreement = {"items_scored": len(scored)}
     # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
     grouped = all("group" in r for r in records)
 
@@ -105,7 +167,8 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
     panel = collect(lambda r: _panel_scores(r, soft))
     if not panel[0]:
         return out
-    out |= {"panel": metrics(panel), "referees": {}}
+    out["panel"] = metrics(panel)
+    out["referees"] = {}
     agents = dict.fromkeys(x["agent"] for r in records for x in r["referees"] if _referee_scores(x, soft))
     for agent in agents:
 
@@ -118,14 +181,11 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
     return out
 
 
-def _baselines(
+def _direct_baselines(
     config: RunConfig, records: Sequence[VerdictRecord], seed: int
-) -> PairwiseBaselines | DirectBaselines | None:
-    """Reference predictors on the run's human-labelled items (chateval.evaluation.metrics for pairwise;
-    direct: a constant predictor and the response's length in words, per scored dimension)."""
-    if config.task == "pairwise":
-        labels = [label for r in records if (label := r.get("human_label"))]
-        return pairwise_baselines(labels) if labels else None
+) -> DirectBaselines | None:
+    """Reference predictors on the run's human-scored items: a constant predictor and the
+    response's length in words, per scored dimension (pairwise: chateval.evaluation.metrics)."""
     labelled = [(r, scores) for r in records if (scores := r.get("human_scores"))]
     if not labelled:
         return None
@@ -151,69 +211,140 @@ def _baselines(
     return out
 
 
-def _distribution_stats(records: Sequence[VerdictRecord]) -> dict[str, Any]:
-    """How sure the referees were and how much of their distributions rests on approximation."""
+def _with_distributions(agreement: Agreement | None, records: Sequence[VerdictRecord]) -> Agreement | None:
+    """``agreement`` (soft verdicts) with how sure the referees were and how much of their
+    distributions rests on approximation."""
+    if agreement is None:
+        return None
     found: list[Distribution] = []
     for r in records:
         rows = [x for o in r["orders"] for x in o["referees"]] if "orders" in r else r["referees"]
         for row in rows:
             kept = row.get("distributions")
             found += kept.values() if isinstance(kept, dict) else kept or []
-    if not found:
-        return {}
-    return {
-        "scores_read": len(found),
-        "mean_entropy_bits": fmean(d["entropy"] for d in found if d["entropy"] is not None),
-        "mean_ambiguous": fmean(d["ambiguous"] for d in found),
-        "mean_unmapped": fmean(d["unmapped"] for d in found),
-    }
+    if found:
+        agreement["scores_read"] = len(found)
+        agreement["mean_entropy_bits"] = fmean(d["entropy"] for d in found if d["entropy"] is not None)
+        agreement["mean_ambiguous"] = fmean(d["ambiguous"] for d in found)
+        agreement["mean_unmapped"] = fmean(d["unmapped"] for d in found)
+    return agreement
 
 
-def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> dict[str, Any]:
+def _aggregations(hard: Agreement, soft: Agreement | None) -> Aggregations[Agreement]:
+    return {"hard": hard, "soft": soft} if soft is not None else {"hard": hard}
+
+
+def _both(
+    agreement: Callable[[Sequence[VerdictRecord], int, bool], Agreement | None],
+    records: Sequence[VerdictRecord],
+    seed: int,
+) -> tuple[Agreement, Agreement | None]:
+    """The hard verdicts' agreement (nothing scored: 0 items) and the soft ones' (None: not read)."""
+    hard = agreement(records, seed, False) or {"items_scored": 0}
+    return hard, _with_distributions(agreement(records, seed, True), records)
+
+
+def _headline(
+    metrics: RunMetricsOf[Panel, Effect, Model],
+    config: RunConfig,
+    hard: AgreementOf[Panel],
+    soft: AgreementOf[Panel] | None,
+) -> None:
+    """metrics.json's keys after ``items``: the aggregation the run reports first (the config's
+    ``verdict.aggregation`` when it was read), its name, and whether the soft verdicts were
+    read (or why not)."""
+    wanted = config.verdict.aggregation
+    headline = soft if wanted == "soft" and soft is not None else hard
+    metrics["items_scored"] = headline["items_scored"]
+    if "panel" in headline:
+        metrics["panel"] = headline["panel"]
+    if "referees" in headline:
+        metrics["referees"] = headline["referees"]
+    metrics["aggregation"] = wanted if headline is soft else "hard"
+    if not config.verdict.soft:
+        metrics["soft_verdicts"] = "off (verdict.soft: false)"
+    elif soft is None:
+        metrics["soft_verdicts"] = (
+            "unavailable: no verdict came with token probabilities (the backend cannot read them)"
+        )
+    else:
+        metrics["soft_verdicts"] = "read"
+
+
+def _as_soft(record: VerdictRecord) -> VerdictRecord:
+    """The record with its soft label and scores as its verdict (soft-vs-hard comparison)."""
+    soft = record.copy()
+    soft["label"] = record.get("soft_label")
+    soft["scores"] = record.get("soft_scores")
+    return soft
+
+
+def _model_of_each_agent(config: RunConfig) -> tuple[dict[str, str], str | None]:
+    """Each referee's model, and the summarizer's."""
+    panel = build_panel(config)
+    return {agent.name: agent.model for agent in panel.agents}, panel.summarizer_model
+
+
+def _last(
+    metrics: RunMetricsOf[Panel, Effect, Model],
+    config: RunConfig,
+    records: Sequence[VerdictRecord],
+    effect: Effect | None,
+    models: dict[str, Model],
+) -> None:
+    """metrics.json's last keys: the systems judged, the debate's effect, per-model diagnostics,
+    and the panel's parroting and cut-off turns over all models."""
+    systems = systems_metrics(config, records, config.sampling.seed)
+    if systems is not None:
+        metrics["systems"] = systems
+    if effect is not None:
+        metrics["debate_effect"] = effect
+    metrics["per_model"] = models
+    diagnostics = run_diagnostics(records)
+    metrics["parroting"] = diagnostics.get("parroting")
+    metrics["cut_off"] = diagnostics.get("cut_off")
+
+
+def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> RunMetrics:
     """Agreement with the human labels the items carry (when any), for the hard verdicts and,
     when the scores came with probabilities, the soft ones (``aggregations``); the config's
     ``verdict.aggregation`` is the headline. Plus reference baselines (``baselines``),
     position-bias statistics for pairwise runs, the blind-vs-final comparison of runs with
     opinion probes (``debate_effect``) and per-model diagnostics."""
+    if config.task == "pairwise":
+        return _pairwise_run(config, records)
+    return _direct_run(config, records)
+
+
+def _pairwise_run(config: RunConfig, records: Sequence[VerdictRecord]) -> PairwiseRunMetrics:
     seed = config.sampling.seed
-    agreement = _pairwise_agreement if config.task == "pairwise" else _direct_agreement
-    hard = agreement(records, seed, soft=False) or {"items_scored": 0}
-    soft = agreement(records, seed, soft=True)
-    if soft is not None:
-        soft |= _distribution_stats(records)
-    if not config.verdict.soft:
-        status = "off (verdict.soft: false)"
-    elif soft is None:
-        status = "unavailable: no verdict came with token probabilities (the backend cannot read them)"
-    else:
-        status = "read"
-    wanted = config.verdict.aggregation
-    headline = soft if wanted == "soft" and soft is not None else hard
-    metrics: dict[str, Any] = {
-        "items": len(records),
-        "items_scored": headline["items_scored"],
-        **{k: headline[k] for k in ("panel", "referees") if k in headline},
-        "aggregation": wanted if headline is soft else "hard",
-        "soft_verdicts": status,
-        "aggregations": {"hard": hard} | ({"soft": soft} if soft is not None else {}),
-    }
+    hard, soft = _both(_pairwise_agreement, records, seed)
+    metrics: PairwiseRunMetrics = {"items": len(records)}
+    _headline(metrics, config, hard, soft)
+    metrics["aggregations"] = _aggregations(hard, soft)
     if soft is not None and "panel" in soft:
         # The same items judged both ways: is soft's gap over hard more than noise?
-        soft_view = [{**r, "label": r.get("soft_label"), "scores": r.get("soft_scores")} for r in records]
-        metrics["soft_vs_hard"] = compare_records(config.task, records, soft_view, seed)
-    baselines = _baselines(config, records, seed)
-    if baselines is not None:
+        metrics["soft_vs_hard"] = compare_pairwise_records(records, [_as_soft(r) for r in records], seed)
+    if labels := [label for r in records if (label := r.get("human_label"))]:
+        metrics["baselines"] = pairwise_baselines(labels)
+    metrics["position"] = position_stats(records)
+    agents, summarizer = _model_of_each_agent(config)
+    models = per_model("pairwise", records, agents, seed, summarizer)
+    _last(metrics, config, records, debate_effect("pairwise", records, seed), models)
+    return metrics
+
+
+def _direct_run(config: RunConfig, records: Sequence[VerdictRecord]) -> DirectRunMetrics:
+    seed = config.sampling.seed
+    hard, soft = _both(_direct_agreement, records, seed)
+    metrics: DirectRunMetrics = {"items": len(records)}
+    _headline(metrics, config, hard, soft)
+    metrics["aggregations"] = _aggregations(hard, soft)
+    if soft is not None and "panel" in soft:
+        metrics["soft_vs_hard"] = compare_direct_records(records, [_as_soft(r) for r in records], seed)
+    if (baselines := _direct_baselines(config, records, seed)) is not None:
         metrics["baselines"] = baselines
-    if config.task == "pairwise":
-        metrics["position"] = position_stats(records)
-    systems = systems_metrics(config, records, seed)
-    if systems is not None:
-        metrics["systems"] = systems
-    effect = debate_effect(config.task, records, seed)
-    if effect is not None:
-        metrics["debate_effect"] = effect
-    panel = build_panel(config)
-    agent_models = {agent.name: agent.model for agent in panel.agents}
-    metrics["per_model"] = per_model(config.task, records, agent_models, seed, panel.summarizer_model)
-    metrics |= run_diagnostics(records)  # the panel's parroting and cut-off turns, over all models
+    agents, summarizer = _model_of_each_agent(config)
+    models = per_model("direct", records, agents, seed, summarizer)
+    _last(metrics, config, records, debate_effect("direct", records, seed), models)
     return metrics

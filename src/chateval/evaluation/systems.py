@@ -15,7 +15,7 @@ on all of them estimate the human win rate (mean score), corrected by the labell
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 import numpy as np
 
@@ -54,7 +54,7 @@ class CalibratedMean(PPIMean):
 class PairwiseSystems(TypedDict):
     """``metrics.json["systems"]`` of a pairwise run with systems."""
 
-    task: str  # "pairwise"
+    task: Literal["pairwise"]
     comparisons: int
     undecided: int
     anchor: str
@@ -68,7 +68,7 @@ class PairwiseSystems(TypedDict):
 class DirectSystemsMetrics(TypedDict):
     """``metrics.json["systems"]`` of a direct run with systems."""
 
-    task: str  # "direct"
+    task: Literal["direct"]
     responses: int
     unscored: int
     scores: DirectSystems

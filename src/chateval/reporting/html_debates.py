@@ -3,7 +3,8 @@ verdict, from a run's transcript and verdict records (plain values; the template
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from chateval.core.schema import RefereeRow, TranscriptMessage
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def number_text(value: object) -> str:
     return "" if value is None else str(value)
 
 
-def _histograms(row: dict[str, Any], names: Sequence[str], scales: Sequence[range]) -> list[Histogram]:
+def _histograms(row: RefereeRow, names: Sequence[str], scales: Sequence[range]) -> list[Histogram]:
     """Each score's distribution over its whole scale (values it gave no mass stay at 0)."""
     found = row.get("distributions")
     if not found:
@@ -76,7 +77,7 @@ def _histograms(row: dict[str, Any], names: Sequence[str], scales: Sequence[rang
     return out
 
 
-def _opinions(row: dict[str, Any], final: str) -> str:
+def _opinions(row: RefereeRow, final: str) -> str:
     """A referee's probe verdicts over the rounds, then its final one."""
     found = row.get("opinions")
     if not found:
@@ -89,12 +90,12 @@ def _opinions(row: dict[str, Any], final: str) -> str:
     return " → ".join([*steps, f"final: {final}"])
 
 
-def _error_text(row: dict[str, Any]) -> str:
+def _error_text(row: RefereeRow) -> str:
     """A referee's parse failure and the text that failed ("" when its verdict parsed)."""
     return f"{row['error']} (raw: {row.get('raw', '')})" if row.get("error") else ""
 
 
-def pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> RefereeView:
+def pairwise_referee(row: RefereeRow, swapped: bool, scale: range) -> RefereeView:
     # Distributions are in the order shown: with the answers swapped, B's comes first.
     names = ["B", "A"] if swapped else ["A", "B"]
     histograms = sorted(_histograms(row, names, [scale, scale]), key=lambda h: h.name)
@@ -109,7 +110,7 @@ def pairwise_referee(row: dict[str, Any], swapped: bool, scale: range) -> Refere
     return RefereeView(str(row["agent"]), cells, histograms, opinions, _error_text(row))
 
 
-def direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[range]) -> RefereeView:
+def direct_referee(row: RefereeRow, dims: Sequence[str], scales: Sequence[range]) -> RefereeView:
     scores, soft = row.get("scores") or {}, row.get("soft_scores") or {}
     cells = [
         f"{number_text(scores.get(d))}" + (f" ({number_text(soft[d])})" if d in soft else "") for d in dims
@@ -119,7 +120,7 @@ def direct_referee(row: dict[str, Any], dims: Sequence[str], scales: Sequence[ra
     return RefereeView(str(row["agent"]), cells, histograms, _opinions(row, final), _error_text(row))
 
 
-def _message_label(message: dict[str, Any]) -> str:
+def _message_label(message: TranscriptMessage) -> str:
     kind, turn = message.get("kind"), message.get("turn")
     if kind == "summary":
         return f"summary of round {int(message.get('round', 0)) + 1}"
@@ -139,7 +140,7 @@ def _hidden_title(round_: int) -> str:
 def debate_view(
     run: str,
     title_of_debate: str,
-    messages: Sequence[dict[str, Any]],
+    messages: Sequence[TranscriptMessage],
     referees: list[RefereeView],
     columns: list[str],
     speakers: dict[str, tuple[str, str]],

@@ -7,10 +7,11 @@ out and escape them. Several runs of the same data line up by item id.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from chateval.core.console import Progress
 from chateval.core.items import Item, PairwiseItem
+from chateval.core.schema import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
 from chateval.evaluation.diagnostics import (
@@ -242,17 +243,18 @@ def metric_rows(run: FinishedRun) -> list[list[str]]:
 # --- items --------------------------------------------------------------------------------
 
 
-def _read_transcripts(run: FinishedRun) -> dict[str, list[dict[str, Any]]]:
+def _read_transcripts(run: FinishedRun) -> dict[str, list[TranscriptMessage]]:
     files = RunFolder(run.folder)
     out = {}
     for number, record in files.read_transcripts():
         if "key" not in record:
             raise DataError(f"{files.transcripts}:{number}: a transcript record without its debate's key")
-        out[str(record["key"])] = list(record.get("messages") or [])
+        # The messages as a run wrote them (schema.TranscriptMessage; older releases lack keys).
+        out[str(record["key"])] = cast(list[TranscriptMessage], list(record.get("messages") or []))
     return out
 
 
-def _truncation_text(record: dict[str, Any]) -> str:
+def _truncation_text(record: VerdictRecord) -> str:
     cuts = record.get("truncated") or {}
     return "; ".join(f"{model}: {cut_fields_text(fields)}" for model, fields in cuts.items())
 
@@ -268,8 +270,8 @@ class _RunItems:
     """One run, read: its verdict records by item, transcripts and speakers."""
 
     run: FinishedRun
-    records: dict[str, dict[str, Any]]
-    transcripts: dict[str, list[dict[str, Any]]]
+    records: dict[str, VerdictRecord]
+    transcripts: dict[str, list[TranscriptMessage]]
     speakers: dict[str, tuple[str, str]]
     dims: list[str]
     scales: list[range]  # pairwise: the one score scale; direct: each dimension's
@@ -306,7 +308,7 @@ def _run_columns(read: _RunItems) -> list[str]:
     return [*columns, "referees agree", "parse failures", "cut / truncated", "early stop"]
 
 
-def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+def _pairwise_outcome(read: _RunItems, record: VerdictRecord, debates: list[DebateView]) -> Outcome:
     orders = record.get("orders") or []
     human = record.get("human_label")
     label = str(record.get("label") or "")
@@ -327,7 +329,7 @@ def _pairwise_outcome(read: _RunItems, record: dict[str, Any], debates: list[Deb
     return Outcome(cells, label, _pairwise_decision(record, len(orders)), flags)
 
 
-def _common_cells(split: bool, failures: int, record: dict[str, Any], debates: list[DebateView]) -> list[str]:
+def _common_cells(split: bool, failures: int, record: VerdictRecord, debates: list[DebateView]) -> list[str]:
     cut = _cut_messages(debates)
     truncated = "truncated" if record.get("truncated") else ""
     return [
@@ -338,7 +340,7 @@ def _common_cells(split: bool, failures: int, record: dict[str, Any], debates: l
     ]
 
 
-def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
+def _pairwise_decision(record: VerdictRecord, orders: int) -> str:
     """How the panel's label was reached (chateval.judging.aggregate)."""
     if orders > 1:
         text = (
@@ -360,7 +362,7 @@ def _pairwise_decision(record: dict[str, Any], orders: int) -> str:
     return text + (f" Inputs cut to fit the context: {truncation}." if truncation else "")
 
 
-def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[DebateView]) -> Outcome:
+def _direct_outcome(read: _RunItems, record: VerdictRecord, debates: list[DebateView]) -> Outcome:
     scores, soft = record.get("scores") or {}, record.get("soft_scores") or {}
     referees = record.get("referees") or []
     split = any(
@@ -384,7 +386,7 @@ def _direct_outcome(read: _RunItems, record: dict[str, Any], debates: list[Debat
     return Outcome(cells, " ".join(cells[: len(read.dims)]), decision, flags)
 
 
-def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[DebateView]:
+def _debates(read: _RunItems, record: VerdictRecord, item_id: str) -> list[DebateView]:
     name = read.run.name
     if "orders" not in record:
         columns = [*read.dims]
@@ -403,7 +405,7 @@ def _debates(read: _RunItems, record: dict[str, Any], item_id: str) -> list[Deba
     return views
 
 
-def _human(record: dict[str, Any], dims: Sequence[str]) -> tuple[str, list[str]]:
+def _human(record: VerdictRecord, dims: Sequence[str]) -> tuple[str, list[str]]:
     if "orders" in record:
         label = record.get("human_label")
         return ("" if label is None else str(label)), ["" if label is None else str(label)]

@@ -19,7 +19,7 @@ from typing import Any
 
 from chateval.core.textfile import write_text
 from chateval.evaluation.diagnostics import PER_MODEL_COLUMNS, degenerate_reasons, per_model_rows
-from chateval.evaluation.paired import compare_records
+from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
 from chateval.reporting import plots
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.statistics_text import (
@@ -144,30 +144,34 @@ def comparison_table(runs: Sequence[FinishedRun]) -> str:
             "| average Kendall difference [95% CI] | reading |",
             "| --- | --- | --- | --- | --- | --- |",
         ]
+    columns = lines[0].count("|") - 1
     for run in runs[1:]:
         seed = int(run.config.get("sampling", {}).get("seed", 0))
-        compared = compare_records(task, reference_records, run.verdicts(), seed)
-        if compared is None:
-            columns = lines[0].count("|") - 1
-            lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
-            continue
         if task == "pairwise":
-            accuracy, mcnemar = compared["accuracy"]["difference"], compared["mcnemar"]
+            pairwise = compare_pairwise_records(reference_records, run.verdicts(), seed)
+            if pairwise is None:
+                lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
+                continue
+            accuracy, mcnemar = pairwise["accuracy"]["difference"], pairwise["mcnemar"]
             lines.append(
-                f"| {run.name} | {compared['n']} | {signed_ci(accuracy)} "
-                f"| {signed_ci(compared['kappa']['difference'])} "
+                f"| {run.name} | {pairwise['n']} | {signed_ci(accuracy)} "
+                f"| {signed_ci(pairwise['kappa']['difference'])} "
                 f"| {mcnemar['a_only_right']} / {mcnemar['b_only_right']} | {mcnemar['p_value']:.3f} "
                 f"| {reading(accuracy, mcnemar['p_value'])} |"
             )
-        else:
-            average = compared.get("average", {})
-            spearman = average.get("spearman", {}).get("difference")
-            kendall = average.get("kendall", {}).get("difference")
-            lines.append(
-                f"| {run.name} | {compared['n']} | {compared['resampled']} "
-                f"| {signed_ci(spearman) if spearman else '-'} | {signed_ci(kendall) if kendall else '-'} "
-                f"| {reading(spearman) if spearman else '-'} |"
-            )
+            continue
+        direct = compare_direct_records(reference_records, run.verdicts(), seed)
+        if direct is None:
+            lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
+            continue
+        average = direct.get("average")
+        spearman = average["spearman"]["difference"] if average and "spearman" in average else None
+        kendall = average["kendall"]["difference"] if average and "kendall" in average else None
+        lines.append(
+            f"| {run.name} | {direct['n']} | {direct['resampled']} "
+            f"| {signed_ci(spearman) if spearman else '-'} | {signed_ci(kendall) if kendall else '-'} "
+            f"| {reading(spearman) if spearman else '-'} |"
+        )
     return "\n".join(lines)
 
 

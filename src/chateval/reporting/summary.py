@@ -1,5 +1,6 @@
 """The human-readable summary the CLI prints after a run."""
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich import box
@@ -18,7 +19,7 @@ from chateval.reporting.systems_view import systems_tables
 from chateval.run.runner import RunResult
 
 
-def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
+def _print_agreement(console: Console, aggregations: Mapping[str, Any]) -> None:
     """Agreement with the humans, hard and soft verdicts side by side."""
     found = {name: a["panel"] for name, a in aggregations.items() if "panel" in a}
     if all("accuracy" in panel for panel in found.values()):
@@ -52,7 +53,7 @@ def _print_agreement(console: Console, aggregations: dict[str, Any]) -> None:
         console.print(table)
 
 
-def _print_systems(console: Console, metrics: dict[str, Any]) -> None:
+def _print_systems(console: Console, metrics: Mapping[str, Any]) -> None:
     """The systems the run judged: leaderboard, win rates, calibrated estimates."""
     for view in systems_tables(metrics):
         if view.headers:
@@ -69,6 +70,7 @@ def _print_systems(console: Console, metrics: dict[str, Any]) -> None:
 def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables."""
     info = result.run_info
+    metrics: Mapping[str, Any] = result.metrics or {}
     console = Console()
     table = Table(title=f"chateval run: {info['name']}", show_header=False)
     table.add_column("what")
@@ -94,12 +96,11 @@ def print_summary(result: RunResult) -> None:
         table.add_row(key, str(info.get(key, "-")))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine.
-            table.add_row("cut_off_at_token_cap", cut_off_kinds((result.metrics or {}).get("cut_off")))
+            table.add_row("cut_off_at_token_cap", cut_off_kinds(metrics.get("cut_off")))
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
-    metrics = result.metrics or {}
     aggregations = metrics.get("aggregations", {})
     if any("panel" in a for a in aggregations.values()):
         _print_agreement(console, aggregations)

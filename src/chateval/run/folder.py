@@ -9,10 +9,11 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
+from chateval.core.schema import VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
@@ -106,9 +107,9 @@ class FinishedRun:
     def name(self) -> str:
         return str(self.info.get("name", self.folder.name))
 
-    def verdicts(self) -> list[dict[str, Any]]:
-        """The run's verdict records (verdicts.jsonl)."""
-        return [record for _, record in RunFolder(self.folder).read_verdicts()]
+    def verdicts(self) -> list[VerdictRecord]:
+        """The run's verdict records (verdicts.jsonl), the shape a run wrote (schema.VerdictRecord)."""
+        return [cast(VerdictRecord, record) for _, record in RunFolder(self.folder).read_verdicts()]
 
 
 def load_finished_run(folder: Path) -> FinishedRun:

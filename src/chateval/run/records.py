@@ -1,10 +1,9 @@
 """The records a run writes per item and per debate (verdicts.jsonl, transcripts.jsonl)."""
 
 from collections.abc import Sequence
-from typing import Any
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.schema import RefereeRow, VerdictRecord
+from chateval.core.schema import RefereeRow, TranscriptRecord, VerdictRecord
 from chateval.core.transcript import Debate
 from chateval.debate.panel import Panel
 from chateval.evaluation.panel_behaviour import (
@@ -77,7 +76,7 @@ def stopped_early(debate: Debate) -> bool:
     return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
 
 
-def transcript_record(debate: Debate) -> dict[str, Any]:
+def transcript_record(debate: Debate) -> TranscriptRecord:
     return {
         "key": debate.key,
         "item_id": debate.item.id,

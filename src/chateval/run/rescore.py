@@ -7,14 +7,14 @@ and scores the copy.
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from chateval.config import RunConfig
 from chateval.core.items import DirectItem
 from chateval.core.schema import VerdictRecord
 from chateval.debate.building import load_run_items
 from chateval.errors import ChatEvalError, ConfigError
-from chateval.evaluation.run_metrics import compute_metrics
+from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run.folder import RunFolder
 
 
@@ -31,7 +31,7 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
             record["response_words"] = len(item.response.split())
 
 
-def rescore(outdir: Path) -> dict[str, Any] | None:
+def rescore(outdir: Path) -> RunMetrics:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
     from chateval.config import parse_config
 
@@ -47,7 +47,7 @@ def rescore(outdir: Path) -> dict[str, Any] | None:
     return metrics
 
 
-def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> dict[str, Any] | None:
+def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetrics:
     """Copy the finished run ``run`` into ``into`` with the human labels of only a ``fraction``
     of its labelled items kept (the draw ``data.label_fraction`` makes when loading, with the
     run's ``data.seed``), and score the copy: what the run would report with that few labels.

@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from chateval import __version__
 from chateval.backends.replicas import ReplicaSet
@@ -34,7 +33,7 @@ from chateval.engines.models import ModelRegistry
 from chateval.engines.placement import BackendFactory, backend_loader, default_backend_factory, plan_placement
 from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
-from chateval.evaluation.run_metrics import compute_metrics
+from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run import journal
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
@@ -48,7 +47,7 @@ class RunResult:
 
     outdir: Path
     run_info: RunInfo
-    metrics: dict[str, Any] | None
+    metrics: RunMetrics | None
 
 
 def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) -> None:
