@@ -25,6 +25,7 @@ from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
 from chateval.reporting.html_views import metric_rows
 from chateval.reporting.markdown import baseline_lines, debate_effect_lines
+from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
 from chateval.run.folder import load_finished_run
@@ -195,12 +196,12 @@ def test_pairwise_baselines_by_hand() -> None:
 def test_a_panel_below_its_baselines_is_said_so() -> None:
     baselines = pairwise_baselines(["A"] * 41 + ["B"] * 25 + ["tie"] * 14)
     metrics = {"panel": {"accuracy": {"value": 0.2, "ci95": [0.1, 0.3]}}, "baselines": baselines}
-    assert below_baselines(metrics) == (
+    assert below_baselines(metrics_view("pairwise", metrics)) == (
         'the panel\'s accuracy 0.200 is below always "A" 0.512, the majority label (A) 0.512, '
         "a random label (expected) 0.333"
     )
     metrics["panel"]["accuracy"]["value"] = 0.6
-    assert below_baselines(metrics) is None
+    assert below_baselines(metrics_view("pairwise", metrics)) is None
 
 
 def test_unlabelled_items_count_as_wrong_and_baselines_are_in_metrics() -> None:

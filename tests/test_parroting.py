@@ -14,12 +14,10 @@ from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
 from chateval.evaluation.diagnostics import (
-    PER_MODEL_COLUMNS,
     cut_off_kinds,
     cut_off_text,
     degenerate_reasons,
     per_model,
-    per_model_rows,
     run_diagnostics,
     words_copy_text,
 )
@@ -32,6 +30,8 @@ from chateval.evaluation.panel_behaviour import (
     parroting_summary,
     word_runs,
 )
+from chateval.reporting.metrics_view import metrics_view
+from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.run.records import item_records
 from chateval.run.runner import run
 from tests.conftest import tiny_config
@@ -409,7 +409,7 @@ def test_records_of_earlier_releases_render_as_unknown() -> None:
     assert summary["copy_share"] == 1.0 and summary["words_copy_share"] is None
     assert summary["copy_chance"] is None and summary["copy_chance_reason"] == NOT_RECORDED
     metrics = {"per_model": {"m": {"referees": ["Critic"], "parroting": summary, "cut_off": None}}}
-    [row] = per_model_rows(metrics, {})
+    [row] = per_model_rows(metrics_view("pairwise", metrics), {})
     columns = dict(zip(PER_MODEL_COLUMNS, row, strict=True))
     assert columns["copies words"] == "-" and columns["cut off"] == "-"
     assert columns["copies a verdict"] == f"100.0% of 1 verdicts (chance -: {NOT_RECORDED})"

@@ -103,11 +103,12 @@ def test_every_report_shows_the_leaderboard(
 ) -> None:
     from chateval.reporting.html import write_html_report
     from chateval.reporting.markdown import write_report
+    from chateval.reporting.metrics_view import metrics_view
     from chateval.reporting.summary import _print_systems
 
     metrics = json.loads((systems_run / "metrics.json").read_text())
     best = metrics["systems"]["leaderboard"]["rows"][0]["system"]
-    _print_systems(Console(width=120), metrics)
+    _print_systems(Console(width=120), metrics_view("pairwise", metrics))
     said = capsys.readouterr().out
     assert "leaderboard" in said and "win rates" in said and best in said
     assert "Davidson-Bradley-Terry ratings" in said

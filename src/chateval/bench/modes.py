@@ -33,8 +33,9 @@ from chateval.engines.models import ModelRegistry
 from chateval.engines.placement import backend_loader, default_backend_factory, plan_placement
 from chateval.engines.pool import ModelPool, load_logged
 from chateval.errors import ConfigError
-from chateval.evaluation.run_metrics import compute_metrics
+from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
+from chateval.reporting.metrics_view import PairwiseView, metrics_view
 from chateval.run.records import item_records, stopped_early
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
@@ -407,7 +408,7 @@ def run_bench(
             result = _measure(extra, recorders, work)
             if extra != "barrier":  # a variant of the method: did its results change?
                 records = item_records(variant_debates, variant_panel)
-                result.extra = {"metrics": _headline(compute_metrics(variant, records))}
+                result.extra = {"metrics": _headline(variant.task, compute_metrics(variant, records))}
             if extra == "early_stop":
                 result.extra |= {
                     "requests_saved": scheduled.requests - result.requests,
@@ -441,7 +442,7 @@ def run_bench(
         "modes": [m.as_dict() for m in modes],
         "speedup_scheduled_vs_sequential": round(by_mode["sequential"].seconds / scheduled.seconds, 2),
         "efficiency_scheduled_vs_limit": round(by_mode["limit"].seconds / scheduled.seconds, 3),
-        "metrics": _headline(metrics),
+        "metrics": _headline(config.task, metrics),
     }
 
 
@@ -454,14 +455,17 @@ def _variant(config: RunConfig, changes: Mapping[str, Any]) -> RunConfig:
     return config.model_copy(update=update)
 
 
-def _headline(metrics: Mapping[str, Any]) -> dict[str, Any]:
+def _headline(task: str, metrics: RunMetrics) -> dict[str, float | None]:
     """The panel's headline agreement numbers (point values) for a compact comparison."""
-    panel = metrics.get("panel") or {}
-    if "accuracy" in panel:
-        return {"accuracy": panel["accuracy"]["value"], "kappa": panel["kappa"]["value"]}
-    if "average" in panel:
-        return {
-            "spearman": panel["average"]["spearman"]["value"],
-            "kendall": panel["average"]["kendall"]["value"],
-        }
-    return {}
+    view = metrics_view(task, metrics)
+    if isinstance(view, PairwiseView):
+        panel = view.panel
+        return {"accuracy": panel["accuracy"]["value"], "kappa": panel["kappa"]["value"]} if panel else {}
+    average = view.panel.get("average") if view.panel else None
+    if not average:
+        return {}
+    spearman, kendall = average.get("spearman"), average.get("kendall")
+    return {
+        "spearman": spearman["value"] if spearman else None,
+        "kendall": kendall["value"] if kendall else None,
+    }

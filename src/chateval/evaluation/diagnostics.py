@@ -28,7 +28,7 @@ group. For each model:
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any, Literal, overload
+from typing import Literal, overload
 
 from chateval.core.schema import (
     CutOffSummary,
@@ -213,69 +213,8 @@ def per_model(
     }
 
 
-PER_MODEL_COLUMNS = (
-    "model",
-    "referees",
-    "requests",
-    "agrees with panel",
-    "vs humans",
-    "changed opinion",
-    "echoes prompt",
-    "copies words",
-    "copies a verdict",
-    "cut off",
-)
 # More than this share of copied utterances or cut-off assessments: a degenerate panel.
 DEGENERATE_SHARE = 0.5
-
-
-def _fmt(value: float | None, digits: int = 3) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def per_model_rows(metrics: Mapping[str, Any], run_info: Mapping[str, Any]) -> list[tuple[str, ...]]:
-    """One display row per model (columns: PER_MODEL_COLUMNS), for the CLI and the report.
-
-    ``vs humans`` is accuracy (pairwise) or average Spearman (direct); ``agrees with panel`` is
-    the label agreement share (pairwise) or the mean absolute score gap (direct, marked ``gap``).
-    """
-    rows: list[tuple[str, ...]] = []
-    for model, d in metrics.get("per_model", {}).items():
-        humans = d.get("humans") or {}
-        if "accuracy" in humans:
-            vs_humans = _fmt(humans["accuracy"]["value"]) + " acc"
-        elif "average" in humans:
-            vs_humans = _fmt(humans["average"]["spearman"]["value"]) + " rho"
-        else:
-            vs_humans = "-"
-        if "agreement_with_panel" in d:
-            with_panel = _fmt(d["agreement_with_panel"])
-        else:
-            with_panel = _fmt(d.get("mean_abs_diff_from_panel")) + " gap"
-        changes = d.get("opinion_changes")
-        changed = (
-            f"{_fmt(changes['changed_share'])} of {changes['referee_debates']}"
-            if changes
-            else "- (opinion_probes off)"
-        )
-        requests = run_info.get("per_model", {}).get(model, {}).get("requests", "-")
-        parroting = d.get("parroting") or {}
-        echo = _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
-        rows.append(
-            (
-                model,
-                ", ".join(d["referees"]) or "summarizer",
-                str(requests),
-                with_panel,
-                vs_humans,
-                changed,
-                echo,
-                words_copy_text(parroting),
-                verdict_copy_text(parroting),
-                cut_off_text(d.get("cut_off")),
-            )
-        )
-    return rows
 
 
 def _share(value: float | None, of: int | None, what: str) -> str:
@@ -290,8 +229,11 @@ def _chance(value: float | None, of: int | None, reason: str | None) -> str:
     return f" (chance {100 * value:.1f}% of {of})"
 
 
-def words_copy_text(parroting: Mapping[str, Any]) -> str:
-    """Utterances repeating another referee's words, next to chance; ``"-"`` when not measured."""
+def words_copy_text(parroting: ParrotingSummary | None) -> str:
+    """Utterances repeating another referee's words, next to chance; ``"-"`` when not measured.
+    (Summaries of early releases lack keys: each is read with ``get``.)"""
+    if parroting is None:
+        return "-"
     p = parroting
     share = _share(p.get("words_copy_share"), p.get("utterances_that_saw_words"), "utterances")
     if p.get("words_copy_share") is None and p.get("words_copy_chance") is None:
@@ -300,29 +242,33 @@ def words_copy_text(parroting: Mapping[str, Any]) -> str:
     return share + chance
 
 
-def verdict_copy_text(parroting: Mapping[str, Any]) -> str:
+def verdict_copy_text(parroting: ParrotingSummary | None) -> str:
     """Verdicts equal to one their speaker saw, next to chance; ``"-"`` when not measured."""
     p = parroting
-    share = _share(p.get("copy_share"), p.get("verdicts_that_saw_one"), "verdicts")
     if not p:
-        return share
+        return "-"
+    share = _share(p.get("copy_share"), p.get("verdicts_that_saw_one"), "verdicts")
     return share + _chance(p.get("copy_chance"), p.get("blind_verdicts"), p.get("copy_chance_reason"))
 
 
-def cut_off_kinds(cut_off: Mapping[str, Any] | None) -> str:
+def cut_off_kinds(cut_off: CutOffSummary | None) -> str:
     """``"264/320 assessments, 3/160 discussions"``: of each kind that ran, the utterances cut
     off at the token cap / all; ``"-"`` when not recorded."""
     if not cut_off:
         return "-"
     kinds = [
         f"{c['cut']}/{c['utterances']} {kind}s"
-        for kind in ("assessment", "discussion", "summary")
-        if (c := cut_off[kind])["utterances"]
+        for kind, c in (
+            ("assessment", cut_off["assessment"]),
+            ("discussion", cut_off["discussion"]),
+            ("summary", cut_off["summary"]),
+        )
+        if c["utterances"]
     ]
     return ", ".join(kinds) or "no turns"
 
 
-def cut_off_text(cut_off: Mapping[str, Any] | None) -> str:
+def cut_off_text(cut_off: CutOffSummary | None) -> str:
     """``"264/320 assessments, 3/160 discussions; 264/320 verdicts rest on a cut-off
     assessment"``: the turns of each kind that ended at their token cap (kinds that never ran
     left out), then the verdicts whose assessment did; ``"-"`` when not recorded."""
@@ -334,14 +280,14 @@ def cut_off_text(cut_off: Mapping[str, Any] | None) -> str:
     return text
 
 
-def degenerate_reasons(metrics: Mapping[str, Any]) -> list[str]:
+def degenerate_reasons(metrics: PanelDiagnostics) -> list[str]:
     """Why the panel looks degenerate: most of its referees' utterances repeat another
     referee's words, or most of its assessments stop at the token cap (empty: it does not, or
     the run did not measure it)."""
     reasons = []
-    parroting = metrics.get("parroting") or {}
-    copied = parroting.get("words_copy_share")
-    if copied is not None and copied > DEGENERATE_SHARE:
+    parroting = metrics.get("parroting")
+    copied = parroting.get("words_copy_share") if parroting else None
+    if parroting and copied is not None and copied > DEGENERATE_SHARE:
         chance = parroting.get("words_copy_chance")
         baseline = (
             f"chance {100 * chance:.0f}%"
@@ -349,8 +295,8 @@ def degenerate_reasons(metrics: Mapping[str, Any]) -> list[str]:
             else f"chance -: {parroting.get('words_copy_chance_reason') or NOT_RECORDED}"
         )
         reasons.append(f"{100 * copied:.0f}% of referee utterances copy another referee's words ({baseline})")
-    assessments = (metrics.get("cut_off") or {}).get("assessment") or {}
-    cut = assessments.get("share")
+    cut_off = metrics.get("cut_off")
+    cut = cut_off["assessment"].get("share") if cut_off and cut_off.get("assessment") else None
     if cut is not None and cut > DEGENERATE_SHARE:
         reasons.append(f"{100 * cut:.0f}% of assessments stop at the token cap")
     return reasons

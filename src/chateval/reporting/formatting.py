@@ -1,31 +1,34 @@
 """How numbers with intervals are written in the CLI summary and the report."""
 
-from collections.abc import Mapping
-from typing import Any
+from chateval.core.schema import CorrelationInterval, Interval
 
 
-def ci_text(metric: Mapping[str, Any] | None) -> str:
+def ci_text(metric: Interval | CorrelationInterval | None) -> str:
     """A statistic with its 95% interval, ``0.512 [0.400, 0.625]``; ``-`` when absent. An
     undefined correlation reads ``undefined (<reason>)``, a missing interval ``[no interval:
     <reason>]``, and resamples left out as undefined are said after the interval."""
     return _with_interval(metric, "{:.3f}")
 
 
-def signed_ci(metric: Mapping[str, Any] | None) -> str:
+def signed_ci(metric: Interval | CorrelationInterval | None) -> str:
     """A difference with its interval, signs shown: ``+0.025 [-0.050, +0.100]``."""
     return _with_interval(metric, "{:+.3f}")
 
 
-def _with_interval(metric: Mapping[str, Any] | None, number: str) -> str:
+def _with_interval(metric: Interval | CorrelationInterval | None, number: str) -> str:
     if not metric:
         return "-"
+    # An Interval has no reason nor resample counts: ``get`` reads them as absent.
     if metric["value"] is None:
         return f"undefined ({metric.get('reason', 'no value')})"
     value = number.format(metric["value"])
-    if metric.get("ci95") is None:
+    interval = metric.get("ci95")
+    if interval is None:
         return f"{value} [no interval: {metric.get('reason', '-')}]"
-    low, high = (number.format(x) for x in metric["ci95"])
+    low, high = (number.format(x) for x in interval)
     undefined = metric.get("undefined_resamples")
     # The interval then comes from the defined resamples only: say how many were left out.
-    left_out = f" ({undefined} of {metric['resamples']} resamples undefined, left out)" if undefined else ""
+    left_out = (
+        f" ({undefined} of {metric.get('resamples')} resamples undefined, left out)" if undefined else ""
+    )
     return f"{value} [{low}, {high}]{left_out}"

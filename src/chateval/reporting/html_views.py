@@ -1,5 +1,6 @@
-"""What the HTML report shows, read from run folders: each run's settings and metrics, and per
-item its data, each run's outcome and its debates (each laid out by html_debates.py).
+"""What the HTML report shows, read from run folders: each run's settings and metrics (read
+through chateval.reporting.metrics_view), and per item its data, each run's outcome and its
+debates (each laid out by html_debates.py).
 
 Plain values only (strings, numbers, flags): the templates in ``reporting/templates/`` lay them
 out and escape them. Several runs of the same data line up by item id.
@@ -7,19 +8,14 @@ out and escape them. Several runs of the same data line up by item id.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import cast
 
 from chateval.core.console import Progress
 from chateval.core.items import Item, PairwiseItem
 from chateval.core.schema import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
-from chateval.evaluation.diagnostics import (
-    cut_off_text,
-    degenerate_reasons,
-    verdict_copy_text,
-    words_copy_text,
-)
+from chateval.evaluation.diagnostics import cut_off_text
 from chateval.reporting.formatting import ci_text
 from chateval.reporting.html_debates import (
     DebateView,
@@ -28,6 +24,8 @@ from chateval.reporting.html_debates import (
     number_text,
     pairwise_referee,
 )
+from chateval.reporting.metrics_view import CorrelationRow, MetricsView, PairwiseView, run_view
+from chateval.reporting.model_rows import per_model_rows
 from chateval.reporting.statistics_text import below_baselines, debate_effect_text, position_text
 from chateval.reporting.systems_view import SystemsTable, systems_tables
 from chateval.run.folder import FinishedRun, RunFolder
@@ -69,6 +67,9 @@ class ItemView:
         return f"item-{self.number}"
 
 
+# --- settings and metrics ---------------------------------------------------------------
+
+
 @dataclass(frozen=True)
 class RunView:
     """A run's settings, its metrics rows and the columns it adds to the item index."""
@@ -81,10 +82,7 @@ class RunView:
     systems: list[SystemsTable]
 
 
-# --- settings and metrics ---------------------------------------------------------------
-
-
-def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
+def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
     """Speaker name -> (role name, model), from the run's resolved config."""
     from pydantic import ValidationError
 
@@ -94,34 +92,46 @@ def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
     from chateval.errors import ChatEvalError
 
     try:
-        panel = build_panel(RunConfig.model_validate(config))
+        panel = build_panel(RunConfig.model_validate(run.config))
     except (ChatEvalError, ValidationError):
         return {}  # a run of another release: speakers show without role and model
-    speakers = {a.name: (a.role.name, a.model) for a in panel.agents}
-    speakers[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
-    return speakers
+    found = {a.name: (a.role.name, a.model) for a in panel.agents}
+    found[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
+    return found
 
 
-def _scales_text(config: dict[str, Any]) -> str:
-    dimensions = config.get("dimensions") or []
+def _scales_text(run: FinishedRun) -> str:
+    dimensions = run.config.get("dimensions") or []
     if dimensions:
         return "scores " + ", ".join(f"{d.get('name')} {d.get('low')}-{d.get('high')}" for d in dimensions)
-    verdict = config.get("verdict") or {}
+    verdict = run.config.get("verdict") or {}
     return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+
+
+def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
+    """The settings lines that read the run's metrics."""
+    copying = [f"{row.model}: words {row.words}, verdicts {row.copy}" for row in per_model_rows(view, {})]
+    position = position_text(view.metrics.get("position")) if isinstance(view, PairwiseView) else None
+    return {
+        "cut off at the token cap": cut_off_text(view.cut_off),
+        "copying (chance)": "; ".join(copying) or "-",
+        "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
+        "position consistency": position or "-",
+        "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
+        "does the debate help?": debate_effect_text(view, agents) or "-",
+    }
 
 
 def run_settings(run: FinishedRun) -> dict[str, str]:
     """The config and cost of a run in a few lines a reader compares across runs."""
-    config, info, metrics = run.config, run.info, run.metrics or {}
+    config, info = run.config, run.info
     data = config.get("data") or {}
     verdict = config.get("verdict") or {}
     sampling = config.get("sampling") or {}
-    speakers = _speakers(config)
-    referees = ", ".join(
-        f"{name} ({model})" for name, (role, model) in speakers.items() if role != "summarizer"
-    )
-    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in speakers:
-        referees += f"; summarizer ({speakers['Summarizer'][1]})"
+    named = speakers(run)
+    referees = ", ".join(f"{name} ({model})" for name, (role, model) in named.items() if role != "summarizer")
+    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in named:
+        referees += f"; summarizer ({named['Summarizer'][1]})"
     source = f"{data.get('format')}: {data.get('path')}"
     if data.get("pair"):
         source += f" ({' vs '.join(data['pair'])})"
@@ -132,7 +142,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
         "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
         "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
         "verdict": (
-            _scales_text(config)
+            _scales_text(run)
             + (", reasoning first" if verdict.get("reasoning") else ", scores only")
             + (", soft (score probabilities)" if verdict.get("soft") else "")
             + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
@@ -153,91 +163,65 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
             f"{float(info.get('wall_seconds') or 0):.0f} s"
         ),
         "parse failures": str(info.get("verdict_parse_failures")),
-        "cut off at the token cap": cut_off_text(metrics.get("cut_off")),
-        "copying (chance)": "; ".join(
-            f"{model}: words {words_copy_text(d.get('parroting') or {})}, "
-            f"verdicts {verdict_copy_text(d.get('parroting') or {})}"
-            for model, d in (metrics.get("per_model") or {}).items()
-        )
-        or "-",
-        "panel looks degenerate": "; ".join(degenerate_reasons(metrics))
-        or ("no" if "cut_off" in metrics or "parroting" in metrics else "-"),
-        "position consistency": position_text(metrics.get("position")) or "-",
-        "below a baseline": below_baselines(metrics) or ("no" if "baselines" in metrics else "-"),
-        "does the debate help?": debate_effect_text(metrics, int(info.get("agents") or 0)) or "-",
+        **_metrics_settings(run_view(run), int(info.get("agents") or 0)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
     }
-
-
-def _aggregations(metrics: dict[str, Any] | None) -> dict[str, Any]:
-    metrics = metrics or {}
-    # Runs of releases before soft verdicts have the hard metrics only, at the top level.
-    return dict(metrics.get("aggregations") or ({"hard": metrics} if metrics else {}))
 
 
 def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
-def _reference_rows(metrics: dict[str, Any] | None) -> list[list[str]]:
+def _correlation_cells(name: str, row: CorrelationRow) -> list[str]:
+    return [name, row.name, ci_text(row.spearman), ci_text(row.kendall)]
+
+
+def _reference_rows(view: MetricsView) -> list[list[str]]:
     """Rows under a run's agreement: its reference baselines, then (with opinion probes) its
     referees' blind vote before discussion and its final decision on the same items."""
-    metrics = metrics or {}
-    baselines = metrics.get("baselines") or {}
-    effect = (metrics.get("debate_effect") or {}).get("comparison") or {}
-    rows = []
-    if "always_A" in baselines:
-        n, majority = str(baselines["n"]), baselines["majority"]
-        for name, found in (
-            ('baseline: always "A"', baselines["always_A"]),
-            (f"baseline: majority label ({majority['label']})", majority),
-            ("baseline: random label (expected)", baselines["random"]),
-        ):
-            rows.append([name, n, _number(found["accuracy"]), _number(found["kappa"]), ""])
-    if "constant" in baselines:
-        rows.append(["baseline: constant score", "every dimension", "undefined", "undefined"])
-        length = baselines.get("response_length") or {}
-        dimensions = dict(length.get("dimensions") or {})
-        if length.get("average"):
-            dimensions["average"] = length["average"]
-        rows += [
-            ["baseline: response length", dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))]
-            for dim, m in dimensions.items()
+    sides = {"blind": "blind vote, before discussion", "final": "final, same items"}
+    if isinstance(view, PairwiseView):
+        rows = [
+            [f"baseline: {r.name}" + (" (expected)" if r.expected else ""), str(r.n), _number(r.accuracy)]
+            + [_number(r.kappa), ""]
+            for r in view.baseline_rows
         ]
-    sides = (("blind", "blind vote, before discussion"), ("final", "final, same items"))
-    if "accuracy" in effect:
-        accuracy, kappa = effect["accuracy"], effect["kappa"]
-        rows += [[name, str(effect["n"]), _number(accuracy[s]), _number(kappa[s]), ""] for s, name in sides]
-    elif "spearman" in (average := effect.get("average") or {}):
-        rho, tau = average["spearman"], average["kendall"]
-        rows += [[name, "average", _number(rho[s]), _number(tau[s])] for s, name in sides]
-    return rows
+        return rows + [
+            [sides[r.side], str(r.n), _number(r.first), _number(r.second), ""] for r in view.blind_final_rows
+        ]
+    rows = []
+    if "baselines" in view.metrics:
+        rows.append(["baseline: constant score", "every dimension", "undefined", "undefined"])
+        rows += [_correlation_cells("baseline: response length", r) for r in view.length_rows]
+    return rows + [
+        [sides[r.side], "average", _number(r.first), _number(r.second)] for r in view.blind_final_rows
+    ]
 
 
 def metric_rows(run: FinishedRun) -> list[list[str]]:
     """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau; then
     the reference baselines and the blind vote against the final decision (``_reference_rows``)."""
+    view = run_view(run)
     rows = []
-    for name, block in _aggregations(run.metrics).items():
-        panel = block.get("panel") or {}
-        if "accuracy" in panel:
-            ties = block.get("tie_share")
+    if isinstance(view, PairwiseView):
+        for found in view.aggregations:
+            if found.panel is None:
+                continue
+            ties = found.tie_share
+            panel = found.panel
             rows.append(
                 [
-                    name,
-                    str(panel.get("n", "")),
-                    ci_text(panel.get("accuracy")),
-                    ci_text(panel.get("kappa")),
+                    found.aggregation,
+                    str(panel["n"]),
+                    ci_text(panel["accuracy"]),
+                    ci_text(panel["kappa"]),
                     "" if ties is None else f"{ties:.0%}",
                 ]
             )
-            continue
-        dimensions = dict(panel.get("dimensions") or {})
-        if panel.get("average"):
-            dimensions["average"] = panel["average"]
-        for dim, m in dimensions.items():
-            rows.append([name, dim, ci_text(m.get("spearman")), ci_text(m.get("kendall"))])
-    return rows + _reference_rows(run.metrics)
+    else:
+        for aggregation in view.aggregations:
+            rows += [_correlation_cells(aggregation.aggregation, r) for r in aggregation.correlations]
+    return rows + _reference_rows(view)
 
 
 # --- items --------------------------------------------------------------------------------
@@ -279,7 +263,7 @@ class _RunItems:
     @property
     def soft(self) -> bool:
         """The run has soft verdicts (asked for, and its backends gave probabilities)."""
-        return "soft" in _aggregations(self.run.metrics)
+        return run_view(self.run).has_soft
 
     @property
     def calibrated(self) -> bool:
@@ -295,7 +279,7 @@ def _read(run: FinishedRun) -> _RunItems:
         scales = [range(int(d.get("low", 1)), int(d.get("high", 10)) + 1) for d in dimensions]
     else:
         scales = [range(int(verdict.get("low", 1)), int(verdict.get("high", 10)) + 1)]
-    return _RunItems(run, records, _read_transcripts(run), _speakers(run.config), dims, scales)
+    return _RunItems(run, records, _read_transcripts(run), speakers(run), dims, scales)
 
 
 def _run_columns(read: _RunItems) -> list[str]:
@@ -503,7 +487,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
             run_settings(r.run),
             metric_rows(r.run),
             _run_columns(r),
-            systems_tables(r.run.metrics),
+            systems_tables(run_view(r.run).systems),
         )
         for r in reads
     ]

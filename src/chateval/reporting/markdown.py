@@ -15,13 +15,14 @@ correlations, per-referee agreement.
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from chateval.core.schema import CorrelationInterval, PairwiseMetrics
 from chateval.core.textfile import write_text
-from chateval.evaluation.diagnostics import PER_MODEL_COLUMNS, degenerate_reasons, per_model_rows
 from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
 from chateval.reporting import plots
 from chateval.reporting.formatting import ci_text, signed_ci
+from chateval.reporting.metrics_view import DirectView, PairwiseView, correlation_rows, run_view
+from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.reporting.statistics_text import (
     baselines_text,
     below_baselines,
@@ -33,8 +34,8 @@ from chateval.reporting.systems_view import markdown, systems_tables
 from chateval.run.folder import FinishedRun, load_finished_run
 
 
-def _counts(panel: dict[str, Any]) -> str:
-    counts = panel.get("label_counts", {}).get("predicted")
+def _counts(panel: PairwiseMetrics | None) -> str:
+    counts = panel["label_counts"]["predicted"] if panel and "label_counts" in panel else None
     return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
 
 
@@ -55,15 +56,14 @@ def pairwise_table(runs: Sequence[FinishedRun]) -> str:
         "| parse failures |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    for run in runs:
-        m = run.metrics or {}
-        panel = m.get("panel", {})
-        position = m.get("position", {})
+    for run, view in [(run, view) for run in runs if isinstance(view := run_view(run), PairwiseView)]:
+        panel, position = view.panel, view.metrics.get("position")
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
-            f"| {ci_text(panel.get('accuracy'))} | {baselines_text(m.get('baselines'))} "
-            f"| {ci_text(panel.get('kappa'))} | {_counts(panel)} "
-            f"| {position_text(position) or '-'} | {_pct(position.get('first_position_win_share'))} "
+            f"| {ci_text(panel['accuracy'] if panel else None)} | {baselines_text(view)} "
+            f"| {ci_text(panel['kappa'] if panel else None)} | {_counts(panel)} "
+            f"| {position_text(position) or '-'} "
+            f"| {_pct(position.get('first_position_win_share') if position else None)} "
             f"| {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
@@ -78,37 +78,37 @@ def aggregation_table(runs: Sequence[FinishedRun]) -> str:
         header = "| run | verdicts | items scored | average rho [95% CI] | average tau [95% CI] |"
     lines = [header, "|" + " --- |" * (header.count("|") - 1)]
     for run in runs:
-        m = run.metrics or {}
-        # Runs of releases before soft verdicts have the hard metrics only, at the top level.
-        aggregations = m.get("aggregations") or {"hard": m}
-        for name in ("hard", "soft"):
-            found = aggregations.get(name)
-            if found is None:
-                if name == "soft":  # absent, not zero: say why
-                    lines.append(f"| {run.name} | soft | {m.get('soft_verdicts', 'not recorded')} |")
-                continue
-            panel = found.get("panel", {})
-            cells = [run.name, name, str(found.get("items_scored", "-"))]
-            if pairwise:
-                cells += [
-                    ci_text(panel.get("accuracy")),
-                    ci_text(panel.get("kappa")),
-                    _pct(found.get("tie_share")),
-                ]
-            else:
-                average = panel.get("average", {})
-                cells += [ci_text(average.get("spearman")), ci_text(average.get("kendall"))]
-            lines.append("| " + " | ".join(cells) + " |")
+        view = run_view(run)
+        if isinstance(view, PairwiseView):
+            cells = [
+                [row.aggregation, _or_dash(row.items_scored), ci_text(row.accuracy), ci_text(row.kappa)]
+                + [_pct(row.tie_share)]
+                for row in view.aggregations
+            ]
+        else:
+            cells = [
+                [found.aggregation, _or_dash(found.items_scored)]
+                + [ci_text(found.average.spearman), ci_text(found.average.kendall)]
+                for found in view.aggregations
+            ]
+        lines += ["| " + " | ".join([run.name, *row]) + " |" for row in cells]
+        if not view.has_soft:  # absent, not zero: say why
+            lines.append(f"| {run.name} | soft | {view.soft_status or 'not recorded'} |")
     readings = [_soft_reading(run) for run in runs]
     return "\n".join(lines + [""] + [r for r in readings if r])
 
 
+def _or_dash(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
 def _soft_reading(run: FinishedRun) -> str | None:
     """One line: soft minus hard on the run's own items, paired, and what it means."""
-    found = (run.metrics or {}).get("soft_vs_hard")
-    if not found:
-        return None
-    if "accuracy" in found:
+    view = run_view(run)
+    if isinstance(view, PairwiseView):
+        found = view.metrics.get("soft_vs_hard")
+        if not found:
+            return None
         mcnemar = found["mcnemar"]
         p_value = mcnemar["p_value"]
         return (
@@ -117,12 +117,13 @@ def _soft_reading(run: FinishedRun) -> str | None:
             f"{mcnemar['a_only_right']} / {mcnemar['b_only_right']}, McNemar p = {p_value:.3f}: "
             f"{reading(found['accuracy']['difference'], p_value)}"
         )
-    average = found.get("average")
-    if not average:
+    direct = view.metrics.get("soft_vs_hard")
+    average = direct.get("average") if direct else None
+    if not direct or not average or "spearman" not in average or "kendall" not in average:
         return None
     return (
         f"- {run.name}: soft minus hard average rho {signed_ci(average['spearman']['difference'])}, "
-        f"tau {signed_ci(average['kendall']['difference'])} ({found['resampled']} resampled): "
+        f"tau {signed_ci(average['kendall']['difference'])} ({direct['resampled']} resampled): "
         f"{reading(average['spearman']['difference'])}"
     )
 
@@ -184,9 +185,10 @@ def model_table(runs: Sequence[FinishedRun]) -> str:
     ]
     warnings = []
     for run in runs:
-        for row in per_model_rows(run.metrics or {}, run.info):
+        view = run_view(run)
+        for row in per_model_rows(view, run.info.get("per_model", {})):
             lines.append(f"| {run.name} | " + " | ".join(row) + " |")
-        if reasons := degenerate_reasons(run.metrics or {}):
+        if reasons := view.degenerate_reasons():
             warnings += ["", f"Warning: the panel of {run.name} looks degenerate: {'; '.join(reasons)}."]
     return "\n".join(lines + warnings)
 
@@ -194,67 +196,65 @@ def model_table(runs: Sequence[FinishedRun]) -> str:
 def referee_table(runs: Sequence[FinishedRun]) -> str:
     lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
     for run in runs:
-        for name, m in (run.metrics or {}).get("referees", {}).items():
-            if "accuracy" in m:
+        view = run_view(run)
+        if isinstance(view, PairwiseView):
+            for name, m in (view.metrics.get("referees") or {}).items():
                 lines.append(f"| {run.name} | {name} | {ci_text(m['accuracy'])} | {ci_text(m['kappa'])} |")
-            elif "average" in m:
+            continue
+        for name, d in (view.metrics.get("referees") or {}).items():
+            if average := d.get("average"):
                 lines.append(
-                    f"| {run.name} | {name} | rho {ci_text(m['average']['spearman'])} "
-                    f"| tau {ci_text(m['average']['kendall'])} |"
+                    f"| {run.name} | {name} | rho {ci_text(average.get('spearman'))} "
+                    f"| tau {ci_text(average.get('kendall'))} |"
                 )
     return "\n".join(lines)
 
 
 def direct_table(runs: Sequence[FinishedRun]) -> str:
-    dims: list[str] = []
-    for run in runs:
-        for d in (run.metrics or {}).get("panel", {}).get("dimensions", {}):
-            if d not in dims:
-                dims.append(d)
+    views = [(run, view) for run in runs if isinstance(view := run_view(run), DirectView)]
+    found = [(run, {row.name: row for row in correlation_rows(view.panel)}) for run, view in views]
+    dims = list(dict.fromkeys(name for _, rows in found for name in rows if name != "average"))
     header = (
         "| run | strategy | panel | "
         + " | ".join(f"{d} rho / tau" for d in dims)
         + " | average rho | average tau | parse failures |"
     )
     lines = [header, "|" + " --- |" * (len(dims) + 6)]
-    for run in runs:
-        panel = (run.metrics or {}).get("panel", {})
-        cells = []
-        for d in dims:
-            m = panel.get("dimensions", {}).get(d)
-            cells.append(f"{_value(m['spearman'])} / {_value(m['kendall'])}" if m else "-")
-        average = panel.get("average", {})
+    for run, rows in found:
+        cells = [f"{_value(m.spearman)} / {_value(m.kendall)}" if (m := rows.get(d)) else "-" for d in dims]
+        average = rows.get("average")
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
             + " | ".join(cells)
-            + f" | {ci_text(average.get('spearman'))} | {ci_text(average.get('kendall'))}"
+            + f" | {ci_text(average.spearman if average else None)}"
+            + f" | {ci_text(average.kendall if average else None)}"
             + f" | {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
 
 
-def _value(metric: dict[str, Any]) -> str:
+def _value(metric: CorrelationInterval | None) -> str:
     """A correlation's value alone; ``undefined`` when it has none (a constant prediction)."""
-    return "undefined" if metric["value"] is None else f"{metric['value']:.3f}"
+    return "undefined" if metric is None or metric["value"] is None else f"{metric['value']:.3f}"
 
 
 def baseline_lines(runs: Sequence[FinishedRun]) -> list[str]:
     """Per run, the reference baselines and, when the panel does no better, a line saying so."""
     lines = []
     for run in runs:
-        m = run.metrics or {}
-        if "baselines" not in m:
+        view = run_view(run)
+        if "baselines" not in view.metrics:
             lines.append(f"- {run.name}: - (metrics of an earlier release; `chateval rescore` adds them)")
             continue
-        lines.append(f"- {run.name}: {baselines_text(m['baselines'])}")
-        if below := below_baselines(m):
+        lines.append(f"- {run.name}: {baselines_text(view)}")
+        if below := below_baselines(view):
             lines.append(f"  - **below baseline**: {below}")
     return lines
 
 
 def debate_effect_lines(runs: Sequence[FinishedRun]) -> list[str]:
     """Per run, its blind vote before discussion against its final decision (or why not)."""
-    found = [(run, debate_effect_text(run.metrics or {}, int(run.info.get("agents") or 0))) for run in runs]
+    found = [(run, debate_effect_text(run_view(run), int(run.info.get("agents") or 0))) for run in runs]
     return [f"- {run.name}: {text}" for run, text in found if text]
 
 
@@ -304,7 +304,7 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 plots.save_png(figure, outdir / name)
                 parts += [f"![accuracy and kappa vs {label}]({name})", ""]
     for task, group in (("pairwise", pairwise), ("direct", direct)):
-        if group and any("aggregations" in (r.metrics or {}) for r in group):
+        if group and any(run_view(r).has_aggregations for r in group):
             summed = ", summed over referees and both answer orders (larger wins)"
             summed = summed if task == "pairwise" else ""
             parts += [
@@ -367,7 +367,7 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             "",
         ]
     for run in runs:
-        if views := systems_tables(run.metrics):
+        if views := systems_tables(run_view(run).systems):
             parts += [f"## Systems judged: {run.name}", ""]
             for view in views:
                 parts += [f"### {view.title}", "", markdown(view), ""]

@@ -7,29 +7,44 @@ import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from chateval.core.schema import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
+from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from chateval.run.folder import FinishedRun
 
+AGREEMENT: tuple[Literal["accuracy", "kappa"], ...] = ("accuracy", "kappa")
+CORRELATIONS: tuple[Literal["spearman", "kendall"], ...] = ("spearman", "kendall")
 
-def _pyplot() -> Any:
+
+def _use_agg() -> None:
+    """Draw without a screen (a GPU node has none): before pyplot is first imported."""
     import matplotlib
 
-    matplotlib.use("Agg")  # no screen on a GPU node
+    matplotlib.use("Agg")
+
+
+def _subplots(ncols: int, figsize: tuple[float, float]) -> tuple["Figure", Any]:
+    """A figure with one row of ``ncols`` axes. The axes are ``Any`` in matplotlib's own types
+    (one Axes, or an array of them, depending on the grid)."""
+    _use_agg()
     import matplotlib.pyplot as plt
 
-    return plt
+    return plt.subplots(1, ncols, figsize=figsize)
 
 
-def _subplots(*args: Any, **kwargs: Any) -> tuple["Figure", Any]:
-    fig, axes = _pyplot().subplots(*args, **kwargs)
-    return fig, axes
+def _close(fig: "Figure") -> None:
+    _use_agg()
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
 
 
-def _error_bars(intervals: Sequence[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
+def _error_bars(intervals: Sequence[Interval | CorrelationInterval]) -> tuple[list[float], list[list[float]]]:
     """Values and their (below, above) distances to the 95% interval's ends. An undefined
     value is NaN, which matplotlib leaves out (a 0 bar would read as "no association"); a
     missing interval has no bar."""
@@ -42,20 +57,24 @@ def _error_bars(intervals: Sequence[dict[str, Any]]) -> tuple[list[float], list[
 
 def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figure | None":
     """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
-    scored = [r for r in runs if r.metrics and "accuracy" in r.metrics.get("panel", {})]
+    scored = [
+        (r, view.panel)
+        for r in runs
+        if isinstance(view := run_view(r), PairwiseView) and view.panel is not None
+    ]
     # Hold the other factors (strategy, and agents or rounds) at their most common value, so
     # the curve shows one factor at a time.
     other = "rounds" if key == "agents" else "agents"
     for factor in ("strategy", other):
-        values = [r.info[factor] for r in scored]
+        values = [r.info[factor] for r, _ in scored]
         if values:
             common = max(set(values), key=values.count)
-            scored = [r for r in scored if r.info[factor] == common]
-    points = sorted(((r.info[key], r.metrics["panel"]) for r in scored), key=lambda p: p[0])  # type: ignore[index]
+            scored = [(r, panel) for r, panel in scored if r.info[factor] == common]
+    points = sorted(((r.info[key], panel) for r, panel in scored), key=lambda p: p[0])
     if len({x for x, _ in points}) < 2:
         return None
-    fig, axes = _subplots(1, 2, figsize=(9, 3.5))
-    for ax, metric in zip(axes, ("accuracy", "kappa"), strict=True):
+    fig, axes = _subplots(2, figsize=(9, 3.5))
+    for ax, metric in zip(axes, AGREEMENT, strict=True):
         xs = [x for x, _ in points]
         ys, errs = _error_bars([p[metric] for _, p in points])
         ax.errorbar(xs, ys, yerr=errs, marker="o", capsize=4)
@@ -69,17 +88,17 @@ def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figur
 
 def dimension_correlations(runs: Sequence["FinishedRun"]) -> "Figure | None":
     """Per-dimension Spearman and Kendall bars (with CI bars) of the direct runs."""
-    direct = [r for r in runs if r.metrics and "dimensions" in r.metrics.get("panel", {})]
+    direct = [(r, view.panel) for r in runs if isinstance(view := run_view(r), DirectView) and view.panel]
     if not direct:
         return None
-    dims = list(direct[0].metrics["panel"]["dimensions"])  # type: ignore[index]
-    fig, axes = _subplots(1, 2, figsize=(10, 3.8))
+    dims = list(direct[0][1]["dimensions"])
+    fig, axes = _subplots(2, figsize=(10, 3.8))
     width = 0.8 / len(direct)
-    missing = {"value": None, "ci95": None}  # a dimension this run did not score: no bar
-    for ax, key in zip(axes, ("spearman", "kendall"), strict=True):
-        for k, run in enumerate(direct):
-            panel = run.metrics["panel"]["dimensions"]  # type: ignore[index]
-            ys, errs = _error_bars([panel[d][key] if d in panel else missing for d in dims])
+    missing: CorrelationInterval = {"value": None, "ci95": None}  # a dimension this run did not score: no bar
+    for ax, key in zip(axes, CORRELATIONS, strict=True):
+        for k, (run, panel) in enumerate(direct):
+            found = panel["dimensions"]
+            ys, errs = _error_bars([found[d][key] if d in found else missing for d in dims])
             xs = [i + k * width for i in range(len(dims))]
             ax.bar(xs, ys, width, yerr=errs, capsize=3, label=run.name)
         ax.set_xticks([i + width * (len(direct) - 1) / 2 for i in range(len(dims))], dims, rotation=15)
@@ -90,22 +109,39 @@ def dimension_correlations(runs: Sequence["FinishedRun"]) -> "Figure | None":
     return fig
 
 
+def _accuracy(metrics: PairwiseMetrics | None) -> Interval | None:
+    return metrics["accuracy"] if metrics else None
+
+
+def _rho(metrics: DirectMetrics | None) -> CorrelationInterval | None:
+    """The average Spearman; None without one (no human scores, no defined dimension)."""
+    average = metrics.get("average") if metrics else None
+    return average.get("spearman") if average else None
+
+
 def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
     """Each referee's own agreement with the humans (accuracy, or average Spearman for direct
     runs), with CI bars, next to the panel's: does the debate beat its best member?"""
-    bars: list[tuple[str, dict[str, Any]]] = []
-    for run in runs:
-        metrics = run.metrics or {}
+    bars: list[tuple[str, Interval | CorrelationInterval]] = []
+    views = [(run, run_view(run)) for run in runs]
+    for run, view in views:
         prefix = f"{run.name}: " if len(runs) > 1 else ""
-        members = [("panel", metrics.get("panel", {})), *metrics.get("referees", {}).items()]
-        for name, m in members:
-            found = m.get("accuracy") or (m.get("average") or {}).get("spearman")
-            if found:
-                bars.append((prefix + name, found))
+        members: list[tuple[str, Interval | CorrelationInterval | None]]
+        if isinstance(view, PairwiseView):
+            members = [
+                ("panel", _accuracy(view.panel)),
+                *((n, _accuracy(m)) for n, m in (view.metrics.get("referees") or {}).items()),
+            ]
+        else:
+            members = [
+                ("panel", _rho(view.panel)),
+                *((n, _rho(m)) for n, m in (view.metrics.get("referees") or {}).items()),
+            ]
+        bars += [(prefix + name, found) for name, found in members if found]
     if len(bars) < 2:
         return None
-    direct = "accuracy" not in (runs[0].metrics or {}).get("panel", {})
-    fig, ax = _subplots(figsize=(7, 0.45 * len(bars) + 1.2))
+    direct = isinstance(views[0][1], DirectView)
+    fig, ax = _subplots(1, figsize=(7, 0.45 * len(bars) + 1.2))
     values, errs = _error_bars([m for _, m in bars])
     ax.barh(range(len(bars)), values, xerr=errs, capsize=3, color="#6a8fbf")
     ax.set_yticks(range(len(bars)), [name for name, _ in bars])
@@ -119,12 +155,12 @@ def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
 
 def save_png(fig: "Figure", path: Path) -> None:
     fig.savefig(path, dpi=120)
-    _pyplot().close(fig)
+    _close(fig)
 
 
 def svg_data_uri(fig: "Figure") -> str:
     """The figure as an SVG data URI, for an <img> in a page that loads nothing else."""
     buffer = io.BytesIO()
     fig.savefig(buffer, format="svg", metadata={"Date": None})  # no date: the same run, the same page
-    _pyplot().close(fig)
+    _close(fig)
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

@@ -1,14 +1,15 @@
 """The human-readable summary the CLI prints after a run."""
 
-from collections.abc import Mapping
 from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.evaluation.diagnostics import cut_off_kinds, degenerate_reasons, per_model_rows
+from chateval.evaluation.diagnostics import cut_off_kinds
 from chateval.reporting.formatting import ci_text, signed_ci
+from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
+from chateval.reporting.model_rows import per_model_rows
 from chateval.reporting.statistics_text import (
     baselines_text,
     below_baselines,
@@ -19,58 +20,127 @@ from chateval.reporting.systems_view import systems_tables
 from chateval.run.runner import RunResult
 
 
-def _print_agreement(console: Console, aggregations: Mapping[str, Any]) -> None:
+def _print_agreement(console: Console, view: MetricsView) -> None:
     """Agreement with the humans, hard and soft verdicts side by side."""
-    found = {name: a["panel"] for name, a in aggregations.items() if "panel" in a}
-    if all("accuracy" in panel for panel in found.values()):
+    if isinstance(view, PairwiseView):
         table = Table(title="agreement with human labels (95% CI)")
         for column in ("verdicts", "n", "accuracy", "kappa", "ties"):
             table.add_column(column)
-        for name, panel in found.items():
-            ties = aggregations[name].get("tie_share")
+        for row in view.aggregations:
+            if row.panel is None:
+                continue
+            ties = row.tie_share
             table.add_row(
-                name,
-                str(panel["n"]),
-                ci_text(panel["accuracy"]),
-                ci_text(panel["kappa"]),
+                row.aggregation,
+                str(row.panel["n"]),
+                ci_text(row.panel["accuracy"]),
+                ci_text(row.panel["kappa"]),
                 "-" if ties is None else f"{100 * ties:.0f}%",
             )
         console.print(table)
         return
-    for name, panel in found.items():
-        table = Table(title=f"correlation with human scores, {name} verdicts (95% CI)")
+    for found in view.aggregations:
+        if found.panel is None:
+            continue
+        table = Table(title=f"correlation with human scores, {found.aggregation} verdicts (95% CI)")
         for column in ("dimension", "n", "spearman", "kendall"):
             table.add_column(column)
-        for dimension, d in panel["dimensions"].items():
-            table.add_row(dimension, str(d["n"]), ci_text(d["spearman"]), ci_text(d["kendall"]))
-        if "average" in panel:
-            table.add_row(
-                "average",
-                "",
-                ci_text(panel["average"]["spearman"]),
-                ci_text(panel["average"]["kendall"]),
-            )
+        for dimension in found.correlations:
+            n = "" if dimension.n is None else str(dimension.n)
+            table.add_row(dimension.name, n, ci_text(dimension.spearman), ci_text(dimension.kendall))
         console.print(table)
 
 
-def _print_systems(console: Console, metrics: Mapping[str, Any]) -> None:
+def _print_systems(console: Console, view: MetricsView) -> None:
     """The systems the run judged: leaderboard, win rates, calibrated estimates."""
-    for view in systems_tables(metrics):
-        if view.headers:
-            table = Table(title=view.title)
-            for header in view.headers:
+    for table_view in systems_tables(view.systems):
+        if table_view.headers:
+            table = Table(title=table_view.title)
+            for header in table_view.headers:
                 table.add_column(header)
-            for row in view.rows:
+            for row in table_view.rows:
                 table.add_row(*row)
             console.print(table)
-        for note in view.notes:
+        for note in table_view.notes:
             console.print(note, highlight=False, soft_wrap=True)
+
+
+def _print_soft(console: Console, view: MetricsView) -> None:
+    """How the soft verdicts were read (or why not), and soft minus hard on the same items."""
+    status = view.soft_status
+    read = view.soft_distributions
+    if read:
+        console.print(
+            f"soft verdicts: {read.scores_read} scores read, mean entropy "
+            f"{read.mean_entropy_bits:.2f} bits, {100 * read.mean_ambiguous:.1f}% of their mass "
+            f"approximated, {100 * read.mean_unmapped:.1f}% unmapped",
+            highlight=False,
+        )
+    elif status and status != "read":
+        console.print(f"soft verdicts: {status}", highlight=False)
+    if isinstance(view, PairwiseView):
+        pairwise = view.metrics.get("soft_vs_hard")
+        if pairwise:
+            console.print(
+                f"soft minus hard, same items: accuracy {signed_ci(pairwise['accuracy']['difference'])}, "
+                f"McNemar p = {pairwise['mcnemar']['p_value']:.3f}",
+                highlight=False,
+            )
+        return
+    direct = view.metrics.get("soft_vs_hard")
+    if direct and "average" in direct:
+        spearman = direct["average"].get("spearman")
+        console.print(
+            "soft minus hard, same items: average spearman "
+            + signed_ci(spearman["difference"] if spearman else None),
+            highlight=False,
+        )
+
+
+def _print_position(console: Console, view: PairwiseView) -> None:
+    position = view.metrics.get("position")
+    consistency = position_text(position)
+    if position and consistency is not None:
+        share = position["first_position_win_share"]
+        # No decisive verdict means no evidence either way, not a 0% share.
+        wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
+        by_position = position.get("soft_mean_by_position")
+        if by_position:
+            first, second = by_position["first"], by_position["second"]
+            wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"
+        console.print(f"position consistency {consistency}; {wins}", highlight=False, soft_wrap=True)
+
+
+def _print_models(console: Console, view: MetricsView, result: RunResult) -> None:
+    rows = per_model_rows(view, result.run_info.get("per_model", {}))
+    if not rows:
+        return
+    # Lines, not a table: eight columns do not fit an 80-column terminal.
+    console.print("per model:")
+    for model, referees, requests, with_panel, vs_humans, changed, echo, words, copy, cut in rows:
+        opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
+        for line in (
+            f"  {model} ({referees}; {requests} requests)",
+            f"    agrees with panel {with_panel}, vs humans {vs_humans}, {opinions}",
+            f"    echoes the prompt: {echo}",
+            f"    copies another referee's words it saw: {words}",
+            f"    copies a verdict it saw: {copy}",
+            f"    cut off at the token cap: {cut}",
+        ):
+            console.print(line, highlight=False, soft_wrap=True)
+    console.print(
+        "  echoes: utterances repeating the prompt's instructions; copies: utterances\n"
+        "  repeating 8 words in a row of another referee's, verdicts equal to one the\n"
+        "  referee saw; chance: the same tests between referees who had seen none of\n"
+        "  each other's words. High shares: a panel that repeats instead of judging.",
+        highlight=False,
+    )
 
 
 def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables."""
     info = result.run_info
-    metrics: Mapping[str, Any] = result.metrics or {}
+    view = metrics_view(info["task"], result.metrics)
     console = Console()
     table = Table(title=f"chateval run: {info['name']}", show_header=False)
     table.add_column("what")
@@ -96,87 +166,34 @@ def print_summary(result: RunResult) -> None:
         table.add_row(key, str(info.get(key, "-")))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine.
-            table.add_row("cut_off_at_token_cap", cut_off_kinds(metrics.get("cut_off")))
+            table.add_row("cut_off_at_token_cap", cut_off_kinds(view.cut_off))
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
-    aggregations = metrics.get("aggregations", {})
-    if any("panel" in a for a in aggregations.values()):
-        _print_agreement(console, aggregations)
-    if "baselines" in metrics:
-        console.print(f"baselines: {baselines_text(metrics['baselines'])}", highlight=False, soft_wrap=True)
-    below = below_baselines(metrics)
+    if any(row.panel is not None for row in view.aggregations):
+        _print_agreement(console, view)
+    if "baselines" in view.metrics:
+        console.print(f"baselines: {baselines_text(view)}", highlight=False, soft_wrap=True)
+    below = below_baselines(view)
     if below:
         console.print(f"below baseline: {below}", highlight=False, soft_wrap=True)
-    status = metrics.get("soft_verdicts")
-    soft = aggregations.get("soft")
-    if soft and "mean_entropy_bits" in soft:
+    _print_soft(console, view)
+    items, scored = view.items, view.items_scored
+    if items is not None and scored is not None and scored < items:
         console.print(
-            f"soft verdicts: {soft['scores_read']} scores read, mean entropy "
-            f"{soft['mean_entropy_bits']:.2f} bits, {100 * soft['mean_ambiguous']:.1f}% of their mass "
-            f"approximated, {100 * soft['mean_unmapped']:.1f}% unmapped",
-            highlight=False,
-        )
-    elif status and status != "read":
-        console.print(f"soft verdicts: {status}", highlight=False)
-    versus = metrics.get("soft_vs_hard")
-    if versus and "accuracy" in versus:
-        console.print(
-            f"soft minus hard, same items: accuracy {signed_ci(versus['accuracy']['difference'])}, "
-            f"McNemar p = {versus['mcnemar']['p_value']:.3f}",
-            highlight=False,
-        )
-    elif versus and "average" in versus:
-        console.print(
-            "soft minus hard, same items: average spearman "
-            + signed_ci((versus["average"].get("spearman") or {}).get("difference")),
-            highlight=False,
-        )
-    if "items_scored" in metrics and metrics["items_scored"] < metrics["items"]:
-        console.print(
-            f"items scored: {metrics['items_scored']} of {metrics['items']} "
+            f"items scored: {scored} of {items} "
             "(the others lost every verdict to parse failures"
-            + ("; accuracy counts them as wrong)" if info.get("task") == "pairwise" else ")")
+            + ("; accuracy counts them as wrong)" if isinstance(view, PairwiseView) else ")")
         )
-    position = metrics.get("position")
-    consistency = position_text(position)
-    if position and consistency is not None:
-        share = position["first_position_win_share"]
-        # No decisive verdict means no evidence either way, not a 0% share.
-        wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
-        by_position = position.get("soft_mean_by_position")
-        if by_position:
-            first, second = by_position["first"], by_position["second"]
-            wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"
-        console.print(f"position consistency {consistency}; {wins}", highlight=False, soft_wrap=True)
-    effect = debate_effect_text(metrics, int(info.get("agents") or 0))
+    if isinstance(view, PairwiseView):
+        _print_position(console, view)
+    effect = debate_effect_text(view, int(info.get("agents") or 0))
     if effect:
         console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
-    _print_systems(console, metrics)
-    rows = per_model_rows(metrics, info)
-    if rows:
-        # Lines, not a table: eight columns do not fit an 80-column terminal.
-        console.print("per model:")
-        for model, referees, requests, with_panel, vs_humans, changed, echo, words, copy, cut in rows:
-            opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
-            for line in (
-                f"  {model} ({referees}; {requests} requests)",
-                f"    agrees with panel {with_panel}, vs humans {vs_humans}, {opinions}",
-                f"    echoes the prompt: {echo}",
-                f"    copies another referee's words it saw: {words}",
-                f"    copies a verdict it saw: {copy}",
-                f"    cut off at the token cap: {cut}",
-            ):
-                console.print(line, highlight=False, soft_wrap=True)
-        console.print(
-            "  echoes: utterances repeating the prompt's instructions; copies: utterances\n"
-            "  repeating 8 words in a row of another referee's, verdicts equal to one the\n"
-            "  referee saw; chance: the same tests between referees who had seen none of\n"
-            "  each other's words. High shares: a panel that repeats instead of judging.",
-            highlight=False,
-        )
-    reasons = degenerate_reasons(metrics)
+    _print_systems(console, view)
+    _print_models(console, view, result)
+    reasons = view.degenerate_reasons()
     if reasons:
         console.print(
             "warning: the panel looks degenerate: " + "; ".join(reasons), highlight=False, soft_wrap=True

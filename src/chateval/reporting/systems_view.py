@@ -3,10 +3,11 @@ report.md and the HTML report: a leaderboard (plain and length-controlled side b
 rates per pair of systems, the length bias, calibrated estimates; direct scoring's per-system
 means and paired differences."""
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from chateval.evaluation.ppi import PPIMean
+from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
 from chateval.reporting.formatting import ci_text, signed_ci
 
 
@@ -20,29 +21,31 @@ class SystemsTable:
     notes: list[str] = field(default_factory=list)
 
 
-def _rating(row: Mapping[str, Any] | None) -> str:
-    if not row:
+def _rating(rating: float | None, ci95: Sequence[float] = ()) -> str:
+    if rating is None:
         return "-"
-    low, high = row["ci95"]
-    return f"{row['rating']:.0f} [{low:.0f}, {high:.0f}]"
+    low, high = ci95
+    return f"{rating:.0f} [{low:.0f}, {high:.0f}]"
 
 
 def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _leaderboard(section: Mapping[str, Any]) -> SystemsTable | None:
+def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     board, controlled = section.get("leaderboard"), section.get("length_controlled")
     if not board:
         error = section.get("leaderboard_error")
         return SystemsTable("leaderboard", [], [], [f"no leaderboard: {error}"]) if error else None
-    by_system = {row["system"]: row for row in (controlled or {}).get("rows", [])}
+    by_system = {
+        row["system"]: (row["rating"], row["ci95"]) for row in (controlled["rows"] if controlled else [])
+    }
     rows = [
         [
             str(row["rank"]),
             row["system"],
-            _rating(row),
-            _rating(by_system.get(row["system"])),
+            _rating(row["rating"], row["ci95"]),
+            _rating(*by_system.get(row["system"], (None, ()))),
             f"{row['wins']}/{row['ties']}/{row['losses']}",
             f"{row['mean_length']:.0f}",
         ]
@@ -59,7 +62,7 @@ def _leaderboard(section: Mapping[str, Any]) -> SystemsTable | None:
             f"({controlled['length_covariate']}), coefficient {signed_ci(gamma)} (positive: the "
             "panel favours the longer answer)."
         )
-    bias = section.get("win_rates", {}).get("length_bias")
+    bias = section["win_rates"].get("length_bias")
     if bias and bias.get("share"):
         notes.append(
             f"the longer answer won {ci_text(bias['share'])} of {bias['n']} decisive verdicts "
@@ -71,7 +74,7 @@ def _leaderboard(section: Mapping[str, Any]) -> SystemsTable | None:
     return SystemsTable("leaderboard", headers, rows, notes)
 
 
-def _pairs(section: Mapping[str, Any]) -> SystemsTable:
+def _pairs(section: PairwiseSystems) -> SystemsTable:
     rows = [
         [
             f"{p['system_a']} vs {p['system_b']}",
@@ -88,13 +91,16 @@ def _pairs(section: Mapping[str, Any]) -> SystemsTable:
     return SystemsTable("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
 
 
-def _calibrated(section: Mapping[str, Any]) -> SystemsTable | None:
-    found = section.get("calibrated") or []
+def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable | None:
+    found: list[tuple[str, PPIMean]]
+    if section["task"] == "pairwise":
+        found = [(f"{c['system_a']} vs {c['system_b']}", c) for c in section.get("calibrated") or []]
+    else:
+        found = [(f"{c['system']} {c['dimension']}", c) for c in section.get("calibrated") or []]
     if not found:
         return None
     rows = []
-    for c in found:
-        what = f"{c['system_a']} vs {c['system_b']}" if "system_a" in c else f"{c['system']} {c['dimension']}"
+    for what, c in found:
         gain = "-" if c.get("gain") is None else f"x{c['gain']:.2f} ({c['effective_n']:.0f} labels' worth)"
         rows.append(
             [
@@ -122,14 +128,11 @@ def _estimate(value: float, interval: list[float] | tuple[float, float]) -> str:
     return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
-def _direct(section: Mapping[str, Any]) -> list[SystemsTable]:
+def _direct(section: DirectSystemsMetrics) -> list[SystemsTable]:
     scores = section["scores"]
     dims = scores["dimensions"]
-    means = {(m["system"], m["dimension"]): m for m in scores["means"]}
-    rows = [
-        [system, *(ci_text((means.get((system, d)) or {}).get("mean")) for d in dims)]
-        for system in scores["systems"]
-    ]
+    means = {(m["system"], m["dimension"]): m["mean"] for m in scores["means"]}
+    rows = [[system, *(ci_text(means.get((system, d))) for d in dims)] for system in scores["systems"]]
     tables = [
         SystemsTable(
             "mean score per system",
@@ -156,9 +159,8 @@ def _direct(section: Mapping[str, Any]) -> list[SystemsTable]:
     return tables
 
 
-def systems_tables(metrics: Mapping[str, Any] | None) -> list[SystemsTable]:
+def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> list[SystemsTable]:
     """The tables of a run's systems section; empty when the run judged no named systems."""
-    section = (metrics or {}).get("systems")
     if not section:
         return []
     if section["task"] == "direct":

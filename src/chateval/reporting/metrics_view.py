@@ -1,0 +1,326 @@
+"""One view of a run's metrics, read by the console summary, report.md and the HTML report.
+
+The task comes from the run (run.json's ``task``, else its config's), never from the keys
+metrics.json happens to hold: a ``PairwiseView`` or a ``DirectView``, each reading its task's
+metrics (chateval.evaluation.run_metrics) through their types. metrics.json files of earlier
+releases lack keys: the view reads each with ``get``, and holds their fallbacks here, once (a
+run before soft verdicts has its hard metrics at the top level and no ``aggregations``). It
+gives the renderers rows (agreement per aggregation, correlations per dimension, reference
+baselines, the blind vote against the final decision, per-model diagnostics): they only format.
+"""
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Literal, TypeVar, cast
+
+from chateval.core.schema import (
+    Aggregations,
+    BlindFinalDirect,
+    BlindFinalPairwise,
+    CorrelationInterval,
+    CutOffSummary,
+    DirectAgreement,
+    DirectMetrics,
+    Interval,
+    PairwiseAgreement,
+    PairwiseMetrics,
+    ParrotingSummary,
+)
+from chateval.evaluation.diagnostics import degenerate_reasons
+from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
+from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
+from chateval.run.folder import FinishedRun
+
+Side = Literal["blind", "final"]
+SIDES: tuple[Side, Side] = ("blind", "final")
+
+
+@dataclass(frozen=True)
+class SoftDistributions:
+    """How sure the referees of the soft verdicts were (chateval.evaluation.run_metrics)."""
+
+    scores_read: int
+    mean_entropy_bits: float
+    mean_ambiguous: float
+    mean_unmapped: float
+
+
+def _distributions(block: PairwiseAgreement | DirectAgreement) -> SoftDistributions | None:
+    if "mean_entropy_bits" not in block:
+        return None
+    return SoftDistributions(
+        block["scores_read"], block["mean_entropy_bits"], block["mean_ambiguous"], block["mean_unmapped"]
+    )
+
+
+@dataclass(frozen=True)
+class AgreementRow:
+    """One aggregation's verdicts (hard or soft) against the human labels or scores."""
+
+    aggregation: str  # "hard" or "soft"
+    items_scored: int | None  # None: not recorded (a run of an early release)
+    distributions: SoftDistributions | None  # soft verdicts: how sure their referees were
+
+
+@dataclass(frozen=True)
+class PairwiseAgreementRow(AgreementRow):
+    tie_share: float | None  # the share of items decided as a tie; None: not recorded
+    panel: PairwiseMetrics | None  # None without human labels
+
+    @property
+    def accuracy(self) -> Interval | None:
+        return self.panel["accuracy"] if self.panel else None
+
+    @property
+    def kappa(self) -> Interval | None:
+        return self.panel["kappa"] if self.panel else None
+
+
+@dataclass(frozen=True)
+class CorrelationRow:
+    """A dimension's rank correlations with the human scores, or their average."""
+
+    name: str  # a dimension, or "average"
+    n: int | None  # None for the average
+    spearman: CorrelationInterval | None  # None: an average over no defined dimension
+    kendall: CorrelationInterval | None
+
+
+def correlation_rows(metrics: DirectMetrics | None) -> list[CorrelationRow]:
+    """Per dimension, then the average (when there is one)."""
+    if not metrics:
+        return []
+    rows = [CorrelationRow(d, m["n"], m["spearman"], m["kendall"]) for d, m in metrics["dimensions"].items()]
+    if average := metrics.get("average"):
+        rows.append(CorrelationRow("average", None, average.get("spearman"), average.get("kendall")))
+    return rows
+
+
+@dataclass(frozen=True)
+class DirectAgreementRow(AgreementRow):
+    panel: DirectMetrics | None  # None without human scores
+
+    @property
+    def correlations(self) -> list[CorrelationRow]:
+        return correlation_rows(self.panel)
+
+    @property
+    def average(self) -> CorrelationRow:
+        """The average over the dimensions (spearman and kendall None when there is none)."""
+        found = [row for row in self.correlations if row.name == "average"]
+        return found[0] if found else CorrelationRow("average", None, None, None)
+
+
+@dataclass(frozen=True)
+class BaselineRow:
+    """A reference predictor of a pairwise run, scored on the run's human labels."""
+
+    name: str  # 'always "A"', "majority label (A)", "random label"
+    phrase: str  # its name inside a sentence: "the majority label (A)", "a random label (expected)"
+    n: int
+    accuracy: float
+    kappa: float
+    expected: bool  # expected values (the random label's), not a score of one draw
+
+
+@dataclass(frozen=True)
+class BlindFinalRow:
+    """The referees' blind vote before discussion, or the final decision, on the items that
+    have both: accuracy and kappa (pairwise), or average rho and tau (direct; None: undefined)."""
+
+    side: Side
+    n: int | None  # None: direct, the average over its dimensions
+    first: float | None
+    second: float | None
+
+
+Block = TypeVar("Block", PairwiseAgreement, DirectAgreement)
+Row = TypeVar("Row", bound=AgreementRow)
+
+
+def _aggregation_rows(
+    found: Aggregations[Block] | None, row: Callable[[str, Block | None], Row]
+) -> list[Row]:
+    """Hard, then soft when read; a run before soft verdicts has no ``aggregations``: its
+    top-level metrics are its hard verdicts' (``row("hard", None)``)."""
+    if not found:
+        return [row("hard", None)]
+    soft = found.get("soft")
+    return [row("hard", found["hard"])] + ([row("soft", soft)] if soft else [])
+
+
+@dataclass(frozen=True)
+class _View:
+    """What every run's metrics give, whatever the task."""
+
+    metrics: CommonRunMetrics  # empty when the run wrote no metrics.json (the task's class narrows it)
+    recorded: bool  # the run wrote metrics.json
+
+    @property
+    def aggregations(self) -> Sequence[AgreementRow]:
+        raise NotImplementedError
+
+    @property
+    def has_aggregations(self) -> bool:
+        """metrics.json has ``aggregations``: hard and soft verdicts (releases since soft verdicts)."""
+        return "aggregations" in self.metrics
+
+    @property
+    def has_soft(self) -> bool:
+        return any(row.aggregation == "soft" for row in self.aggregations)
+
+    @property
+    def soft_distributions(self) -> SoftDistributions | None:
+        return next((row.distributions for row in self.aggregations if row.aggregation == "soft"), None)
+
+    @property
+    def items(self) -> int | None:
+        return self.metrics.get("items")
+
+    @property
+    def items_scored(self) -> int | None:
+        return self.metrics.get("items_scored")
+
+    @property
+    def soft_status(self) -> str | None:
+        """``"read"``, or why there are no soft verdicts; None: a run before soft verdicts."""
+        return self.metrics.get("soft_verdicts")
+
+    @property
+    def parroting(self) -> ParrotingSummary | None:
+        return self.metrics.get("parroting")
+
+    @property
+    def cut_off(self) -> CutOffSummary | None:
+        return self.metrics.get("cut_off")
+
+    @property
+    def diagnosed(self) -> bool:
+        """The run measured the panel's parroting and cut-off turns (later releases)."""
+        return "cut_off" in self.metrics or "parroting" in self.metrics
+
+    def degenerate_reasons(self) -> list[str]:
+        return degenerate_reasons(self.metrics)
+
+    @property
+    def systems(self) -> PairwiseSystems | DirectSystemsMetrics | None:
+        return self.metrics.get("systems")
+
+
+@dataclass(frozen=True)
+class PairwiseView(_View):
+    """A pairwise run's metrics: ``metrics`` and the rows read from it."""
+
+    metrics: PairwiseRunMetrics
+    task: ClassVar[str] = "pairwise"
+
+    @property
+    def aggregations(self) -> list[PairwiseAgreementRow]:
+        return _aggregation_rows(self.metrics.get("aggregations"), self._row)
+
+    def _row(self, name: str, block: PairwiseAgreement | None) -> PairwiseAgreementRow:
+        if block is None:
+            m = self.metrics
+            return PairwiseAgreementRow(name, m.get("items_scored"), None, None, m.get("panel"))
+        found = block.get("items_scored"), _distributions(block), block.get("tie_share"), block.get("panel")
+        return PairwiseAgreementRow(name, *found)
+
+    @property
+    def panel(self) -> PairwiseMetrics | None:
+        """The headline aggregation's agreement."""
+        return self.metrics.get("panel")
+
+    @property
+    def baseline_rows(self) -> list[BaselineRow]:
+        """Always "A", the majority label, a random label (empty: no baselines recorded)."""
+        found = self.metrics.get("baselines")
+        if not found:
+            return []
+        n, always, majority, random = found["n"], found["always_A"], found["majority"], found["random"]
+        named = f"majority label ({majority['label']})"
+        return [
+            BaselineRow('always "A"', 'always "A"', n, always["accuracy"], always["kappa"], False),
+            BaselineRow(named, f"the {named}", n, majority["accuracy"], majority["kappa"], False),
+            BaselineRow(
+                "random label", "a random label (expected)", n, random["accuracy"], random["kappa"], True
+            ),
+        ]
+
+    @property
+    def blind_vs_final(self) -> BlindFinalPairwise | None:
+        """The blind vote (A) against the final decision (B), paired; None without one."""
+        effect = self.metrics.get("debate_effect")
+        return effect.get("comparison") if effect else None
+
+    @property
+    def blind_final_rows(self) -> list[BlindFinalRow]:
+        """Blind vote and final decision, each one's accuracy and kappa on the same items."""
+        found = self.blind_vs_final
+        if not found:
+            return []
+        accuracy, kappa = found["accuracy"], found["kappa"]
+        return [BlindFinalRow(side, found["n"], accuracy[side], kappa[side]) for side in SIDES]
+
+
+@dataclass(frozen=True)
+class DirectView(_View):
+    """A direct run's metrics: ``metrics`` and the rows read from it."""
+
+    metrics: DirectRunMetrics
+    task: ClassVar[str] = "direct"
+
+    @property
+    def aggregations(self) -> list[DirectAgreementRow]:
+        return _aggregation_rows(self.metrics.get("aggregations"), self._row)
+
+    def _row(self, name: str, block: DirectAgreement | None) -> DirectAgreementRow:
+        if block is None:
+            return DirectAgreementRow(name, self.metrics.get("items_scored"), None, self.metrics.get("panel"))
+        return DirectAgreementRow(name, block.get("items_scored"), _distributions(block), block.get("panel"))
+
+    @property
+    def panel(self) -> DirectMetrics | None:
+        """The headline aggregation's correlations."""
+        return self.metrics.get("panel")
+
+    @property
+    def length_rows(self) -> list[CorrelationRow]:
+        """The response length's correlations as a prediction, per dimension and averaged."""
+        found = self.metrics.get("baselines")
+        return correlation_rows(found.get("response_length") if found else None)
+
+    @property
+    def blind_vs_final(self) -> BlindFinalDirect | None:
+        """The blind vote (A) against the final decision (B), paired; None without one."""
+        effect = self.metrics.get("debate_effect")
+        return effect.get("comparison") if effect else None
+
+    @property
+    def blind_final_rows(self) -> list[BlindFinalRow]:
+        """Blind vote and final decision, each one's average rho and tau on the same items."""
+        average = self.blind_vs_final.get("average") if self.blind_vs_final else None
+        if not average or "spearman" not in average or "kendall" not in average:
+            return []
+        rho, tau = average["spearman"], average["kendall"]
+        return [BlindFinalRow(side, None, rho[side], tau[side]) for side in SIDES]
+
+
+MetricsView = PairwiseView | DirectView
+
+
+def metrics_view(task: str, metrics: Mapping[str, object] | None) -> MetricsView:
+    """The view of ``metrics`` (metrics.json as read, or as computed) of a run of ``task``."""
+    found = dict(metrics or {})
+    # The one place metrics.json's JSON meets its types: the task says which.
+    if task == "pairwise":
+        return PairwiseView(cast(PairwiseRunMetrics, found), metrics is not None)
+    return DirectView(cast(DirectRunMetrics, found), metrics is not None)
+
+
+def run_task(run: FinishedRun) -> str:
+    """The run's task, from run.json (its config's when run.json lacks it)."""
+    return str(run.info.get("task", run.config.get("task")))
+
+
+def run_view(run: FinishedRun) -> MetricsView:
+    return metrics_view(run_task(run), run.metrics)

@@ -1,0 +1,107 @@
+"""Per-model diagnostics of a run as rows of text, for the CLI summary, report.md and the HTML
+report: each model's requests, its agreement with the panel and with humans, how often its
+referees changed their opinion, echoed the prompt or copied each other, and its turns cut off
+at the token cap (chateval.evaluation.diagnostics), read through the run's metrics view."""
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from chateval.core.schema import Counts, DirectModelDiagnostics, PairwiseModelDiagnostics
+from chateval.evaluation.diagnostics import cut_off_text, verdict_copy_text, words_copy_text
+from chateval.reporting.metrics_view import MetricsView, PairwiseView
+
+PER_MODEL_COLUMNS = (
+    "model",
+    "referees",
+    "requests",
+    "agrees with panel",
+    "vs humans",
+    "changed opinion",
+    "echoes prompt",
+    "copies words",
+    "copies a verdict",
+    "cut off",
+)
+
+
+class ModelRow(NamedTuple):
+    """One model's diagnostics as text cells (columns: PER_MODEL_COLUMNS)."""
+
+    model: str
+    referees: str
+    requests: str
+    with_panel: str
+    vs_humans: str
+    changed: str
+    echo: str
+    words: str
+    copy: str
+    cut: str
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _share(value: float | None, of: int | None, what: str) -> str:
+    return "-" if value is None else f"{100 * value:.1f}% of {of} {what}"
+
+
+def _pairwise_cells(d: PairwiseModelDiagnostics) -> tuple[str, str]:
+    """(agrees with panel, vs humans) of a model of a pairwise run."""
+    humans = d.get("humans")
+    return _fmt(d.get("agreement_with_panel")), _fmt(humans["accuracy"]["value"]) + " acc" if humans else "-"
+
+
+def _direct_cells(d: DirectModelDiagnostics) -> tuple[str, str]:
+    """(agrees with panel, vs humans) of a model of a direct run."""
+    humans = d.get("humans")
+    average = humans.get("average") if humans else None
+    spearman = average.get("spearman") if average else None
+    return _fmt(d.get("mean_abs_diff_from_panel")) + " gap", _fmt(
+        spearman["value"]
+    ) + " rho" if spearman else "-"
+
+
+def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[ModelRow]:
+    """One row per model, for the CLI and the report; ``counts`` is run.json's ``per_model``.
+
+    ``vs humans`` is accuracy (pairwise) or average Spearman (direct); ``agrees with panel`` is
+    the label agreement share (pairwise) or the mean absolute score gap (direct, marked ``gap``).
+    """
+    found: list[tuple[str, PairwiseModelDiagnostics | DirectModelDiagnostics, tuple[str, str]]]
+    if isinstance(view, PairwiseView):
+        found = [(m, d, _pairwise_cells(d)) for m, d in (view.metrics.get("per_model") or {}).items()]
+    else:
+        found = [(m, d, _direct_cells(d)) for m, d in (view.metrics.get("per_model") or {}).items()]
+    rows = []
+    for model, d, (with_panel, vs_humans) in found:
+        changes = d.get("opinion_changes")
+        changed = (
+            f"{_fmt(changes['changed_share'])} of {changes['referee_debates']}"
+            if changes
+            else "- (opinion_probes off)"
+        )
+        model_counts = counts.get(model)
+        requests = model_counts.get("requests", "-") if model_counts else "-"
+        parroting = d.get("parroting")
+        echo = (
+            _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
+            if parroting
+            else "-"
+        )
+        rows.append(
+            ModelRow(
+                model,
+                ", ".join(d["referees"]) or "summarizer",
+                str(requests),
+                with_panel,
+                vs_humans,
+                changed,
+                echo,
+                words_copy_text(parroting),
+                verdict_copy_text(parroting),
+                cut_off_text(d.get("cut_off")),
+            )
+        )
+    return rows
