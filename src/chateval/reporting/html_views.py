@@ -1,6 +1,6 @@
-"""What the HTML report shows, read from run folders: each run's settings and metrics (read
-through chateval.reporting.metrics_view), and per item its data, each run's outcome and its
-debates (each laid out by html_debates.py).
+"""What the HTML report shows, read from run folders: each run's settings and metrics (laid out
+by html_runs.py), and per item its data, each run's outcome and its debates (each laid out by
+html_debates.py).
 
 Plain values only (strings, numbers, flags): the templates in ``reporting/templates/`` lay them
 out and escape them. Several runs of the same data line up by item id.
@@ -15,8 +15,6 @@ from chateval.core.items import Item, PairwiseItem
 from chateval.core.schema import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
-from chateval.evaluation.diagnostics import cut_off_text
-from chateval.reporting.formatting import ci_text
 from chateval.reporting.html_debates import (
     DebateView,
     debate_view,
@@ -24,10 +22,9 @@ from chateval.reporting.html_debates import (
     number_text,
     pairwise_referee,
 )
-from chateval.reporting.metrics_view import CorrelationRow, MetricsView, PairwiseView, run_view
-from chateval.reporting.model_rows import per_model_rows
-from chateval.reporting.statistics_text import below_baselines, debate_effect_text, position_text
-from chateval.reporting.systems_view import SystemsTable, systems_tables
+from chateval.reporting.html_runs import RunView, metric_rows, run_settings, speakers
+from chateval.reporting.metrics_view import run_view
+from chateval.reporting.systems_view import systems_tables
 from chateval.run.folder import FinishedRun, RunFolder
 
 PAIRWISE_FILTERS = (
@@ -65,163 +62,6 @@ class ItemView:
     @property
     def anchor(self) -> str:
         return f"item-{self.number}"
-
-
-# --- settings and metrics ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RunView:
-    """A run's settings, its metrics rows and the columns it adds to the item index."""
-
-    name: str
-    settings: dict[str, str]
-    metrics: list[list[str]]
-    columns: list[str]
-    # leaderboard, win rates, calibrated estimates (chateval.reporting.systems_view)
-    systems: list[SystemsTable]
-
-
-def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
-    """Speaker name -> (role name, model), from the run's resolved config."""
-    from pydantic import ValidationError
-
-    from chateval.config import RunConfig
-    from chateval.core.transcript import SUMMARIZER
-    from chateval.debate.building import build_panel
-    from chateval.errors import ChatEvalError
-
-    try:
-        panel = build_panel(RunConfig.model_validate(run.config))
-    except (ChatEvalError, ValidationError):
-        return {}  # a run of another release: speakers show without role and model
-    found = {a.name: (a.role.name, a.model) for a in panel.agents}
-    found[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
-    return found
-
-
-def _scales_text(run: FinishedRun) -> str:
-    dimensions = run.config.get("dimensions") or []
-    if dimensions:
-        return "scores " + ", ".join(f"{d.get('name')} {d.get('low')}-{d.get('high')}" for d in dimensions)
-    verdict = run.config.get("verdict") or {}
-    return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
-
-
-def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
-    """The settings lines that read the run's metrics."""
-    copying = [f"{row.model}: words {row.words}, verdicts {row.copy}" for row in per_model_rows(view, {})]
-    position = position_text(view.metrics.get("position")) if isinstance(view, PairwiseView) else None
-    return {
-        "cut off at the token cap": cut_off_text(view.cut_off),
-        "copying (chance)": "; ".join(copying) or "-",
-        "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
-        "position consistency": position or "-",
-        "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
-        "does the debate help?": debate_effect_text(view, agents) or "-",
-    }
-
-
-def run_settings(run: FinishedRun) -> dict[str, str]:
-    """The config and cost of a run in a few lines a reader compares across runs."""
-    config, info = run.config, run.info
-    data = config.get("data") or {}
-    verdict = config.get("verdict") or {}
-    sampling = config.get("sampling") or {}
-    named = speakers(run)
-    referees = ", ".join(f"{name} ({model})" for name, (role, model) in named.items() if role != "summarizer")
-    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in named:
-        referees += f"; summarizer ({named['Summarizer'][1]})"
-    source = f"{data.get('format')}: {data.get('path')}"
-    if data.get("pair"):
-        source += f" ({' vs '.join(data['pair'])})"
-    return {
-        "task": str(info.get("task", config.get("task"))),
-        "data": source + (f", first {data['limit']}" if data.get("limit") else ""),
-        "referees": referees or str(info.get("agents")),
-        "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
-        "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
-        "verdict": (
-            _scales_text(run)
-            + (", reasoning first" if verdict.get("reasoning") else ", scores only")
-            + (", soft (score probabilities)" if verdict.get("soft") else "")
-            + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
-        ),
-        "extras": ", ".join(name for name in ("opinion_probes", "early_stop") if config.get(name)).replace(
-            "_", " "
-        )
-        or "none",
-        "sampling": (
-            f"temperature {sampling.get('temperature')}, seed {sampling.get('seed')}, "
-            f"discussion up to {sampling.get('discussion_max_tokens')} tokens"
-        ),
-        "backend": ", ".join(f"{m}: {b}" for m, b in (info.get("backends") or {}).items())
-        or str(info.get("backend")),
-        "cost": (
-            f"{info.get('debates')} debates, {info.get('requests')} requests, "
-            f"{info.get('prompt_tokens')} prompt / {info.get('generated_tokens')} generated tokens, "
-            f"{float(info.get('wall_seconds') or 0):.0f} s"
-        ),
-        "parse failures": str(info.get("verdict_parse_failures")),
-        **_metrics_settings(run_view(run), int(info.get("agents") or 0)),
-        "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
-    }
-
-
-def _number(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
-
-
-def _correlation_cells(name: str, row: CorrelationRow) -> list[str]:
-    return [name, row.name, ci_text(row.spearman), ci_text(row.kendall)]
-
-
-def _reference_rows(view: MetricsView) -> list[list[str]]:
-    """Rows under a run's agreement: its reference baselines, then (with opinion probes) its
-    referees' blind vote before discussion and its final decision on the same items."""
-    sides = {"blind": "blind vote, before discussion", "final": "final, same items"}
-    if isinstance(view, PairwiseView):
-        rows = [
-            [f"baseline: {r.name}" + (" (expected)" if r.expected else ""), str(r.n), _number(r.accuracy)]
-            + [_number(r.kappa), ""]
-            for r in view.baseline_rows
-        ]
-        return rows + [
-            [sides[r.side], str(r.n), _number(r.first), _number(r.second), ""] for r in view.blind_final_rows
-        ]
-    rows = []
-    if "baselines" in view.metrics:
-        rows.append(["baseline: constant score", "every dimension", "undefined", "undefined"])
-        rows += [_correlation_cells("baseline: response length", r) for r in view.length_rows]
-    return rows + [
-        [sides[r.side], "average", _number(r.first), _number(r.second)] for r in view.blind_final_rows
-    ]
-
-
-def metric_rows(run: FinishedRun) -> list[list[str]]:
-    """Pairwise: verdicts, n, accuracy, kappa, ties; direct: verdicts, dimension, rho, tau; then
-    the reference baselines and the blind vote against the final decision (``_reference_rows``)."""
-    view = run_view(run)
-    rows = []
-    if isinstance(view, PairwiseView):
-        for found in view.aggregations:
-            if found.panel is None:
-                continue
-            ties = found.tie_share
-            panel = found.panel
-            rows.append(
-                [
-                    found.aggregation,
-                    str(panel["n"]),
-                    ci_text(panel["accuracy"]),
-                    ci_text(panel["kappa"]),
-                    "" if ties is None else f"{ties:.0%}",
-                ]
-            )
-    else:
-        for aggregation in view.aggregations:
-            rows += [_correlation_cells(aggregation.aggregation, r) for r in aggregation.correlations]
-    return rows + _reference_rows(view)
 
 
 # --- items --------------------------------------------------------------------------------
