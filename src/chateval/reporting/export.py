@@ -27,7 +27,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Literal, cast
 
 import yaml
 
@@ -40,7 +40,8 @@ FORMATS: tuple[Format, ...] = ("csv", "jsonl")
 SUFFIXES: dict[str, Format] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
 
 Cell = str | int | float | bool | None
-Row = dict[str, Any]  # a JSON object: cells, objects of cells, and ``referees`` (a list of objects)
+Json = Cell | dict[str, "Json"] | list["Json"]
+Row = dict[str, Json]  # a JSON object: cells, objects of cells, and ``referees`` (a list of objects)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def choose_format(fmt: str | None, output: Path | None) -> Format:
     return SUFFIXES[suffix]
 
 
-def read_run(folder: Path) -> tuple[dict[str, Any], list[VerdictRecord], bool]:
+def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool]:
     """The run's config (as written), its verdict records and whether it finished; a
     DataError names the folder and what is missing."""
     if not folder.is_dir():
@@ -114,9 +115,9 @@ def export_run(folder: Path) -> Export:
     if task == "pairwise":
         rows = pairwise_rows(records, referees)
     else:
-        dimensions = [
-            str(d["name"]) for d in config.get("dimensions") or [] if isinstance(d, dict) and "name" in d
-        ]
+        found = config.get("dimensions")
+        listed = found if isinstance(found, list) else []
+        dimensions = [str(d["name"]) for d in listed if isinstance(d, dict) and "name" in d]
         rows = direct_rows(records, referees, dimensions)
     return Export(folder, task, referees, rows, finished)
 
@@ -157,7 +158,7 @@ def pairwise_rows(records: Iterable[VerdictRecord], referees: Sequence[str]) -> 
         excluded = set(record.get("excluded_referees", []))
         for order in record["orders"]:
             given = {r["agent"]: r for r in order["referees"]}
-            entries: list[dict[str, Cell]] = []
+            entries: list[Json] = []
             for name in referees:
                 ref = given.get(name)
                 entries.append(
@@ -202,7 +203,7 @@ def _truncated(record: VerdictRecord) -> bool | None:
     return None if "truncated" not in record else record["truncated"] is not None
 
 
-def _by_dimension(values: Mapping[str, Any] | None, dimensions: Sequence[str]) -> dict[str, Cell]:
+def _by_dimension(values: Mapping[str, float] | None, dimensions: Sequence[str]) -> dict[str, Json]:
     return {d: None if values is None else values.get(d) for d in dimensions}
 
 
@@ -221,7 +222,7 @@ def direct_rows(
     rows: list[Row] = []
     for record in records:
         given = {r["agent"]: r for r in record["referees"]}
-        entries: list[dict[str, Any]] = []
+        entries: list[Json] = []
         for name in referees:
             ref = given.get(name)
             entries.append(
@@ -254,19 +255,20 @@ def flatten(row: Row) -> dict[str, Cell]:
     """A row as CSV cells: ``<referee>.<field>`` per referee, ``<field>.<key>`` per object entry."""
     cells: dict[str, Cell] = {}
 
-    def put(prefix: str, value: Any) -> None:
+    def put(prefix: str, value: Json) -> None:
         if isinstance(value, dict):
             for key, inner in value.items():
                 put(f"{prefix}.{key}", inner)
-        else:
-            cells[prefix] = value
+        else:  # rows hold no list but ``referees``: one would show as its JSON text
+            cells[prefix] = json.dumps(value) if isinstance(value, list) else value
 
     for key, value in row.items():
-        if key == "referees":
+        if key == "referees" and isinstance(value, list):
             for entry in value:
-                for field, inner in entry.items():
-                    if field != "referee":
-                        put(f"{entry['referee']}.{field}", inner)
+                if isinstance(entry, dict):
+                    for field, inner in entry.items():
+                        if field != "referee":
+                            put(f"{entry['referee']}.{field}", inner)
         else:
             put(key, value)
     return cells
