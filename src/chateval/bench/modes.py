@@ -77,12 +77,16 @@ class RecordingBackend:
 class StreamingRecorder(RecordingBackend):
     """A recorder for a streaming backend: it streams too."""
 
+    def __init__(self, inner: StreamingBackend) -> None:
+        super().__init__(inner)
+        self.streaming = inner
+
     def submit(self, key: str, request: GenerationRequest) -> None:
         self._keys[key] = request
-        self.inner.submit(key, request)  # type: ignore[attr-defined]
+        self.streaming.submit(key, request)
 
     def poll(self) -> list[tuple[str, GenerationResult]]:
-        finished: list[tuple[str, GenerationResult]] = self.inner.poll()  # type: ignore[attr-defined]
+        finished = self.streaming.poll()
         for key, result in finished:
             self.requests.append(self._keys.pop(key))
             self.results.append(result)

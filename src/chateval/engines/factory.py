@@ -57,7 +57,9 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
                 raise ConfigError(
                     f"scale.models: model {model!r} is served; its server scales it, not chateval"
                 )
-            check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
+            server = registry.spec(model).server
+            assert server is not None  # ModelSpec refuses backend openai without a server
+            check_server(model, server)
             continue
         if name != "vllm":
             continue
