@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import kendalltau
 
-from chateval.config import CompareDesign
+from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
 from chateval.evaluation.leaderboard import BASE_RATING, ELO_SCALE, leaderboard, simulate_davidson
 

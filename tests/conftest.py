@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from chateval.config import RunConfig, parse_config
+from chateval.config.files import parse_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 

@@ -51,7 +51,7 @@ def test_broken_config_is_a_one_line_error(config: str, message: str, tmp_path: 
 
 def test_numeric_label_keys_match_the_data(tmp_path: Path) -> None:
     """``labels: {1: A, 2: B}`` (YAML integers) maps a column of 1s and 2s."""
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.data import load_items
 
     path = tmp_path / "config.yaml"

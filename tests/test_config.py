@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.config import load_config
+from chateval.config.files import load_config
 from chateval.errors import ConfigError
 from tests.conftest import CONFIGS_DIR, tiny_config
 
@@ -46,7 +46,8 @@ def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
 def test_config_names_what_the_stages_implement() -> None:
     """The config validates strategy and responses-format names from its own lists; the
     registries of the stages above it must hold exactly those."""
-    from chateval.config import RESPONSES_FORMATS, STRATEGY_NAMES
+    from chateval.config.data import RESPONSES_FORMATS
+    from chateval.config.sections import STRATEGY_NAMES
     from chateval.data import RESPONSE_LOADERS
     from chateval.debate.strategies import STRATEGIES
 

@@ -1,6 +1,6 @@
 """docs/config.md is generated from the config models and must match them."""
 
-from chateval.config_docs import config_reference
+from chateval.config.docs import config_reference
 from tests.conftest import ROOT
 
 

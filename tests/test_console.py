@@ -13,7 +13,7 @@ import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
 from chateval.core.console import Console, ConsoleHandler, Progress, once, session
 from chateval.errors import BackendError

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.config import DataConfig
+from chateval.config.data import DataConfig
 from chateval.core.items import DirectItem, PairwiseItem
 from chateval.data import load_items as _load_items
 from chateval.errors import DataError

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from chateval.config import load_config
+from chateval.config.files import load_config
 from chateval.core.schema import VerdictRecord
 from chateval.evaluation.debate_effect import blind_label, debate_effect
 from chateval.evaluation.diagnostics import per_model

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
-from chateval.config import load_config
+from chateval.config.files import load_config
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import DataError

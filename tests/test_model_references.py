@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.config import parse_config
+from chateval.config.files import parse_config
 from chateval.engines.factory import TokenizerOnly
 from chateval.engines.models import DEFAULT_MODEL, DIRECT_CONTEXT_CAP, ModelRegistry
 from chateval.errors import ConfigError

@@ -16,7 +16,7 @@ from chateval.backends.http import ServerClient
 from chateval.backends.openai_backend import OpenAIBackend, _by_text
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.cli import app
-from chateval.config import dump_config
+from chateval.config.files import dump_config
 from chateval.core.backend import ChatMessage, GenerationRequest, RemoteBackend
 from chateval.core.model_spec import ModelSpec
 from chateval.engines.models import ModelRegistry

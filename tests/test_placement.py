@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.engines.placement import choose_placement, memory_shares, weights_gib
 from chateval.engines.pool import ModelPool
 from chateval.run.runner import run

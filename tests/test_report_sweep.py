@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
 from chateval.errors import ConfigError
 from chateval.reporting.markdown import write_report

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
 from chateval.run.runner import run

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chateval.config import dump_config
+from chateval.config.files import dump_config
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.run.runner import run

@@ -45,7 +45,7 @@ def test_a_run_of_an_earlier_release_resumes_when_only_new_defaults_differ(tmp_p
     """config.yaml of an earlier release lacks the keys added since; their defaults are no change."""
     import yaml
 
-    from chateval.config import dump_config, load_config
+    from chateval.config.files import dump_config, load_config
 
     today = dump_config(load_config(ROOT / "configs" / "quickstart.yaml"))
     earlier = yaml.safe_load(today)

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
-from chateval.config import CompareDesign, DataConfig, parse_config
+from chateval.config.data import CompareDesign, DataConfig
+from chateval.config.files import parse_config
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.data import load_items
 from chateval.data.designs import all_pairs, comparisons_per_prompt, design_pairs
@@ -442,7 +443,7 @@ def test_records_without_systems_have_no_system_keys(scripted_reference: Path) -
 
 
 def test_systems_quickstart_config_loads() -> None:
-    from chateval.config import load_config
+    from chateval.config.files import load_config
 
     config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
     assert len(load_run_items(config)) == 12 and config.agents[0].model == DEFAULT_MODEL

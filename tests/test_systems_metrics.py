@@ -83,7 +83,7 @@ def test_the_soft_win_probability_reads_both_orders_in_the_items_frame() -> None
 
 
 def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> None:
-    from chateval.config import load_config
+    from chateval.config.files import load_config
 
     config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
     records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]

@@ -69,7 +69,7 @@ def run(
 
     The console shows what loads, one progress bar and the summary; the engines' own output
     goes to engine.log in the run folder (appended on resume) unless --verbose."""
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.core.console import session
     from chateval.reporting.summary import print_summary
     from chateval.run.folder import RunFolder
@@ -117,7 +117,7 @@ def preview(
     No model is loaded."""
     import json
 
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.debate.preview import preview as preview_requests
     from chateval.debate.preview import render
 
@@ -196,7 +196,7 @@ def bench(
     (the engines' output goes to NAME.engine.log beside the report unless --verbose)."""
 
     from chateval.bench.modes import run_bench
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.core.console import session
     from chateval.core.textfile import write_json
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
 from chateval.core.console import Progress
 from chateval.core.transcript import Debate

@@ -20,7 +20,7 @@ from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 
 def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:

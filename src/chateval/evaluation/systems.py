@@ -19,7 +19,8 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.config import CompareDesign, RunConfig
+from chateval.config.data import CompareDesign
+from chateval.config.run import RunConfig
 from chateval.core.schema import Distribution, VerdictRecord
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.ppi import PPIMean, ppi_mean

@@ -87,7 +87,7 @@ def _speakers(config: dict[str, Any]) -> dict[str, tuple[str, str]]:
     """Speaker name -> (role name, model), from the run's resolved config."""
     from pydantic import ValidationError
 
-    from chateval.config import RunConfig
+    from chateval.config.run import RunConfig
     from chateval.core.transcript import SUMMARIZER
     from chateval.debate.building import build_panel
     from chateval.errors import ChatEvalError
@@ -426,7 +426,7 @@ def _data_items(run: FinishedRun) -> dict[str, Item]:
     """The run's items as its data file holds them now (empty when it cannot be read here)."""
     from pydantic import ValidationError
 
-    from chateval.config import RunConfig
+    from chateval.config.run import RunConfig
     from chateval.debate.building import load_run_items
     from chateval.errors import ChatEvalError
 

@@ -151,7 +151,7 @@ def _as_today(tree: Any, source: str, base_dir: Path) -> Any:
     """A stored config read through today's RunConfig: keys added by a later release carry their
     defaults, so an unfinished run of an earlier release still resumes. A config today's schema
     refuses is compared as it was written."""
-    from chateval.config import dump_config, parse_config
+    from chateval.config.files import dump_config, parse_config
 
     try:
         return yaml.safe_load(dump_config(parse_config(tree, source, base_dir)))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.items import DirectItem
 from chateval.core.schema import VerdictRecord
 from chateval.debate.building import load_run_items
@@ -33,7 +33,7 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
 
 def rescore(outdir: Path) -> dict[str, Any] | None:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    from chateval.config import parse_config
+    from chateval.config.files import parse_config
 
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a finished run folder")

@@ -14,7 +14,8 @@ from typing import Any
 
 from chateval import __version__
 from chateval.backends.replicas import ReplicaSet
-from chateval.config import RunConfig, dump_config
+from chateval.config.files import dump_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.console import Progress
 from chateval.core.schema import RunInfo

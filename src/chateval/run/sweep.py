@@ -9,7 +9,8 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from chateval.config import RunConfig, load_config
+from chateval.config.files import load_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.console import Progress
 from chateval.debate.scheduler import StepCallback

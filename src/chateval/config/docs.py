@@ -14,12 +14,12 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 
 HEADER = """# Config reference
 
 Every key a run config may hold (`chateval run CONFIG`, `--set key=value`), generated from the
-config models in `src/chateval/config.py` by `python scripts/write_config_docs.py`. Unknown keys
+config models in `src/chateval/config/` by `python scripts/write_config_docs.py`. Unknown keys
 are errors. A config may start with `extends: other.yaml` and override only what differs
 (mappings merge, lists are replaced). Paths are relative to the config file.
 """
