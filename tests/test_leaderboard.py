@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
+from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.leaderboard import (
     BASE_RATING,
     ELO_SCALE,
@@ -18,7 +19,6 @@ from chateval.evaluation.leaderboard import (
     leaderboard,
     simulate_davidson,
 )
-from chateval.evaluation.win_rates import Comparison
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 

@@ -68,13 +68,8 @@ from scipy import sparse
 from scipy.optimize import minimize
 
 from chateval.core.schema import Interval
-from chateval.evaluation.win_rates import (
-    Comparison,
-    ComparisonArrays,
-    comparison_arrays,
-    percentile_intervals,
-    resample_counts,
-)
+from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
+from chateval.evaluation.prompt_bootstrap import percentile_intervals, resample_counts
 
 N_RESAMPLES = 500
 RIDGE = 0.01
