@@ -101,12 +101,14 @@ def comparison_arrays(
 @dataclass(frozen=True)
 class Sides:
     """Every comparison twice, once from each of its systems' side: ``system`` is that system,
-    ``score`` and ``soft`` its outcome and soft probability (1 - A's for B's side)."""
+    ``score`` and ``soft`` its outcome and soft probability (1 - A's for B's side), ``length``
+    its own answer's length."""
 
     prompt: np.ndarray
     system: np.ndarray
     score: np.ndarray
     soft: np.ndarray
+    length: np.ndarray
 
 
 def each_side(arrays: ComparisonArrays) -> Sides:
@@ -117,6 +119,7 @@ def each_side(arrays: ComparisonArrays) -> Sides:
         system=np.concatenate([arrays.a, arrays.b]),
         score=np.concatenate([arrays.outcome, 1.0 - arrays.outcome]),
         soft=np.concatenate([arrays.soft, 1.0 - arrays.soft]),
+        length=np.concatenate([arrays.length_a, arrays.length_b]),
     )
 
 
