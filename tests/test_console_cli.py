@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chateval.core.console import ENGINE_LOG
+from chateval.core.engine_log import ENGINE_LOG
 from chateval.engines.models import ModelRegistry
 from tests.conftest import CONFIGS_DIR, ROOT
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from chateval.core.console import ENGINE_LOG
+from chateval.core.engine_log import ENGINE_LOG
 from chateval.errors import ChatEvalError, ConfigError
 
 FINISHED_MARKER = "run.json"

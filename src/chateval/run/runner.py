@@ -16,7 +16,7 @@ from chateval import __version__
 from chateval.backends.replicas import ReplicaSet
 from chateval.config import RunConfig, dump_config
 from chateval.core.backend import Backend
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.schema import RunInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
