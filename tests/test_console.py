@@ -15,7 +15,10 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
-from chateval.core.console import Console, ConsoleHandler, Progress, once, session
+from chateval.core.console import Console
+from chateval.core.console_handler import ConsoleHandler, once
+from chateval.core.console_session import session
+from chateval.core.progress import Progress
 from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
 from chateval.run.folder import RunFolder

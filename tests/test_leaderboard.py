@@ -8,17 +8,17 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from chateval.evaluation.leaderboard import (
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.davidson_fit import (
     BASE_RATING,
     ELO_SCALE,
     RIDGE,
-    _fit_batch,
-    _prepare,
+    fit_batch,
     fit_davidson,
-    leaderboard,
-    simulate_davidson,
+    prepare_fit,
 )
-from chateval.evaluation.win_rates import Comparison
+from chateval.evaluation.davidson_simulation import simulate_davidson
+from chateval.evaluation.leaderboard import leaderboard
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 
@@ -80,10 +80,10 @@ def test_bootstrap_refits_agree_with_the_scipy_fit() -> None:
     ]  # fmt: skip
     for length_control in (False, True):
         fit = fit_davidson(comparisons, length_control=length_control)
-        _, _, design = _prepare(comparisons, None, None, length_control)
+        _, _, design = prepare_fit(comparisons, None, None, length_control)
         # The vectorised Newton refit, started far from the optimum, on the full data (twice).
         weights = np.tile(design.weights.sum(axis=0), (2, 1))
-        params = _fit_batch(design, weights, np.full(design.size, 0.3), RIDGE)
+        params = fit_batch(design, weights, np.full(design.size, 0.3), RIDGE)
         expected = [fit.log_strengths[s] for s in PLANTED if s != "s0"] + [math.log(fit.nu or 1.0)]
         if length_control:
             expected.append(fit.gamma or 0.0)

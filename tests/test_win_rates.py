@@ -6,14 +6,11 @@ import itertools
 import numpy as np
 import pytest
 
-from chateval.evaluation.win_rates import (
-    Comparison,
-    ScoredResponse,
-    direct_systems,
-    length_bias,
-    resample_counts,
-    win_rates,
-)
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.direct_systems import ScoredResponse, direct_systems
+from chateval.evaluation.length_bias import length_bias
+from chateval.evaluation.prompt_bootstrap import resample_counts
+from chateval.evaluation.win_rates import win_rates
 
 
 def c(

@@ -23,7 +23,7 @@ from typing import Any
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.panel import Panel

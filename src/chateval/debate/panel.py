@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from chateval.core.backend import GenerationRequest, GenerationResult
-from chateval.core.console import once
+from chateval.core.console_handler import once
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import SUMMARIZER, Debate, Transcript, Turn, Utterance, UtteranceKind
 from chateval.debate.strategies import Step, Strategy

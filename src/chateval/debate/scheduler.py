@@ -18,7 +18,7 @@ from chateval.core.backend import (
     RemoteBackend,
     StreamingBackend,
 )
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.transcript import Debate, Turn, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.panel import Panel

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from chateval.core.backend import GenerationResult, Keep, TokenCounter
-from chateval.core.console import once
+from chateval.core.console_handler import once
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from chateval.core.console import Progress
 from chateval.core.items import Item, PairwiseItem
+from chateval.core.progress import Progress
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
 from chateval.evaluation.diagnostics import (

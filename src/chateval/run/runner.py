@@ -17,7 +17,7 @@ from chateval.backends.replicas import ReplicaSet
 from chateval.config.files import dump_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.schema import RunInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
