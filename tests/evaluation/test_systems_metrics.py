@@ -14,7 +14,7 @@ from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
-from tests.test_export import soft_scores
+from tests.reporting.test_export import soft_scores
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 

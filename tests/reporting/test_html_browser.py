@@ -13,7 +13,7 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
 from tests.conftest import quickstart_config
-from tests.test_html_report import hostile
+from tests.reporting.test_html_report import hostile
 
 pytestmark = pytest.mark.slow
 

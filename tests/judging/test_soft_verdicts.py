@@ -1,7 +1,7 @@
 """Soft verdicts: reading score distributions, aggregating them, and carrying them through a run.
 
 Probabilities here are hand-built; a scripted "tokenizer" makes every character one token, so
-token positions are character positions. Real-model checks are in test_real_models.py.
+token positions are character positions. Real-model checks are in tests/end_to_end/test_real_models.py.
 """
 
 import itertools

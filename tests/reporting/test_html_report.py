@@ -1,7 +1,7 @@
 """``chateval report RUN... --html`` on scripted runs: self-contained pages with every item,
 its filters' data and its debates; model output escaped; nothing loaded from the network;
 several runs side by side; direct runs; big runs split into one page per item. (The page in
-a real browser: tests/test_html_browser.py.)"""
+a real browser: tests/reporting/test_html_browser.py.)"""
 
 import re
 from pathlib import Path

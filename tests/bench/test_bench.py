@@ -12,7 +12,7 @@ from chateval.bench.modes import run_bench
 from chateval.errors import ConfigError
 from chateval.reporting.summary import print_bench
 from tests.conftest import prompt_text, tiny_config
-from tests.test_scheduling import MODEL, agreeing, config
+from tests.debate.test_scheduling import MODEL, agreeing, config
 
 
 def modes(report: dict) -> dict:  # type: ignore[type-arg]
@@ -132,7 +132,7 @@ def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) ->
     path = tmp_path / "full.json"
     path.write_text(json.dumps(report))
     out = tmp_path / "check.json"
-    script = Path(__file__).parents[1] / "scripts" / "check_sequential_estimate.py"
+    script = Path(__file__).parents[2] / "scripts" / "check_sequential_estimate.py"
     subprocess.run([sys.executable, str(script), str(path), "--items", "2", "-o", str(out)], check=True)
     checked = json.loads(out.read_text())
     assert checked["items"] == 6

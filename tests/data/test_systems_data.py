@@ -24,7 +24,7 @@ from tests.conftest import CONFIGS_DIR, MODELS_DIR, prompt_dependent, read_jsonl
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 SYSTEMS = ["careful", "brief", "rambling"]
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 needs_shared = pytest.mark.skipif(not (SHARED / "faireval").is_dir(), reason="../shared/datasets not present")
 
 

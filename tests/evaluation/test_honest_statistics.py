@@ -29,8 +29,8 @@ from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
 from chateval.run.runner import run
 from tests.conftest import CONFIGS_DIR, tiny_config
-from tests.test_diagnostics import backends
-from tests.test_diagnostics import config as two_model_config
+from tests.evaluation.test_diagnostics import backends
+from tests.evaluation.test_diagnostics import config as two_model_config
 
 
 def pairwise_record(

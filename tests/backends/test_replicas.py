@@ -2,7 +2,7 @@
 model, no Ray): every turn of an item stays on one replica, results are collected from
 whichever replica answers first, and a replica that dies ends the run with exit 1, after which
 the same run resumes (on more or fewer replicas) to identical outputs. The real thing, vLLM
-actors on a local Ray cluster, is tests/test_ray_replicas.py."""
+actors on a local Ray cluster, is tests/backends/test_ray_replicas.py."""
 
 import concurrent.futures
 import json

@@ -63,7 +63,7 @@ def test_direct_scores_must_be_numbers(tmp_path: Path) -> None:
         load_items("jsonl_direct", path)
 
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/datasets not present")
 
 

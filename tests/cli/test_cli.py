@@ -53,7 +53,7 @@ def test_unknown_model_prepare_exits_2() -> None:
 
 def test_unknown_model_in_config_exits_2_before_writing(tmp_path: Path) -> None:
     config = tmp_path / "c.yaml"
-    samples = Path(__file__).resolve().parent.parent / "configs/samples/quickstart_pairwise.jsonl"
+    samples = Path(__file__).resolve().parents[2] / "configs/samples/quickstart_pairwise.jsonl"
     config.write_text(
         f"task: pairwise\ndata: {{format: jsonl_pairwise, path: {samples}}}\n"
         f"agents: [{{role: critic, model: llama-99b}}]\nmodels_dir: {MODELS_DIR}\n"

@@ -20,7 +20,7 @@ from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
 from tests.conftest import prompt_dependent, tiny_config
-from tests.test_placement import TWO_MODELS, LoadLog
+from tests.engines.test_placement import TWO_MODELS, LoadLog
 
 MODEL = "smollm2-135m"
 

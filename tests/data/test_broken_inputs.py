@@ -1,4 +1,4 @@
-"""Table-driven: every broken input file under tests/broken gives its clear one-line error."""
+"""Table-driven: every broken input file under tests/data/broken gives its clear one-line error."""
 
 from pathlib import Path
 from typing import Any
