@@ -1,4 +1,4 @@
-"""The ``openai`` backend against a small local server that fails on purpose (tests/fake_server.py):
+"""The ``openai`` backend against a small local server that fails on purpose (tests/support/fake_server.py):
 requests and their fields, retries with backoff, timeouts, 4xx, API keys, a server that stops
 answering mid-run (exit 1, resume), and served and in-process referees in one panel."""
 
@@ -23,8 +23,8 @@ from chateval.engines.models import ModelRegistry
 from chateval.engines.pool import ModelPool
 from chateval.errors import BackendError, ConfigError
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, tiny_config
-from tests.fake_server import Behaviour, fake_server
+from tests.support.fake_server import Behaviour, fake_server
+from tests.support.helpers import prompt_dependent, tiny_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 

@@ -19,8 +19,8 @@ from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
-from tests.vllm_server import free_port
+from tests.support.helpers import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
+from tests.support.vllm_server import free_port
 
 pytestmark = pytest.mark.slow
 ray = pytest.importorskip("ray")

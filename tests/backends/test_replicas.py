@@ -17,7 +17,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, quickstart_config
+from tests.support.helpers import prompt_dependent, quickstart_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")

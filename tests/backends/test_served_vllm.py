@@ -18,8 +18,8 @@ from chateval.config import dump_config
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
-from tests.vllm_server import VllmServer, free_port
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
+from tests.support.vllm_server import VllmServer, free_port
 
 pytestmark = pytest.mark.slow
 

@@ -15,7 +15,7 @@ from chateval.backends.transformers_backend import (
 )
 from chateval.core.backend import Backend, ChatMessage, GenerationRequest
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
-from tests.conftest import tiny_config
+from tests.support.helpers import tiny_config
 
 RULES = " ".join(
     f"Rule {n}: a referee reads both answers in full, weighs accuracy before style, and says "

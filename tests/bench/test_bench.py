@@ -11,8 +11,8 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.errors import ConfigError
 from chateval.reporting.summary import print_bench
-from tests.conftest import prompt_text, tiny_config
 from tests.debate.test_scheduling import MODEL, agreeing, config
+from tests.support.helpers import prompt_text, tiny_config
 
 
 def modes(report: dict) -> dict:  # type: ignore[type-arg]

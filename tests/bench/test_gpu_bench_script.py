@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
-from tests.conftest import MODELS_DIR, ROOT
+from tests.support.helpers import MODELS_DIR, ROOT
 
 FAIREVAL = ROOT.parent / "shared" / "datasets" / "faireval"
 

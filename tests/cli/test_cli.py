@@ -5,7 +5,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from chateval.cli import app
-from tests.conftest import MODELS_DIR
+from tests.support.helpers import MODELS_DIR
 
 runner = CliRunner()
 

@@ -11,7 +11,7 @@ import pytest
 
 from chateval.core.console import ENGINE_LOG
 from chateval.engines.models import ModelRegistry
-from tests.conftest import CONFIGS_DIR, ROOT
+from tests.support.helpers import CONFIGS_DIR, ROOT
 
 pytestmark = pytest.mark.slow
 

@@ -6,7 +6,7 @@ import pytest
 
 from chateval.config import load_config
 from chateval.errors import ConfigError
-from tests.conftest import CONFIGS_DIR, tiny_config
+from tests.support.helpers import CONFIGS_DIR, tiny_config
 
 
 def write(tmp_path: Path, text: str) -> Path:

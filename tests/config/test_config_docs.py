@@ -1,7 +1,7 @@
 """docs/config.md is generated from the config models and must match them."""
 
 from chateval.config_docs import config_reference
-from tests.conftest import ROOT
+from tests.support.helpers import ROOT
 
 
 def test_committed_config_reference_matches_the_code() -> None:

@@ -19,8 +19,8 @@ from chateval.core.console import ENGINE_LOG, Console, ConsoleHandler, Progress,
 from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, tiny_config
 from tests.engines.test_placement import TWO_MODELS, LoadLog
+from tests.support.helpers import prompt_dependent, tiny_config
 
 MODEL = "smollm2-135m"
 

@@ -8,7 +8,7 @@ import yaml
 from typer.testing import CliRunner
 
 from chateval.cli import app
-from tests.conftest import MODELS_DIR
+from tests.support.helpers import MODELS_DIR
 
 BROKEN = Path(__file__).resolve().parent / "broken"
 CASES: list[dict[str, Any]] = yaml.safe_load((BROKEN / "cases.yaml").read_text())

@@ -8,7 +8,7 @@ from chateval.config import DataConfig
 from chateval.core.items import DirectItem, PairwiseItem
 from chateval.data import load_items as _load_items
 from chateval.errors import DataError
-from tests.conftest import CONFIGS_DIR
+from tests.support.helpers import CONFIGS_DIR
 
 
 def load_items(fmt: str, path: Path, **options: object) -> list:  # type: ignore[type-arg]

@@ -20,7 +20,7 @@ from chateval.debate.building import load_run_items
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ConfigError, DataError
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, MODELS_DIR, prompt_dependent, read_jsonl, tiny_config
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, prompt_dependent, read_jsonl, tiny_config
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 SYSTEMS = ["careful", "brief", "rambling"]

@@ -11,7 +11,7 @@ from chateval.core.backend import GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.preview import placeholder, preview
 from chateval.debate.scheduler import Scheduler
-from tests.conftest import CONFIGS_DIR, tiny_config
+from tests.support.helpers import CONFIGS_DIR, tiny_config
 
 MODEL = "smollm2-135m"
 STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]

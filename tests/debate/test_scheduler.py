@@ -11,7 +11,7 @@ from chateval.core.items import PairwiseItem
 from chateval.debate.building import build_debates, build_panel
 from chateval.debate.scheduler import Scheduler
 from chateval.run.runner import run
-from tests.conftest import read_jsonl, tiny_config
+from tests.support.helpers import read_jsonl, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
 

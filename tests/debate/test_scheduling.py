@@ -9,7 +9,7 @@ from chateval.config import RunConfig
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, prompt_text, read_jsonl, speaker_of, tiny_config
+from tests.support.helpers import prompt_dependent, prompt_text, read_jsonl, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")

@@ -7,7 +7,7 @@ from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
 from chateval.debate.strategies import get_strategy
-from tests.conftest import prompt_text, tiny_config
+from tests.support.helpers import prompt_text, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
 

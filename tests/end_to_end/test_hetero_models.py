@@ -15,7 +15,7 @@ import pytest
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, ROOT, SECOND_MODEL, tiny_config
+from tests.support.helpers import CONFIGS_DIR, ROOT, SECOND_MODEL, tiny_config
 
 pytestmark = pytest.mark.slow
 

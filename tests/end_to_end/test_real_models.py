@@ -14,7 +14,7 @@ import pytest
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
-from tests.conftest import assert_close, read_jsonl, tiny_config
+from tests.support.helpers import assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ from chateval.core.backend import GenerationRequest
 from chateval.engines.context import _water_level
 from chateval.errors import DataError
 from chateval.run.runner import run
-from tests.conftest import prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 WINDOW = 900  # scripted tokens are words

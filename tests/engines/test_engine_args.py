@@ -12,7 +12,7 @@ from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.engines.placement import need_gib
 from chateval.errors import ConfigError
 from chateval.run.runner import run
-from tests.conftest import MODELS_DIR, tiny_config
+from tests.support.helpers import MODELS_DIR, tiny_config
 
 pytest.importorskip("vllm")
 

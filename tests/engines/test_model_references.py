@@ -14,7 +14,7 @@ from chateval.engines.factory import TokenizerOnly
 from chateval.engines.models import DEFAULT_MODEL, DIRECT_CONTEXT_CAP, ModelRegistry
 from chateval.errors import ConfigError
 from chateval.run.runner import run
-from tests.conftest import MODELS_DIR, tiny_config
+from tests.support.helpers import MODELS_DIR, tiny_config
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

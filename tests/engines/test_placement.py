@@ -10,7 +10,7 @@ from chateval.config import RunConfig
 from chateval.engines.placement import choose_placement, memory_shares, weights_gib
 from chateval.engines.pool import ModelPool
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, tiny_config
+from tests.support.helpers import prompt_dependent, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}]
 

@@ -6,7 +6,7 @@ import pytest
 
 from chateval.engines.models import ModelRegistry
 from chateval.errors import ConfigError
-from tests.conftest import MODELS_DIR
+from tests.support.helpers import MODELS_DIR
 
 
 def write_registry(folder: Path, text: str) -> ModelRegistry:

@@ -9,7 +9,7 @@ from chateval.config import RunConfig
 from chateval.core.backend import GenerationRequest
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.conftest import read_jsonl, saw_discussion, tiny_config
+from tests.support.helpers import read_jsonl, saw_discussion, tiny_config
 
 TWO_MODELS = [{"role": "critic", "model": "steady"}, {"role": "editor", "model": "swayed"}]
 

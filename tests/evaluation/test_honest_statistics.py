@@ -28,9 +28,9 @@ from chateval.reporting.markdown import baseline_lines, debate_effect_lines, loa
 from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, tiny_config
 from tests.evaluation.test_diagnostics import backends
 from tests.evaluation.test_diagnostics import config as two_model_config
+from tests.support.helpers import CONFIGS_DIR, tiny_config
 
 
 def pairwise_record(

@@ -34,7 +34,7 @@ from chateval.evaluation.panel_behaviour import (
 )
 from chateval.run.records import item_records
 from chateval.run.runner import run
-from tests.conftest import tiny_config
+from tests.support.helpers import tiny_config
 
 ITEM = PairwiseItem("q1", "How long should I boil an egg?", "Nine minutes.", "Until it is done.", "A")
 

@@ -13,8 +13,8 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
 from tests.reporting.test_export import soft_scores
+from tests.support.helpers import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 
@@ -172,7 +172,7 @@ def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_
     """Two systems on four prompts; system "two" is scored higher by the panel, and three of its
     four responses carry a human score (the fourth is left for the calibrated mean)."""
     from chateval.core.backend import GenerationRequest
-    from tests.conftest import speaker_of
+    from tests.support.helpers import speaker_of
 
     data = tmp_path / "rows.jsonl"
     rows = []

@@ -8,7 +8,7 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest
 from chateval.run.runner import run
-from tests.conftest import prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import prompt_text, read_jsonl, tiny_config
 
 
 def first_position_lover(request: GenerationRequest) -> str:

@@ -24,7 +24,7 @@ from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
 from chateval.judging.soft import check_vocabulary, read_score, score_pieces
 from chateval.run.journal import append_step, load
 from chateval.run.runner import run
-from tests.conftest import read_jsonl, tiny_config
+from tests.support.helpers import read_jsonl, tiny_config
 
 ONE_TO_TEN = tuple(range(1, 11))
 

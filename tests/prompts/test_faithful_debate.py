@@ -11,7 +11,7 @@ from chateval.core.backend import ChatMessage, GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
 from chateval.prompts.builder import PROMPT_LAYOUTS, get_role
-from tests.conftest import prompt_text, tiny_config
+from tests.support.helpers import prompt_text, tiny_config
 
 MODEL = "smollm2-135m"
 ROLES = ["general_public", "critic", "news_author"]

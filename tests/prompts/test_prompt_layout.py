@@ -19,7 +19,7 @@ from chateval.engines.models import ModelRegistry
 from chateval.errors import ConfigError
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.run.runner import run
-from tests.conftest import SECOND_MODEL, prompt_text, speaker_of, tiny_config
+from tests.support.helpers import SECOND_MODEL, prompt_text, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
 LAYOUTS = list(PROMPT_LAYOUTS)

@@ -18,7 +18,7 @@ from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.export import choose_format, export_run
 from chateval.run.runner import run
-from tests.conftest import (
+from tests.support.helpers import (
     CONFIGS_DIR,
     direct_responses_config,
     prompt_text,

@@ -12,8 +12,8 @@ import pytest
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.conftest import quickstart_config
 from tests.reporting.test_html_report import hostile
+from tests.support.helpers import quickstart_config
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import DataError
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config, tiny_config
+from tests.support.helpers import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config, tiny_config
 
 HOSTILE = '<script>alert("x")</script><img src="http://evil.example/x.png">'
 ROW = re.compile(r'<tr class="[^"]*" data-\w+="[01]"')

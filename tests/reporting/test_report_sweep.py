@@ -10,7 +10,7 @@ from chateval.core.backend import GenerationRequest
 from chateval.errors import ConfigError
 from chateval.reporting.markdown import write_report
 from chateval.run.sweep import run_sweep
-from tests.conftest import CONFIGS_DIR
+from tests.support.helpers import CONFIGS_DIR
 
 
 def responder(request: GenerationRequest) -> str:

@@ -15,7 +15,7 @@ import yaml
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
-from tests.conftest import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
 

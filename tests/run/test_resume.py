@@ -9,7 +9,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError, ConfigError
 from chateval.run.runner import run
-from tests.conftest import prompt_dependent, quickstart_config
+from tests.support.helpers import prompt_dependent, quickstart_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 

@@ -7,7 +7,7 @@ import pytest
 
 from chateval.errors import ConfigError
 from chateval.run.folder import changed_keys, prepare_outdir, write_json, write_jsonl
-from tests.conftest import ROOT
+from tests.support.helpers import ROOT
 
 CONFIG = "name: t\nrounds: 2\nscheduling: streaming\nsampling:\n  temperature: 0.0\n"
 
