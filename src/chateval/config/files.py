@@ -134,8 +134,10 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     return _merge(base, tree)
 
 
-def load_config(path: Path, overrides: list[str] | None = None) -> RunConfig:
-    """Read a YAML run config (safe_load only), resolve ``extends``, apply overrides, validate."""
+def load_config(path: Path | str, overrides: list[str] | None = None) -> RunConfig:
+    """Read a YAML run config (safe_load only), resolve ``extends``, apply overrides
+    (``key=value``, as ``--set`` takes them), validate."""
+    path = Path(path)
     tree = _read_tree(path)
     apply_overrides(tree, overrides or [])
     return parse_config(tree, str(path), path.parent)

@@ -111,8 +111,9 @@ class FinishedRun:
         return [record for _, record in RunFolder(self.folder).read_verdicts()]
 
 
-def load_finished_run(folder: Path) -> FinishedRun:
+def load_finished_run(folder: Path | str) -> FinishedRun:
     """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    folder = Path(folder)
     files = RunFolder(folder)
     if not files.finished():
         raise DataError(f"{folder}: not a finished run folder (no run.json)")

@@ -45,7 +45,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class RunResult:
-    """What a finished run wrote, for the CLI summary."""
+    """What a finished run wrote: its folder, run.json's counts and metrics.json's numbers."""
 
     outdir: Path
     run_info: RunInfo
@@ -83,7 +83,7 @@ def _served_by(
 
 def run(
     config: RunConfig,
-    outdir: Path,
+    outdir: Path | str,
     *,
     force: bool = False,
     backends: Mapping[str, Backend] | None = None,
@@ -98,6 +98,7 @@ def run(
     called once the run folder is ready, before any model loads (the CLI sends the engines'
     output to its engine.log from then on).
     """
+    outdir = Path(outdir)
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     items = load_run_items(config)
