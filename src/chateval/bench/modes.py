@@ -17,12 +17,12 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from chateval.bench.measure import ModeResult, RecordingBackend, measure, recording
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
 from chateval.config.run import RunConfig
-from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
+from chateval.core.backend import Backend, GenerationRequest, GenerationResult
 from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel, load_run_items
@@ -53,145 +53,6 @@ ENGINE_ENV_PREFIXES = ("VLLM_", "OMP_", "CUDA_VISIBLE_DEVICES")
 TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_tokens", "seconds")
 # A cost model has three coefficients: fewer timed requests than this cannot pin them down.
 MIN_TIMED_REQUESTS = 6
-
-
-class RecordingBackend:
-    """Forwards to a backend and keeps every request and result it sees."""
-
-    def __init__(self, inner: Backend) -> None:
-        self.inner = inner
-        self.requests: list[GenerationRequest] = []
-        self.results: list[GenerationResult] = []
-        self._keys: dict[str, GenerationRequest] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        results = self.inner.generate(requests)
-        self.requests += requests
-        self.results += results
-        return results
-
-
-class StreamingRecorder(RecordingBackend):
-    """A recorder for a streaming backend: it streams too."""
-
-    def __init__(self, inner: StreamingBackend) -> None:
-        super().__init__(inner)
-        self.streaming = inner
-
-    def submit(self, key: str, request: GenerationRequest) -> None:
-        self._keys[key] = request
-        self.streaming.submit(key, request)
-
-    def poll(self) -> list[tuple[str, GenerationResult]]:
-        finished = self.streaming.poll()
-        for key, result in finished:
-            self.requests.append(self._keys.pop(key))
-            self.results.append(result)
-        return finished
-
-
-def _recorder(backend: Backend) -> RecordingBackend:
-    if isinstance(backend, StreamingBackend):
-        return StreamingRecorder(backend)
-    return RecordingBackend(backend)
-
-
-@dataclass
-class ModeResult:
-    """What one mode did and how long it took."""
-
-    mode: str
-    seconds: float
-    requests: int
-    prompt_tokens: int
-    generated_tokens: int
-    cached_tokens: int
-    peak_memory_gib: float | None
-    note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "seconds": round(self.seconds, 3),
-            "requests": self.requests,
-            "prompt_tokens": self.prompt_tokens,
-            "generated_tokens": self.generated_tokens,
-            "generated_tokens_per_second": round(self.generated_tokens / self.seconds, 2)
-            if self.seconds
-            else None,
-            "prefix_cache_hit_rate": round(self.cached_tokens / self.prompt_tokens, 4)
-            if self.prompt_tokens
-            else None,
-            "peak_memory_gib": self.peak_memory_gib,
-            "note": self.note,
-            **self.extra,
-        }
-
-
-def _reset_peak_memory() -> None:
-    """Start a fresh high-water mark: CUDA's allocator stats, or the process's peak RSS."""
-    import torch
-
-    if torch.cuda.is_available():
-        torch.cuda.reset_peak_memory_stats()  # in-process engines (transformers) only
-        return
-    try:  # Linux: writing 5 to clear_refs resets VmHWM
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
-            handle.write("5")
-    except OSError:
-        pass
-
-
-def _peak_memory_gib() -> float | None:
-    import torch
-
-    if torch.cuda.is_available():
-        # This process's allocator peak, or the device's memory in use when an engine lives in
-        # another process or preallocates (vLLM): whichever is larger.
-        free, total = torch.cuda.mem_get_info()
-        return round(max(torch.cuda.max_memory_allocated(), total - free) / 2**30, 3)
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 2**20, 3)
-    except OSError:
-        pass
-    return None
-
-
-def _reset_caches(backends: Sequence[Backend]) -> None:
-    for backend in backends:
-        reset = getattr(backend, "reset_cache", None)
-        if callable(reset):
-            reset()
-
-
-def _measure(
-    mode: str, backends: Sequence[RecordingBackend], work: Callable[[], None], note: str = ""
-) -> ModeResult:
-    _reset_caches([b.inner for b in backends])
-    for backend in backends:
-        backend.requests, backend.results = [], []
-    _reset_peak_memory()
-    started = time.perf_counter()
-    work()
-    seconds = time.perf_counter() - started
-    results = [r for b in backends for r in b.results]
-    return ModeResult(
-        mode,
-        seconds,
-        len(results),
-        sum(r.prompt_tokens for r in results),
-        sum(r.completion_tokens for r in results),
-        sum(r.cached_tokens for r in results),
-        _peak_memory_gib(),
-        note,
-    )
 
 
 def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
@@ -336,7 +197,7 @@ def run_bench(
     recorders: list[RecordingBackend] = []
     try:
         for model in models:
-            recorders.append(_recorder(given.get(model) or load_logged(load, model)[0]))
+            recorders.append(recording(given.get(model) or load_logged(load, model)[0]))
         pool = ModelPool.fixed({r.model: r for r in recorders})
         panel = build_panel(config)
         items, _ = fit_items(panel, loaded_items, pool.preloaded, config.context_policy, config.data.path)
@@ -350,7 +211,7 @@ def run_bench(
 
         announce("scheduled")
         debates = build_debates(items, calibrate)
-        scheduled = _measure(
+        scheduled = measure(
             "scheduled",
             recorders,
             lambda: _scheduled(panel, debates, pool, streaming, bar("scheduled")),
@@ -363,7 +224,7 @@ def run_bench(
 
         announce("limit")
         modes.append(
-            _measure(
+            measure(
                 "limit",
                 recorders,
                 lambda: _limit(recorders, recorded, bar("limit", "requests")),
@@ -375,7 +236,7 @@ def run_bench(
         announce("sequential")
         sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
         timed: list[tuple[str, str, TimedRequest]] = []
-        sequential = _measure(
+        sequential = measure(
             "sequential",
             recorders,
             lambda: _sequential(panel, sequential_debates, pool, timed, bar("sequential")),
@@ -408,7 +269,7 @@ def run_bench(
             ) -> None:
                 _scheduled(p, d, pool, s, bar(m))
 
-            result = _measure(extra, recorders, work)
+            result = measure(extra, recorders, work)
             if extra != "barrier":  # a variant of the method: did its results change?
                 records = item_records(variant_debates, variant_panel)
                 result.extra = {"metrics": _headline(compute_metrics(variant, records))}
