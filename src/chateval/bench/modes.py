@@ -25,17 +25,16 @@ from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult
 from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
-from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.building import build_debates, build_panel
 from chateval.debate.panel import Panel
 from chateval.debate.scheduler import Scheduler
-from chateval.engines.context import fit_items
-from chateval.engines.models import ModelRegistry
 from chateval.engines.placement import backend_loader, default_backend_factory, plan_placement
 from chateval.engines.pool import ModelPool, load_logged
 from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.run.records import item_records, stopped_early
+from chateval.run.session import open_session
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -184,10 +183,9 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    loaded_items = load_run_items(config)  # a bad data file or design fails before any model loads
-    models = config.model_names()
     given = dict(backends or {})
-    registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
+    session = open_session(config, given)  # bad data, names or settings fail before a model loads
+    models, registry, panel = session.models, session.registry, session.panel
     placement = plan_placement(config, registry, given)
     if placement.mode != "co_resident":
         raise ConfigError(
@@ -199,8 +197,7 @@ def run_bench(
         for model in models:
             recorders.append(recording(given.get(model) or load_logged(load, model)[0]))
         pool = ModelPool.fixed({r.model: r for r in recorders})
-        panel = build_panel(config)
-        items, _ = fit_items(panel, loaded_items, pool.preloaded, config.context_policy, config.data.path)
+        items, _ = session.fit(pool.preloaded)
         calibrate = config.task == "pairwise" and config.position_calibration
         streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
         modes: list[ModeResult] = []

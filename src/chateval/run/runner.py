@@ -21,13 +21,11 @@ from chateval.core.progress import Progress
 from chateval.core.schema import RunInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
-from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
+from chateval.debate.building import build_debates, check_soft_verdicts
 from chateval.debate.scheduler import Scheduler, StepCallback
-from chateval.engines.context import fit_items
 from chateval.engines.factory import (
     TokenizerOnly,
     backend_name,
-    check_backend_settings,
     remote_models,
     replica_count,
 )
@@ -39,6 +37,7 @@ from chateval.evaluation.run_metrics import compute_metrics
 from chateval.run import journal
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
+from chateval.run.session import open_session
 
 log = logging.getLogger(__name__)
 
@@ -101,15 +100,8 @@ def run(
     outdir = Path(outdir)
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    items = load_run_items(config)
-    panel = build_panel(config)
-    models = config.model_names()
-    registry = None
-    if backend_factory is default_backend_factory and any(m not in (backends or {}) for m in models):
-        registry = ModelRegistry(config.models_dir)
-        for model in models:
-            registry.spec(model)  # unknown names fail here, before any file is written
-        check_backend_settings(config, models, registry)
+    session = open_session(config, backends, backend_factory)
+    items, panel, models, registry = session.items, session.panel, session.models, session.registry
     resuming = prepare_outdir(outdir, force, dump_config(config))
     if on_outdir is not None:
         on_outdir(outdir, resuming)
@@ -146,7 +138,7 @@ def run(
         }
         if config.verdict.soft:
             check_soft_verdicts(panel, counters)
-        items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
+        items, truncations = session.fit(counters)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(pool, on_step, bar)
         journal_path = RunFolder(outdir).journal
