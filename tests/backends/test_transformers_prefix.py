@@ -72,9 +72,9 @@ def generate(backend: Backend, batch: list[GenerationRequest], prefix_cache: boo
     finally:
         backend.prefix_cache = before  # type: ignore[attr-defined]
     if prefix_cache:  # every row but a batch's first reuses (the first may compute the prefix)
-        assert all(r.cached_tokens >= MIN_SHARED_PREFIX for r in results[1:])
+        assert all(r.cached_prompt_tokens >= MIN_SHARED_PREFIX for r in results[1:])
     else:
-        assert all(r.cached_tokens == 0 for r in results)
+        assert all(r.cached_prompt_tokens == 0 for r in results)
     return [r.text for r in results]
 
 
@@ -98,7 +98,7 @@ def test_sliding_window_model_does_not_reuse(registry: ModelRegistry, second_mod
     try:
         assert backend.prefix_cache is False  # type: ignore[attr-defined]
         results = backend.generate(requests(second_model, QUESTIONS[:2]))
-        assert [r.cached_tokens for r in results] == [0, 0]
+        assert [r.cached_prompt_tokens for r in results] == [0, 0]
     finally:
         backend.close()
 
@@ -122,9 +122,9 @@ def test_next_turn_reuses_the_previous_prompt_and_answer(transformers_backend: B
     second += requests(DEFAULT_MODEL, QUESTIONS[2:3])  # nothing kept but the rules
     with_reuse = backend.generate(second)
     for result, earlier in zip(with_reuse[:2], answers, strict=True):
-        assert result.cached_tokens >= earlier.prompt_tokens + len(earlier.text.split()) // 2
-    assert MIN_SHARED_PREFIX <= with_reuse[2].cached_tokens < answers[0].prompt_tokens
+        assert result.cached_prompt_tokens >= earlier.prompt_tokens + len(earlier.text.split()) // 2
+    assert MIN_SHARED_PREFIX <= with_reuse[2].cached_prompt_tokens < answers[0].prompt_tokens
     assert [r.text for r in with_reuse] == generate(backend, second, False)
     # One request alone (ChatEval's sequential loop) reuses its conversation's kept tokens too.
     (alone,) = backend.generate([next_turn(second[0], with_reuse[0].text, "Thanks. One more word?")])
-    assert alone.cached_tokens >= with_reuse[0].prompt_tokens
+    assert alone.cached_prompt_tokens >= with_reuse[0].prompt_tokens

@@ -135,7 +135,7 @@ def test_backends_return_results_in_request_order(
         results = backend.generate(requests)
         assert len(results) == 3
         assert all(r.text in ("apple", "two", "Q") for r in results)
-        assert all(r.prompt_tokens > 0 and r.completion_tokens >= 1 for r in results)
+        assert all(r.prompt_tokens > 0 and r.generated_tokens >= 1 for r in results)
 
 
 def test_over_long_answer_is_cut_to_the_real_tokenizer(

@@ -244,7 +244,7 @@ class ReplicaSet:
         for _, result in report.finished:
             lane.stats.requests += 1
             lane.stats.prompt_tokens += result.prompt_tokens
-            lane.stats.generated_tokens += result.completion_tokens
+            lane.stats.generated_tokens += result.generated_tokens
         return report
 
     def replica_stats(self) -> list[dict[str, Any]]:

@@ -298,9 +298,9 @@ class VllmBackend(HFTokenCounting):
         return GenerationResult(
             text=completion.text,
             prompt_tokens=len(output.prompt_token_ids or ()),
-            completion_tokens=len(completion.token_ids),
+            generated_tokens=len(completion.token_ids),
             finish_reason="length" if completion.finish_reason == "length" else "stop",
-            cached_tokens=int(output.num_cached_tokens or 0),
+            cached_prompt_tokens=int(output.num_cached_tokens or 0),
             token_ends=ends,
             token_probabilities=probabilities,
         )

@@ -64,7 +64,7 @@ class ModeResult:
     requests: int
     prompt_tokens: int
     generated_tokens: int
-    cached_tokens: int
+    cached_prompt_tokens: int
     peak_memory_gib: float | None
     note: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -79,7 +79,7 @@ class ModeResult:
             "generated_tokens_per_second": round(self.generated_tokens / self.seconds, 2)
             if self.seconds
             else None,
-            "prefix_cache_hit_rate": round(self.cached_tokens / self.prompt_tokens, 4)
+            "prefix_cache_hit_rate": round(self.cached_prompt_tokens / self.prompt_tokens, 4)
             if self.prompt_tokens
             else None,
             "peak_memory_gib": self.peak_memory_gib,
@@ -144,8 +144,8 @@ def measure(
         seconds,
         len(results),
         sum(r.prompt_tokens for r in results),
-        sum(r.completion_tokens for r in results),
-        sum(r.cached_tokens for r in results),
+        sum(r.generated_tokens for r in results),
+        sum(r.cached_prompt_tokens for r in results),
         _peak_memory_gib(),
         note,
     )

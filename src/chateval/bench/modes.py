@@ -55,7 +55,7 @@ MIN_TIMED_REQUESTS = 6
 
 
 def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
-    return TimedRequest(result.prompt_tokens - result.cached_tokens, result.completion_tokens, seconds)
+    return TimedRequest(result.prompt_tokens - result.cached_prompt_tokens, result.generated_tokens, seconds)
 
 
 def _sequential(
@@ -83,7 +83,7 @@ def _sequential(
                     seconds = time.perf_counter() - started
                     timed.append((debate.item.id, request.model, _timed(result, seconds)))
                     results.append(result)
-                    bar.add_requests(1, result.completion_tokens)
+                    bar.add_requests(1, result.generated_tokens)
                 panel.advance(debate, step, turns, results)
                 bar.update(work=1)
             bar.update(1)
@@ -121,7 +121,7 @@ def _price_sequential(
         "measured_requests": sequential.requests,
         "measured_prompt_tokens": sequential.prompt_tokens,
         "measured_generated_tokens": sequential.generated_tokens,
-        "measured_cached_tokens": sequential.cached_tokens,
+        "measured_cached_tokens": sequential.cached_prompt_tokens,
         "seconds_scaled_by_requests": round(by_requests, 3),
         "cost_model": {model: cost.as_dict() for model, cost in costs.items()},
     }
@@ -133,7 +133,7 @@ def _price_sequential(
     sequential.requests = scheduled.requests
     sequential.prompt_tokens = scheduled.prompt_tokens
     sequential.generated_tokens = scheduled.generated_tokens
-    sequential.cached_tokens = scheduled.cached_tokens
+    sequential.cached_prompt_tokens = scheduled.cached_prompt_tokens
 
 
 def _scheduled(
@@ -155,7 +155,7 @@ def _limit(
         for backend in backends:
             results = backend.generate(requests[backend.model])
             bar.update(len(results), len(results))
-            bar.add_requests(len(results), sum(r.completion_tokens for r in results))
+            bar.add_requests(len(results), sum(r.generated_tokens for r in results))
 
 
 def run_bench(

@@ -262,7 +262,7 @@ class Panel:
                 "summary",
                 result.text.strip(),
                 result.finish_reason,
-                tokens=result.completion_tokens,
+                tokens=result.generated_tokens,
             )
         kind: UtteranceKind = "discussion"
         name = self.agents[turn.agent].name
@@ -285,7 +285,7 @@ class Panel:
             text,
             result.finish_reason,
             distributions,
-            result.completion_tokens,
+            result.generated_tokens,
         )
 
     def _distributions(self, result: GenerationResult) -> tuple[ScoreDistribution, ...] | None:

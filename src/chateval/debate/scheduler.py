@@ -185,7 +185,7 @@ class Scheduler:
                 finished = [(k, r) for k, r in backend.poll() if k in in_flight[model]]
                 if not isinstance(backend, RemoteBackend):
                     polls[model] += 1  # a server's poll is no engine step
-                bar.add_requests(len(finished), sum(r.completion_tokens for _, r in finished))
+                bar.add_requests(len(finished), sum(r.generated_tokens for _, r in finished))
                 for key, result in finished:
                     in_flight[model].discard(key)
                     debate_key, slot, _ = key.split("\x1f")
@@ -219,7 +219,7 @@ class Scheduler:
                     f"backend for {model!r} returned {len(batch)} results for {len(indices)} requests"
                 )
             self.usage.per_model.setdefault(model, ModelUsage()).add(batch)
-            self.progress.add_requests(len(batch), sum(r.completion_tokens for r in batch))
+            self.progress.add_requests(len(batch), sum(r.generated_tokens for r in batch))
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
