@@ -46,6 +46,7 @@ def _type_name(annotation: Any) -> str:
 def _default(field: FieldInfo) -> str:
     if field.default is PydanticUndefined and field.default_factory is None:
         return "required"
+    # pydantic types default_factory as maybe taking the validated data; ours take nothing.
     value = field.default_factory() if field.default_factory is not None else field.default  # type: ignore[call-arg]
     if isinstance(value, BaseModel):
         return "(section below)"
