@@ -49,6 +49,7 @@ def test_a_notebook_loads_a_config_runs_it_and_reads_the_results(tmp_path: Path)
     finished = chateval.load_finished_run(str(result.outdir))
     assert finished.name == "quickstart" and finished.metrics == result.metrics
     assert [r["item_id"] for r in finished.verdicts()] == ["q01", "q02"]
+    assert chateval.rescore(str(result.outdir)) == result.metrics
 
 
 def test_an_unknown_name_is_an_attribute_error() -> None:

@@ -31,8 +31,9 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
             record["response_words"] = len(item.response.split())
 
 
-def rescore(outdir: Path) -> dict[str, Any] | None:
+def rescore(outdir: Path | str) -> dict[str, Any] | None:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
+    outdir = Path(outdir)
     from chateval.config.files import parse_config
 
     files = RunFolder(outdir)
