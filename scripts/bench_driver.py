@@ -21,7 +21,7 @@ from pathlib import Path
 
 from chateval.backends.replicas import ReplicaHandle, ReplicaSet, ReplicaWorker, ThreadReplica
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.config import load_config
+from chateval.config.files import load_config
 from chateval.core.backend import GenerationRequest
 from chateval.run.runner import run
 

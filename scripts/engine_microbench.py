@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from chateval.config import load_config
+from chateval.config.files import load_config
 from chateval.engines.factory import create_backend
 from chateval.engines.models import ModelRegistry
 

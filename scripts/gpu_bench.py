@@ -88,7 +88,7 @@ def build_model(shape: str, tokenizer_dir: Path, models_dir: Path, device: str) 
 
 def bench(args: argparse.Namespace, models_dir: Path, prefix_cache: bool) -> dict[str, Any]:
     from chateval.bench.modes import run_bench
-    from chateval.config import load_config
+    from chateval.config.files import load_config
 
     overrides = [
         "backend=transformers",

@@ -75,7 +75,7 @@ def screenshot_s(url: str, picture: Path) -> float:
 def scripted_run(config_path: Path, outdir: Path) -> Path:
     """Run ``config_path`` on a scripted backend that talks as long as each turn allows."""
     from chateval.backends.scripted import ScriptedBackend
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.core.backend import GenerationRequest
     from chateval.run.runner import run
 

@@ -5,8 +5,8 @@ shuffled order, so the design's system order says nothing about strength). For e
 (all_pairs; against a baseline, the median-strength system; opponents K) and each budget of
 comparisons, the script builds the design's comparisons on as many prompts as the budget buys
 (data/designs.py, the code a run uses), draws the panel's decisions from the Davidson model
-(the leaderboard's own model, ties with nu = NU; ``leaderboard.simulate_davidson``), fits the
-leaderboard with its bootstrap intervals over prompts, and records:
+(the leaderboard's own model, ties with nu = NU; ``davidson_simulation.simulate_davidson``),
+fits the leaderboard with its bootstrap intervals over prompts, and records:
 
 - Kendall's tau between the fitted and the planted ratings (1: the order recovered exactly);
 - coverage: the share of (repetition, system) cases whose 95% interval holds the planted rating
@@ -29,9 +29,11 @@ from pathlib import Path
 import numpy as np
 from scipy.stats import kendalltau
 
-from chateval.config import CompareDesign
+from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
-from chateval.evaluation.leaderboard import BASE_RATING, ELO_SCALE, leaderboard, simulate_davidson
+from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.davidson_simulation import simulate_davidson
+from chateval.evaluation.leaderboard import leaderboard
 
 SPREAD = 2.0  # log-strength between the best and the worst system: odds of e^2 = 7.4 to 1
 NU = 0.5  # Davidson's tie parameter: about 20% ties between equals

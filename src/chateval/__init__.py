@@ -1,8 +1,21 @@
 """chateval: offline multi-agent debate evaluation (ChatEval) on local open-weight models.
 
-Importing the package is cheap: heavy dependencies (torch, vllm, transformers) are imported
-only inside the backend modules, when a backend is created.
+The public API, for a notebook or a script::
+
+    import chateval
+
+    config = chateval.load_config("configs/quickstart.yaml", ["rounds=1"])
+    result = chateval.evaluate(config, "runs/notebook")   # writes the run folder
+    result.metrics["panel"]                               # agreement with the human labels
+    finished = chateval.load_finished_run("runs/notebook")
+    finished.verdicts()                                   # one record per item
+
+Everything else is internal. Importing the package is cheap: the names above are imported on
+first use, and the heavy dependencies (torch, vllm, transformers) only when a backend loads.
 """
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from chateval.errors import (
     BackendError,
@@ -12,13 +25,53 @@ from chateval.errors import (
     VerdictError,
 )
 
+if TYPE_CHECKING:
+    from chateval.config.files import load_config
+    from chateval.config.run import RunConfig
+    from chateval.run.folder import FinishedRun, load_finished_run
+    from chateval.run.rescore import rescore
+    from chateval.run.runner import RunResult
+    from chateval.run.runner import run as evaluate
+
 __version__ = "0.1.0"
+
+# Public name -> (module, attribute), imported when first asked for.
+_LAZY = {
+    "RunConfig": ("chateval.config.run", "RunConfig"),
+    "load_config": ("chateval.config.files", "load_config"),
+    "evaluate": ("chateval.run.runner", "run"),
+    "RunResult": ("chateval.run.runner", "RunResult"),
+    "FinishedRun": ("chateval.run.folder", "FinishedRun"),
+    "load_finished_run": ("chateval.run.folder", "load_finished_run"),
+    "rescore": ("chateval.run.rescore", "rescore"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'chateval' has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    value = getattr(importlib.import_module(module), attribute)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "BackendError",
     "ChatEvalError",
     "ConfigError",
     "DataError",
+    "FinishedRun",
+    "RunConfig",
+    "RunResult",
     "VerdictError",
     "__version__",
+    "evaluate",
+    "load_config",
+    "load_finished_run",
+    "rescore",
 ]

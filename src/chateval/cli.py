@@ -69,8 +69,8 @@ def run(
 
     The console shows what loads, one progress bar and the summary; the engines' own output
     goes to engine.log in the run folder (appended on resume) unless --verbose."""
-    from chateval.config import load_config
-    from chateval.core.console import session
+    from chateval.config.files import load_config
+    from chateval.core.console_session import session
     from chateval.reporting.summary import print_summary
     from chateval.run.folder import RunFolder
     from chateval.run.runner import run as run_evaluation
@@ -117,7 +117,7 @@ def preview(
     No model is loaded."""
     import json
 
-    from chateval.config import load_config
+    from chateval.config.files import load_config
     from chateval.debate.preview import preview as preview_requests
     from chateval.debate.preview import render
 
@@ -144,7 +144,7 @@ def sweep(
 ) -> None:
     """Run several configs in one process, loading each model once (the engines' output goes
     to OUTDIR/engine.log unless --verbose)."""
-    from chateval.core.console import session
+    from chateval.core.console_session import session
     from chateval.reporting.summary import print_summary
     from chateval.run.folder import RunFolder
     from chateval.run.sweep import run_sweep
@@ -196,8 +196,8 @@ def bench(
     (the engines' output goes to NAME.engine.log beside the report unless --verbose)."""
 
     from chateval.bench.modes import run_bench
-    from chateval.config import load_config
-    from chateval.core.console import session
+    from chateval.config.files import load_config
+    from chateval.core.console_session import session
     from chateval.core.textfile import write_json
 
     try:
@@ -283,7 +283,8 @@ def report(
 
     try:
         if html:
-            from chateval.core.console import Console, Progress
+            from chateval.core.console import Console
+            from chateval.core.progress import Progress
             from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB, write_html_report
 
             # Shown only when building the items takes long enough to wonder (large runs).

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from chateval.core.console import once
+from chateval.core.console_handler import once
 from chateval.errors import BackendError
 
 log = logging.getLogger(__name__)

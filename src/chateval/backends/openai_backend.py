@@ -199,9 +199,9 @@ class OpenAIBackend(HFTokenCounting):
             return GenerationResult(
                 text=text,
                 prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                completion_tokens=int(usage.get("completion_tokens", 0)),
+                generated_tokens=int(usage.get("completion_tokens", 0)),
                 finish_reason="length" if choice.get("finish_reason") == "length" else "stop",
-                cached_tokens=int(details.get("cached_tokens") or 0),
+                cached_prompt_tokens=int(details.get("cached_tokens") or 0),
                 token_ends=ends,
                 token_probabilities=probabilities,
             )

@@ -143,7 +143,7 @@ def start_replicas(
 
     connect(settings.address)
     # The cluster's GPUs, not this machine's: a driver on a CPU head node feeds GPU workers.
-    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]
+    resources: dict[str, float] = ray.cluster_resources()  # type: ignore[no-untyped-call]  # Ray's API is untyped
     gpus = ranks if resources.get("GPU", 0) > 0 else 0
     cpus = settings.cpus_per_replica
     remote_worker: Any = ray.remote(ReplicaWorker)

@@ -23,6 +23,7 @@ from chateval.core.backend import (
     ChatMessage,
     GenerationRequest,
     GenerationResult,
+    HFTokenCounting,
     Keep,
     StreamingBackend,
     TokenCounter,
@@ -173,8 +174,9 @@ class ReplicaSet:
         return self.counter.truncate_tokens(text, max_tokens, keep)
 
     def digit_tokens(self) -> dict[int, str]:
-        digits: dict[int, str] = self.counter.digit_tokens()  # type: ignore[attr-defined]
-        return digits
+        if not isinstance(self.counter, HFTokenCounting):
+            raise BackendError(f"model {self.model!r}: its token counter holds no vocabulary")
+        return self.counter.digit_tokens()
 
     # Streaming --------------------------------------------------------------------------------
     def submit(self, key: str, request: GenerationRequest) -> None:
@@ -242,7 +244,7 @@ class ReplicaSet:
         for _, result in report.finished:
             lane.stats.requests += 1
             lane.stats.prompt_tokens += result.prompt_tokens
-            lane.stats.generated_tokens += result.completion_tokens
+            lane.stats.generated_tokens += result.generated_tokens
         return report
 
     def replica_stats(self) -> list[dict[str, Any]]:

@@ -332,9 +332,9 @@ class TransformersBackend(HFTokenCounting):
                 GenerationResult(
                     text=self.tokenizer.decode(generated, skip_special_tokens=True),
                     prompt_tokens=len(row),
-                    completion_tokens=len(generated) + (1 if finished else 0),
+                    generated_tokens=len(generated) + (1 if finished else 0),
                     finish_reason="stop" if finished or len(generated) < max_tokens else "length",
-                    cached_tokens=cached,
+                    cached_prompt_tokens=cached,
                     token_ends=self.token_ends(emitted) if recorder else (),
                     token_probabilities=recorder.row(index, len(emitted)) if recorder else None,
                 )

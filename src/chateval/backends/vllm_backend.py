@@ -207,7 +207,7 @@ class VllmBackend(HFTokenCounting):
             self.llm = LLM(
                 model=str(folder),
                 tokenizer=str(folder),
-                dtype=runtime_dtype(spec.dtype, gpu),  # type: ignore[arg-type]
+                dtype=runtime_dtype(spec.dtype, gpu),  # type: ignore[arg-type]  # vLLM's Literal of dtype names
                 max_model_len=spec.max_model_len,
                 enable_prefix_caching=True,
                 seed=seed,
@@ -253,7 +253,7 @@ class VllmBackend(HFTokenCounting):
         prompts = [{"prompt_token_ids": self.prompt_ids(r)} for r in requests]
         try:
             outputs = self.llm.generate(
-                prompts,  # type: ignore[arg-type]
+                prompts,  # type: ignore[arg-type]  # vLLM's TokensPrompt TypedDict, built as a plain dict
                 [self._sampling_params(r) for r in requests],
                 use_tqdm=False,  # the run's own bar counts the requests
             )
@@ -298,9 +298,9 @@ class VllmBackend(HFTokenCounting):
         return GenerationResult(
             text=completion.text,
             prompt_tokens=len(output.prompt_token_ids or ()),
-            completion_tokens=len(completion.token_ids),
+            generated_tokens=len(completion.token_ids),
             finish_reason="length" if completion.finish_reason == "length" else "stop",
-            cached_tokens=int(output.num_cached_tokens or 0),
+            cached_prompt_tokens=int(output.num_cached_tokens or 0),
             token_ends=ends,
             token_probabilities=probabilities,
         )

@@ -17,19 +17,17 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from chateval.bench.measure import ModeResult, RecordingBackend, measure, recording
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
-from chateval.config import RunConfig
-from chateval.core.backend import Backend, GenerationRequest, GenerationResult, StreamingBackend
-from chateval.core.console import Progress
+from chateval.config.run import RunConfig
+from chateval.core.backend import Backend, GenerationRequest, GenerationResult
+from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
-from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.building import build_debates, build_panel
 from chateval.debate.panel import Panel
 from chateval.debate.scheduler import Scheduler
-from chateval.engines.context import fit_items
-from chateval.engines.models import ModelRegistry
 from chateval.engines.placement import backend_loader, default_backend_factory, plan_placement
 from chateval.engines.pool import ModelPool, load_logged
 from chateval.errors import ConfigError
@@ -37,6 +35,7 @@ from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.reporting.metrics_view import PairwiseView, metrics_view
 from chateval.run.records import item_records, stopped_early
+from chateval.run.session import open_session
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -56,143 +55,8 @@ TIMED_REQUEST_COLUMNS = ("item", "model", "computed_prompt_tokens", "generated_t
 MIN_TIMED_REQUESTS = 6
 
 
-class RecordingBackend:
-    """Forwards to a backend and keeps every request and result it sees."""
-
-    def __init__(self, inner: Backend) -> None:
-        self.inner = inner
-        self.requests: list[GenerationRequest] = []
-        self.results: list[GenerationResult] = []
-        self._keys: dict[str, GenerationRequest] = {}
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        results = self.inner.generate(requests)
-        self.requests += requests
-        self.results += results
-        return results
-
-
-class StreamingRecorder(RecordingBackend):
-    """A recorder for a streaming backend: it streams too."""
-
-    def submit(self, key: str, request: GenerationRequest) -> None:
-        self._keys[key] = request
-        self.inner.submit(key, request)  # type: ignore[attr-defined]
-
-    def poll(self) -> list[tuple[str, GenerationResult]]:
-        finished: list[tuple[str, GenerationResult]] = self.inner.poll()  # type: ignore[attr-defined]
-        for key, result in finished:
-            self.requests.append(self._keys.pop(key))
-            self.results.append(result)
-        return finished
-
-
-def _recorder(backend: Backend) -> RecordingBackend:
-    if isinstance(backend, StreamingBackend):
-        return StreamingRecorder(backend)
-    return RecordingBackend(backend)
-
-
-@dataclass
-class ModeResult:
-    """What one mode did and how long it took."""
-
-    mode: str
-    seconds: float
-    requests: int
-    prompt_tokens: int
-    generated_tokens: int
-    cached_tokens: int
-    peak_memory_gib: float | None
-    note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "mode": self.mode,
-            "seconds": round(self.seconds, 3),
-            "requests": self.requests,
-            "prompt_tokens": self.prompt_tokens,
-            "generated_tokens": self.generated_tokens,
-            "generated_tokens_per_second": round(self.generated_tokens / self.seconds, 2)
-            if self.seconds
-            else None,
-            "prefix_cache_hit_rate": round(self.cached_tokens / self.prompt_tokens, 4)
-            if self.prompt_tokens
-            else None,
-            "peak_memory_gib": self.peak_memory_gib,
-            "note": self.note,
-            **self.extra,
-        }
-
-
-def _reset_peak_memory() -> None:
-    """Start a fresh high-water mark: CUDA's allocator stats, or the process's peak RSS."""
-    import torch
-
-    if torch.cuda.is_available():
-        torch.cuda.reset_peak_memory_stats()  # in-process engines (transformers) only
-        return
-    try:  # Linux: writing 5 to clear_refs resets VmHWM
-        with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
-            handle.write("5")
-    except OSError:
-        pass
-
-
-def _peak_memory_gib() -> float | None:
-    import torch
-
-    if torch.cuda.is_available():
-        # This process's allocator peak, or the device's memory in use when an engine lives in
-        # another process or preallocates (vLLM): whichever is larger.
-        free, total = torch.cuda.mem_get_info()
-        return round(max(torch.cuda.max_memory_allocated(), total - free) / 2**30, 3)
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 2**20, 3)
-    except OSError:
-        pass
-    return None
-
-
-def _reset_caches(backends: Sequence[Backend]) -> None:
-    for backend in backends:
-        reset = getattr(backend, "reset_cache", None)
-        if callable(reset):
-            reset()
-
-
-def _measure(
-    mode: str, backends: Sequence[RecordingBackend], work: Callable[[], None], note: str = ""
-) -> ModeResult:
-    _reset_caches([b.inner for b in backends])
-    for backend in backends:
-        backend.requests, backend.results = [], []
-    _reset_peak_memory()
-    started = time.perf_counter()
-    work()
-    seconds = time.perf_counter() - started
-    results = [r for b in backends for r in b.results]
-    return ModeResult(
-        mode,
-        seconds,
-        len(results),
-        sum(r.prompt_tokens for r in results),
-        sum(r.completion_tokens for r in results),
-        sum(r.cached_tokens for r in results),
-        _peak_memory_gib(),
-        note,
-    )
-
-
 def _timed(result: GenerationResult, seconds: float = 0.0) -> TimedRequest:
-    return TimedRequest(result.prompt_tokens - result.cached_tokens, result.completion_tokens, seconds)
+    return TimedRequest(result.prompt_tokens - result.cached_prompt_tokens, result.generated_tokens, seconds)
 
 
 def _sequential(
@@ -220,7 +84,7 @@ def _sequential(
                     seconds = time.perf_counter() - started
                     timed.append((debate.item.id, request.model, _timed(result, seconds)))
                     results.append(result)
-                    bar.add_requests(1, result.completion_tokens)
+                    bar.add_requests(1, result.generated_tokens)
                 panel.advance(debate, step, turns, results)
                 bar.update(work=1)
             bar.update(1)
@@ -258,7 +122,7 @@ def _price_sequential(
         "measured_requests": sequential.requests,
         "measured_prompt_tokens": sequential.prompt_tokens,
         "measured_generated_tokens": sequential.generated_tokens,
-        "measured_cached_tokens": sequential.cached_tokens,
+        "measured_cached_tokens": sequential.cached_prompt_tokens,
         "seconds_scaled_by_requests": round(by_requests, 3),
         "cost_model": {model: cost.as_dict() for model, cost in costs.items()},
     }
@@ -270,7 +134,7 @@ def _price_sequential(
     sequential.requests = scheduled.requests
     sequential.prompt_tokens = scheduled.prompt_tokens
     sequential.generated_tokens = scheduled.generated_tokens
-    sequential.cached_tokens = scheduled.cached_tokens
+    sequential.cached_prompt_tokens = scheduled.cached_prompt_tokens
 
 
 def _scheduled(
@@ -292,7 +156,7 @@ def _limit(
         for backend in backends:
             results = backend.generate(requests[backend.model])
             bar.update(len(results), len(results))
-            bar.add_requests(len(results), sum(r.completion_tokens for r in results))
+            bar.add_requests(len(results), sum(r.generated_tokens for r in results))
 
 
 def run_bench(
@@ -320,10 +184,9 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    loaded_items = load_run_items(config)  # a bad data file or design fails before any model loads
-    models = config.model_names()
     given = dict(backends or {})
-    registry = None if all(m in given for m in models) else ModelRegistry(config.models_dir)
+    session = open_session(config, given)  # bad data, names or settings fail before a model loads
+    models, registry, panel = session.models, session.registry, session.panel
     placement = plan_placement(config, registry, given)
     if placement.mode != "co_resident":
         raise ConfigError(
@@ -333,10 +196,9 @@ def run_bench(
     recorders: list[RecordingBackend] = []
     try:
         for model in models:
-            recorders.append(_recorder(given.get(model) or load_logged(load, model)[0]))
+            recorders.append(recording(given.get(model) or load_logged(load, model)[0]))
         pool = ModelPool.fixed({r.model: r for r in recorders})
-        panel = build_panel(config)
-        items, _ = fit_items(panel, loaded_items, pool.preloaded, config.context_policy, config.data.path)
+        items, _ = session.fit(pool.preloaded)
         calibrate = config.task == "pairwise" and config.position_calibration
         streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
         modes: list[ModeResult] = []
@@ -347,7 +209,7 @@ def run_bench(
 
         announce("scheduled")
         debates = build_debates(items, calibrate)
-        scheduled = _measure(
+        scheduled = measure(
             "scheduled",
             recorders,
             lambda: _scheduled(panel, debates, pool, streaming, bar("scheduled")),
@@ -360,7 +222,7 @@ def run_bench(
 
         announce("limit")
         modes.append(
-            _measure(
+            measure(
                 "limit",
                 recorders,
                 lambda: _limit(recorders, recorded, bar("limit", "requests")),
@@ -372,7 +234,7 @@ def run_bench(
         announce("sequential")
         sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
         timed: list[tuple[str, str, TimedRequest]] = []
-        sequential = _measure(
+        sequential = measure(
             "sequential",
             recorders,
             lambda: _sequential(panel, sequential_debates, pool, timed, bar("sequential")),
@@ -405,7 +267,7 @@ def run_bench(
             ) -> None:
                 _scheduled(p, d, pool, s, bar(m))
 
-            result = _measure(extra, recorders, work)
+            result = measure(extra, recorders, work)
             if extra != "barrier":  # a variant of the method: did its results change?
                 records = item_records(variant_debates, variant_panel)
                 result.extra = {"metrics": _headline(variant.task, compute_metrics(variant, records))}

@@ -61,9 +61,9 @@ class GenerationResult:
 
     text: str
     prompt_tokens: int
-    completion_tokens: int
+    generated_tokens: int
     finish_reason: FinishReason
-    cached_tokens: int = 0  # prompt tokens served from the engine's prefix cache
+    cached_prompt_tokens: int = 0  # prompt tokens served from the engine's prefix cache
     token_ends: tuple[int, ...] = ()
     token_probabilities: tuple[Mapping[str, float], ...] | None = None
 

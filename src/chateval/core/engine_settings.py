@@ -6,14 +6,12 @@ config: a backend is given its engine's settings, never the whole run.
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from chateval.core.strict_model import StrictModel
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class VllmSettings(_Strict):
+class VllmSettings(StrictModel):
     """vLLM engine settings."""
 
     gpu_memory_utilization: float | None = Field(
@@ -41,7 +39,7 @@ class VllmSettings(_Strict):
     )
 
 
-class TransformersSettings(_Strict):
+class TransformersSettings(StrictModel):
     """transformers backend settings."""
 
     batch_size: int = Field(default=16, ge=1, description="Requests per generate call.")

@@ -484,7 +484,8 @@ class TranscriptRecord(TypedDict):
 
 
 class Counts(TypedDict):
-    """What one model's backend did (``chateval.core.usage.ModelUsage``)."""
+    """What one model's backend did (``chateval.core.usage.ModelUsage``; generated and cached
+    prompt tokens keep the first release's names here, see ``usage.STORED_NAMES``)."""
 
     batches: int
     engine_steps: int

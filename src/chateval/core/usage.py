@@ -1,10 +1,13 @@
 """What a run's backends did: requests, tokens, batches and engine steps, per model."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chateval.core.backend import GenerationResult
 from chateval.core.schema import Counts
+
+# Field -> the key run.json and the journal store it under (the first release's names).
+STORED_NAMES = {"generated_tokens": "completion_tokens", "cached_prompt_tokens": "cached_tokens"}
 
 
 @dataclass
@@ -20,27 +23,35 @@ class ModelUsage:
     engine_steps: int = 0
     requests: int = 0
     prompt_tokens: int = 0
-    completion_tokens: int = 0
+    generated_tokens: int = 0
 
-    cached_tokens: int = 0
+    cached_prompt_tokens: int = 0
 
     def add(self, results: Sequence[GenerationResult], batches: int = 1) -> None:
         self.batches += batches
         self.requests += len(results)
         self.prompt_tokens += sum(r.prompt_tokens for r in results)
-        self.completion_tokens += sum(r.completion_tokens for r in results)
-        self.cached_tokens += sum(r.cached_tokens for r in results)
+        self.generated_tokens += sum(r.generated_tokens for r in results)
+        self.cached_prompt_tokens += sum(r.cached_prompt_tokens for r in results)
 
     def counts(self) -> Counts:
-        """The counts as run.json and the journal store them."""
+        """The counts as run.json and the journal store them: under the names of the first
+        release for generated and cached prompt tokens (``STORED_NAMES``), so files stay
+        readable across releases."""
         return {
             "batches": self.batches,
             "engine_steps": self.engine_steps,
             "requests": self.requests,
             "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cached_tokens": self.cached_tokens,
+            "completion_tokens": self.generated_tokens,  # STORED_NAMES
+            "cached_tokens": self.cached_prompt_tokens,
         }
+
+    @classmethod
+    def from_counts(cls, counts: Mapping[str, int]) -> "ModelUsage":
+        """Usage back from its stored ``counts``."""
+        fields = {name: field for field, name in STORED_NAMES.items()}
+        return cls(**{fields.get(key, key): value for key, value in counts.items()})
 
     def merge(self, other: "ModelUsage") -> None:
         for key, value in vars(other).items():

@@ -15,7 +15,7 @@ from chateval.data.loaders import LOADERS, RESPONSE_LOADERS, data_formats
 from chateval.errors import ConfigError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 
 def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwise") -> list[Item]:

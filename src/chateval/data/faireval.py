@@ -23,7 +23,7 @@ from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 # How the human review file names each labelled system.
 _REVIEW_NAMES = {"gpt35": "CHATGPT", "vicuna-13b": "VICUNA13B"}

@@ -17,7 +17,7 @@ from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 
 def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:

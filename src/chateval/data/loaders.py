@@ -8,7 +8,7 @@ from chateval.core.items import Item, Responses
 from chateval.core.registry import Registry
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 Loader = Callable[["DataConfig"], list[Item]]
 

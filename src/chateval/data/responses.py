@@ -25,7 +25,7 @@ from chateval.data.table import mapped_scores, table_records
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 
 def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:
@@ -52,9 +52,9 @@ def mapped_scores(record: dict[str, Any], data: "DataConfig", where: str) -> dic
     """The human scores ``data.scores`` maps (dimension -> field), as numbers."""
     scores: dict[str, float] = {}
     for dimension, column in data.scores.items():
-        raw = record.get(column)
+        raw: Any = record.get(column)  # whatever the file holds: float() decides
         try:
-            scores[dimension] = float(raw)  # type: ignore[arg-type]
+            scores[dimension] = float(raw)
         except (TypeError, ValueError):
             raise DataError(f"{where}: field {column!r} must be a number, got {raw!r}") from None
     return scores

@@ -14,7 +14,7 @@ from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
-    from chateval.config import DataConfig
+    from chateval.config.data import DataConfig
 
 
 def _dialogue(source: str) -> str:

@@ -2,7 +2,7 @@
 
 from collections.abc import Mapping, Sequence
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import HFTokenCounting
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.core.transcript import SUMMARIZER, Debate

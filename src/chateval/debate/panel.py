@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from chateval.core.backend import GenerationRequest, GenerationResult
-from chateval.core.console import once
+from chateval.core.console_handler import once
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import SUMMARIZER, Debate, Transcript, Turn, Utterance, UtteranceKind
 from chateval.debate.strategies import Step, Strategy
@@ -262,7 +262,7 @@ class Panel:
                 "summary",
                 result.text.strip(),
                 result.finish_reason,
-                tokens=result.completion_tokens,
+                tokens=result.generated_tokens,
             )
         kind: UtteranceKind = "discussion"
         name = self.agents[turn.agent].name
@@ -285,7 +285,7 @@ class Panel:
             text,
             result.finish_reason,
             distributions,
-            result.completion_tokens,
+            result.generated_tokens,
         )
 
     def _distributions(self, result: GenerationResult) -> tuple[ScoreDistribution, ...] | None:

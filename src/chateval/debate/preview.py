@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import ChatMessage, GenerationResult
 from chateval.core.transcript import SUMMARIZER, Debate, Turn
 from chateval.debate.building import build_debates, build_panel, load_run_items

@@ -18,7 +18,7 @@ from chateval.core.backend import (
     RemoteBackend,
     StreamingBackend,
 )
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.transcript import Debate, Turn, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.panel import Panel
@@ -118,90 +118,23 @@ class Scheduler:
         on_debate_step: DebateStepDone | None = None,
     ) -> Usage:
         """Run the plan with no step barrier: each debate advances as soon as it can."""
-        plan = panel.plan()
-        done = {d.key: (progress or {}).get(d.key, 0) for d in debates}
-        by_key = {d.key: d for d in debates}
-        waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
-        due: dict[str, list[Turn]] = {}  # debate -> the turns of its step in flight
-        routed: dict[str, list[str]] = {}  # debate -> the model of each of those turns
-        in_flight: dict[str, set[str]] = defaultdict(set)  # model -> keys queued in its engine
-        polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
-        counter = 0
-
-        def submit_next(debate: Debate) -> bool:
-            """Submit the debate's next step with turns to run; False: the debate is over."""
-            nonlocal counter
-            while done[debate.key] < len(plan):
-                turns = panel.due(debate, plan[done[debate.key]])
-                if turns:
-                    due[debate.key] = turns
-                    waiting[debate.key] = dict.fromkeys(range(len(turns)))
-                    routed[debate.key] = []
-                    for slot, turn in enumerate(turns):
-                        request = panel.request(debate, turn)
-                        backend = self.pool.get(request.model)
-                        assert isinstance(backend, StreamingBackend)
-                        key = f"{debate.key}\x1f{slot}\x1f{counter}"
-                        backend.submit(key, request)
-                        routed[debate.key].append(request.model)
-                        in_flight[request.model].add(key)
-                        counter += 1
-                    return True
-                done[debate.key] += 1  # nothing to do in this step for this debate
-                bar.update(work=1)
-            return False
-
-        def finish(debate: Debate) -> None:
-            index = done[debate.key]
-            results = [r for _, r in sorted(waiting.pop(debate.key).items()) if r is not None]
-            step_usage: dict[str, ModelUsage] = {}
-            for result, model in zip(results, routed.pop(debate.key), strict=True):
-                step_usage.setdefault(model, ModelUsage()).add([result], batches=0)
-            # Engine steps so far go into this marker, so a resumed run's counts stay whole.
-            for model in list(polls):
-                step_usage.setdefault(model, ModelUsage()).engine_steps += polls.pop(model)
-            settled = panel.advance(debate, plan[index], due.pop(debate.key), results)
-            for utterance in settled:
-                panel.warn_if_unusable(debate, utterance)
-            for model, usage in step_usage.items():
-                self.usage.per_model.setdefault(model, ModelUsage()).merge(usage)
-            if on_debate_step is not None:
-                on_debate_step(index, debate, settled, step_usage)
-            done[debate.key] += 1
-            bar.update(work=1)
-            if not submit_next(debate):
-                bar.update(1)
-
-        bar = self.progress
-        over = sum(1 for debate in debates if not submit_next(debate))  # finished before a resume
-        bar.start(len(debates), over, len(debates) * len(plan), sum(done.values()))
+        stream = _Stream(self, panel, debates, progress or {}, on_debate_step)
+        over = sum(1 for debate in debates if not stream.submit_next(debate))  # finished before a resume
+        self.progress.start(len(debates), over, len(debates) * len(stream.plan), sum(stream.done.values()))
         idle = 0
-        while waiting:
+        while stream.waiting:
+            busy = [m for m, keys in stream.in_flight.items() if keys]
             progressed = False
-            busy = [m for m, keys in in_flight.items() if keys]
             for model in busy:
-                backend = self.pool.get(model)
-                assert isinstance(backend, StreamingBackend)
-                finished = [(k, r) for k, r in backend.poll() if k in in_flight[model]]
-                if not isinstance(backend, RemoteBackend):
-                    polls[model] += 1  # a server's poll is no engine step
-                bar.add_requests(len(finished), sum(r.completion_tokens for _, r in finished))
-                for key, result in finished:
-                    in_flight[model].discard(key)
-                    debate_key, slot, _ = key.split("\x1f")
-                    waiting[debate_key][int(slot)] = result
-                for debate_key in dict.fromkeys(k.split("\x1f")[0] for k, _ in finished):
-                    if all(r is not None for r in waiting[debate_key].values()):
-                        finish(by_key[debate_key])
-                progressed = progressed or bool(finished)
+                progressed = stream.poll(model) or progressed
             idle = 0 if progressed else idle + 1
             if not progressed:
                 _wait_if_all_remote([self.pool.get(m) for m in busy])
-            if idle > _MAX_IDLE_POLLS or (waiting and not any(in_flight.values())):
+            if idle > _MAX_IDLE_POLLS or (stream.waiting and not any(stream.in_flight.values())):
                 raise BackendError(
-                    f"streaming stalled: {sum(map(len, in_flight.values()))} requests never finished"
+                    f"streaming stalled: {sum(map(len, stream.in_flight.values()))} requests never finished"
                 )
-        self.usage.steps = len(plan)
+        self.usage.steps = len(stream.plan)
         return self.usage
 
     def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
@@ -219,10 +152,101 @@ class Scheduler:
                     f"backend for {model!r} returned {len(batch)} results for {len(indices)} requests"
                 )
             self.usage.per_model.setdefault(model, ModelUsage()).add(batch)
-            self.progress.add_requests(len(batch), sum(r.completion_tokens for r in batch))
+            self.progress.add_requests(len(batch), sum(r.generated_tokens for r in batch))
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
+
+
+class _Stream:
+    """The state of one streaming run: where each debate is in the plan, the requests of its
+    step in flight, and the engine steps not yet journaled."""
+
+    def __init__(
+        self,
+        scheduler: Scheduler,
+        panel: Panel,
+        debates: Sequence[Debate],
+        progress: Mapping[str, int],
+        on_debate_step: DebateStepDone | None,
+    ) -> None:
+        self.scheduler = scheduler
+        self.panel = panel
+        self.plan = panel.plan()
+        self.on_debate_step = on_debate_step
+        self.done = {d.key: progress.get(d.key, 0) for d in debates}  # steps finished per debate
+        self.by_key = {d.key: d for d in debates}
+        self.waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
+        self.due: dict[str, list[Turn]] = {}  # debate -> the turns of its step in flight
+        self.routed: dict[str, list[str]] = {}  # debate -> the model of each of those turns
+        self.in_flight: dict[str, set[str]] = defaultdict(set)  # model -> keys queued in its engine
+        self.polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
+        self.counter = 0  # makes every request key unique
+
+    def submit_next(self, debate: Debate) -> bool:
+        """Submit the debate's next step with turns to run; False: the debate is over."""
+        done, plan, panel = self.done, self.plan, self.panel
+        while done[debate.key] < len(plan):
+            turns = panel.due(debate, plan[done[debate.key]])
+            if turns:
+                self.due[debate.key] = turns
+                self.waiting[debate.key] = dict.fromkeys(range(len(turns)))
+                self.routed[debate.key] = []
+                for slot, turn in enumerate(turns):
+                    request = panel.request(debate, turn)
+                    backend = self.scheduler.pool.get(request.model)
+                    assert isinstance(backend, StreamingBackend)
+                    key = f"{debate.key}\x1f{slot}\x1f{self.counter}"
+                    backend.submit(key, request)
+                    self.routed[debate.key].append(request.model)
+                    self.in_flight[request.model].add(key)
+                    self.counter += 1
+                return True
+            done[debate.key] += 1  # nothing to do in this step for this debate
+            self.scheduler.progress.update(work=1)
+        return False
+
+    def poll(self, model: str) -> bool:
+        """One poll of ``model``'s engine; finish every debate whose step it completed. True:
+        some request finished."""
+        backend = self.scheduler.pool.get(model)
+        assert isinstance(backend, StreamingBackend)
+        finished = [(k, r) for k, r in backend.poll() if k in self.in_flight[model]]
+        if not isinstance(backend, RemoteBackend):
+            self.polls[model] += 1  # a server's poll is no engine step
+        self.scheduler.progress.add_requests(len(finished), sum(r.generated_tokens for _, r in finished))
+        for key, result in finished:
+            self.in_flight[model].discard(key)
+            debate_key, slot, _ = key.split("\x1f")
+            self.waiting[debate_key][int(slot)] = result
+        for debate_key in dict.fromkeys(k.split("\x1f")[0] for k, _ in finished):
+            if all(r is not None for r in self.waiting[debate_key].values()):
+                self.finish(self.by_key[debate_key])
+        return bool(finished)
+
+    def finish(self, debate: Debate) -> None:
+        """Settle the debate's finished step, journal it, and submit its next one."""
+        index = self.done[debate.key]
+        results = [r for _, r in sorted(self.waiting.pop(debate.key).items()) if r is not None]
+        step_usage: dict[str, ModelUsage] = {}
+        for result, model in zip(results, self.routed.pop(debate.key), strict=True):
+            step_usage.setdefault(model, ModelUsage()).add([result], batches=0)
+        # Engine steps so far go into this marker, so a resumed run's counts stay whole.
+        for model in list(self.polls):
+            step_usage.setdefault(model, ModelUsage()).engine_steps += self.polls.pop(model)
+        settled = self.panel.advance(debate, self.plan[index], self.due.pop(debate.key), results)
+        for utterance in settled:
+            self.panel.warn_if_unusable(debate, utterance)
+        usage = self.scheduler.usage
+        for model, counts in step_usage.items():
+            usage.per_model.setdefault(model, ModelUsage()).merge(counts)
+        if self.on_debate_step is not None:
+            self.on_debate_step(index, debate, settled, step_usage)
+        self.done[debate.key] += 1
+        bar = self.scheduler.progress
+        bar.update(work=1)
+        if not self.submit_next(debate):
+            bar.update(1)
 
 
 def _ended(panel: Panel, debate: Debate, rest: Sequence[Step]) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from chateval.core.backend import GenerationResult, Keep, TokenCounter
-from chateval.core.console import once
+from chateval.core.console_handler import once
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
@@ -110,6 +110,7 @@ def _cut(item: Item, backend: TokenCounter, excess: int) -> tuple[Item, dict[str
         kept = backend.truncate_tokens(getattr(item, name), cap, keep) if cap else ""
         changes[name] = kept + TRUNCATION_MARK if keep == "start" else TRUNCATION_MARK.strip() + " " + kept
         report[name] = (length, cap)
+    # mypy checks replace()'s keywords against every field of the Item union; these are str fields.
     return replace(item, **changes), report  # type: ignore[arg-type]
 
 

@@ -13,7 +13,7 @@ from chateval.errors import ConfigError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chateval.config import RunConfig
+    from chateval.config.run import RunConfig
     from chateval.engines.models import ModelRegistry
 
 
@@ -57,7 +57,9 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
                 raise ConfigError(
                     f"scale.models: model {model!r} is served; its server scales it, not chateval"
                 )
-            check_server(model, registry.spec(model).server)  # type: ignore[arg-type]
+            server = registry.spec(model).server
+            assert server is not None  # ModelSpec refuses backend openai without a server
+            check_server(model, server)
             continue
         if name != "vllm":
             continue
@@ -133,7 +135,7 @@ def _start_replicas(config: "RunConfig", model: str, registry: "ModelRegistry", 
     as a local run would (the scale section dropped: an actor holds one engine)."""
     from chateval.backends.ray_replicas import RaySettings, start_replicas
     from chateval.backends.vllm_backend import engine_args, parallel_ranks
-    from chateval.config import ScaleConfig
+    from chateval.config.sections import ScaleConfig
 
     scale = config.scale
     settings = RaySettings(

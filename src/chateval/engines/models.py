@@ -266,7 +266,7 @@ def _convert_gguf(gguf: Path, folder: Path) -> None:
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         if hasattr(model, "hf_quantizer"):
-            model.hf_quantizer = None  # type: ignore[assignment]
+            model.hf_quantizer = None  # type: ignore[assignment]  # transformers types it non-optional
         model.save_pretrained(staging, safe_serialization=True)
         tokenizer.save_pretrained(staging)
         if str(model.config.model_type).startswith("gemma"):

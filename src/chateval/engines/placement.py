@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.engines.factory import backend_name, remote_models

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
 from typing import Generic, Required, TypeVar
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.items import Label
 from chateval.core.schema import (
     Aggregations,

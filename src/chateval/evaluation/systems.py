@@ -19,18 +19,14 @@ from typing import Literal, TypedDict
 
 import numpy as np
 
-from chateval.config import CompareDesign, RunConfig
+from chateval.config.data import CompareDesign
+from chateval.config.run import RunConfig
 from chateval.core.schema import Distribution, VerdictRecord
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.ppi import PPIMean, ppi_mean
-from chateval.evaluation.win_rates import (
-    Comparison,
-    DirectSystems,
-    ScoredResponse,
-    WinRates,
-    direct_systems,
-    win_rates,
-)
+from chateval.evaluation.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
 MIN_LABELLED = 2  # a calibrated estimate needs a variance from its labelled slice

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader
 
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
 from chateval.reporting import plots

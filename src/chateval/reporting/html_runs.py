@@ -37,7 +37,7 @@ def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
     """Speaker name -> (role name, model), from the run's resolved config."""
     from pydantic import ValidationError
 
-    from chateval.config import RunConfig
+    from chateval.config.run import RunConfig
     from chateval.core.transcript import SUMMARIZER
     from chateval.debate.building import build_panel
     from chateval.errors import ChatEvalError

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from chateval.core.console import Progress
 from chateval.core.items import Item, PairwiseItem
+from chateval.core.progress import Progress
 from chateval.core.schema import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
@@ -252,7 +252,7 @@ def _data_items(run: FinishedRun) -> dict[str, Item]:
     """The run's items as its data file holds them now (empty when it cannot be read here)."""
     from pydantic import ValidationError
 
-    from chateval.config import RunConfig
+    from chateval.config.run import RunConfig
     from chateval.debate.building import load_run_items
     from chateval.errors import ChatEvalError
 

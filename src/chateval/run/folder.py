@@ -112,8 +112,9 @@ class FinishedRun:
         return [cast(VerdictRecord, record) for _, record in RunFolder(self.folder).read_verdicts()]
 
 
-def load_finished_run(folder: Path) -> FinishedRun:
+def load_finished_run(folder: Path | str) -> FinishedRun:
     """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    folder = Path(folder)
     files = RunFolder(folder)
     if not files.finished():
         raise DataError(f"{folder}: not a finished run folder (no run.json)")
@@ -152,7 +153,7 @@ def _as_today(tree: Any, source: str, base_dir: Path) -> Any:
     """A stored config read through today's RunConfig: keys added by a later release carry their
     defaults, so an unfinished run of an earlier release still resumes. A config today's schema
     refuses is compared as it was written."""
-    from chateval.config import dump_config, parse_config
+    from chateval.config.files import dump_config, parse_config
 
     try:
         return yaml.safe_load(dump_config(parse_config(tree, source, base_dir)))

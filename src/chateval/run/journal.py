@@ -141,7 +141,7 @@ def load(path: Path) -> JournalState:
             for model, counts in record["usage"].items():
                 # A journal written before the counters were split says backend_calls.
                 counts = {("batches" if k == "backend_calls" else k): v for k, v in counts.items()}
-                state.usage.setdefault(model, ModelUsage()).merge(ModelUsage(**counts))
+                state.usage.setdefault(model, ModelUsage()).merge(ModelUsage.from_counts(counts))
             pending = []
             state.valid_bytes = offset
     return state

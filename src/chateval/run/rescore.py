@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
 
-from chateval.config import RunConfig
+from chateval.config.run import RunConfig
 from chateval.core.items import DirectItem
 from chateval.core.schema import VerdictRecord
 from chateval.debate.building import load_run_items
@@ -31,9 +31,10 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
             record["response_words"] = len(item.response.split())
 
 
-def rescore(outdir: Path) -> RunMetrics:
+def rescore(outdir: Path | str) -> RunMetrics:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    from chateval.config import parse_config
+    outdir = Path(outdir)
+    from chateval.config.files import parse_config
 
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a finished run folder")

@@ -13,19 +13,18 @@ from pathlib import Path
 
 from chateval import __version__
 from chateval.backends.replicas import ReplicaSet
-from chateval.config import RunConfig, dump_config
+from chateval.config.files import dump_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.core.schema import RunInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
-from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
+from chateval.debate.building import build_debates, check_soft_verdicts
 from chateval.debate.scheduler import Scheduler, StepCallback
-from chateval.engines.context import fit_items
 from chateval.engines.factory import (
     TokenizerOnly,
     backend_name,
-    check_backend_settings,
     remote_models,
     replica_count,
 )
@@ -37,13 +36,14 @@ from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run import journal
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
+from chateval.run.session import open_session
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class RunResult:
-    """What a finished run wrote, for the CLI summary."""
+    """What a finished run wrote: its folder, run.json's counts and metrics.json's numbers."""
 
     outdir: Path
     run_info: RunInfo
@@ -81,7 +81,7 @@ def _served_by(
 
 def run(
     config: RunConfig,
-    outdir: Path,
+    outdir: Path | str,
     *,
     force: bool = False,
     backends: Mapping[str, Backend] | None = None,
@@ -96,17 +96,11 @@ def run(
     called once the run folder is ready, before any model loads (the CLI sends the engines'
     output to its engine.log from then on).
     """
+    outdir = Path(outdir)
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    items = load_run_items(config)
-    panel = build_panel(config)
-    models = config.model_names()
-    registry = None
-    if backend_factory is default_backend_factory and any(m not in (backends or {}) for m in models):
-        registry = ModelRegistry(config.models_dir)
-        for model in models:
-            registry.spec(model)  # unknown names fail here, before any file is written
-        check_backend_settings(config, models, registry)
+    session = open_session(config, backends, backend_factory)
+    items, panel, models, registry = session.items, session.panel, session.models, session.registry
     resuming = prepare_outdir(outdir, force, dump_config(config))
     if on_outdir is not None:
         on_outdir(outdir, resuming)
@@ -143,7 +137,7 @@ def run(
         }
         if config.verdict.soft:
             check_soft_verdicts(panel, counters)
-        items, truncations = fit_items(panel, items, counters, config.context_policy, config.data.path)
+        items, truncations = session.fit(counters)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(pool, on_step, bar)
         journal_path = RunFolder(outdir).journal
@@ -213,8 +207,8 @@ def run(
         "engine_steps": total.engine_steps,
         "requests": total.requests,
         "prompt_tokens": total.prompt_tokens,
-        "cached_prompt_tokens": total.cached_tokens,
-        "generated_tokens": total.completion_tokens,
+        "cached_prompt_tokens": total.cached_prompt_tokens,
+        "generated_tokens": total.generated_tokens,
         "verdict_parse_failures": sum(r["parse_failures"] for r in records),
         "truncated_items": len(truncations),
         "per_model": {name: u.counts() for name, u in usage.per_model.items()},

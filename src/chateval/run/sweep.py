@@ -9,9 +9,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
-from chateval.config import RunConfig, load_config
+from chateval.config.files import load_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
-from chateval.core.console import Progress
+from chateval.core.progress import Progress
 from chateval.debate.scheduler import StepCallback
 from chateval.engines.placement import BackendFactory, default_backend_factory
 from chateval.engines.pool import load_logged

@@ -1,0 +1,190 @@
+"""The run config's ``data`` section: where the items come from, how a file's fields map onto
+them, and (responses formats) which systems' answers are compared.
+"""
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError, field_validator, model_validator
+
+from chateval.core.strict_model import StrictModel
+
+# The responses formats (answers of named systems, compared by ``compare``); the data loaders'
+# responses registry holds exactly these (a test checks).
+RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
+
+
+class FieldMap(StrictModel):
+    """Which source field holds each item field (generic ``table_*`` formats).
+
+    Pairwise uses id, question, answer_a, answer_b, label and optionally system_a, system_b,
+    prompt; direct uses id, context, response, knowledge; responses (``table_responses``) use
+    prompt, question, system, response. Unset optional fields are simply not read.
+    """
+
+    id: str | None = Field(default=None, description="The id field; unset: the record number is the id.")
+    question: str = Field(default="question", description="Pairwise and responses: the question.")
+    answer_a: str = Field(default="answer_a", description="Pairwise: the first answer.")
+    answer_b: str = Field(default="answer_b", description="Pairwise: the second answer.")
+    label: str | None = Field(default=None, description="Pairwise: the human label (mapped by `labels`).")
+    system_a: str | None = Field(
+        default=None, description="Pairwise: the system that wrote the first answer (with `system_b`)."
+    )
+    system_b: str | None = Field(
+        default=None, description="Pairwise: the system that wrote the second answer (with `system_a`)."
+    )
+    prompt: str | None = Field(
+        default=None,
+        description="The id of the prompt a row belongs to; pairwise: optional; responses: unset "
+        "reads the field `prompt`.",
+    )
+    system: str = Field(default="system", description="Responses: the system that wrote the response.")
+    context: str = Field(default="context", description="Direct: the conversation so far.")
+    response: str = Field(default="response", description="Direct and responses: the response.")
+    knowledge: str | None = Field(default=None, description="Direct: an optional fact the response may use.")
+
+    @model_validator(mode="after")
+    def _both_systems(self) -> "FieldMap":
+        if (self.system_a is None) != (self.system_b is None):
+            raise ValueError("fields: map both system_a and system_b, or neither")
+        return self
+
+
+class CompareDesign(StrictModel):
+    """Which systems meet on each prompt of responses data: set one key; `all_pairs` sets none.
+
+    ``compare: all_pairs``, ``{against: BASELINE}`` or ``{opponents: K}`` (data/designs.py).
+    """
+
+    against: str | None = Field(
+        default=None, description="Each other system against this one (the system as A, the baseline as B)."
+    )
+    opponents: int | None = Field(
+        default=None,
+        description="Each system meets K others per prompt, in a seeded balanced design (`data.seed`).",
+    )
+
+    @model_validator(mode="after")
+    def _one_design(self) -> "CompareDesign":
+        if self.against is not None and self.opponents is not None:
+            raise ValueError("give either against or opponents, not both")
+        if self.against is not None and not self.against.strip():
+            raise ValueError("against: the baseline system's name is empty")
+        if self.opponents is not None and self.opponents < 1:
+            raise ValueError(f"opponents: K must be at least 1, got {self.opponents}")
+        return self
+
+    @property
+    def name(self) -> str:
+        """The design's name: all_pairs, against or opponents."""
+        if self.against is not None:
+            return "against"
+        return "opponents" if self.opponents is not None else "all_pairs"
+
+
+class DataConfig(StrictModel):
+    """Where the items come from, and how to read them."""
+
+    format: str = Field(
+        description="jsonl_pairwise, jsonl_direct, faireval, chateval_faireval, topical_chat, "
+        "table_pairwise or table_direct; responses (one row per prompt and system): "
+        "jsonl_responses, table_responses or faireval_systems."
+    )
+    path: Path = Field(description="The data file or folder, relative to the config file.")
+    limit: int | None = Field(
+        default=None, ge=1, description="Use the first N items only (responses formats: the first N prompts)."
+    )
+    pair: tuple[str, str] | None = Field(
+        default=None, description="The two systems to compare in multi-system sources (FairEval)."
+    )
+    systems: list[str] | None = Field(
+        default=None,
+        description="Responses formats: the systems to use, in this order; default: every system "
+        "in the data, in order of first appearance (faireval_systems: every answer file, by name).",
+    )
+    compare: Literal["all_pairs"] | CompareDesign | None = Field(
+        default=None,
+        description="Responses formats, pairwise: the comparisons built per prompt; all_pairs (the "
+        "default), {against: BASELINE} or {opponents: K}.",
+    )
+    missing_responses: Literal["error", "skip_prompt"] = Field(
+        default="error",
+        description="Responses formats: a prompt that lacks a response of some system is an error, "
+        "or (skip_prompt) left out with a warning.",
+    )
+    seed: int = Field(
+        default=0,
+        description="Seed of the data's random choices: the opponents design and label_fraction's "
+        "draw (apart from sampling.seed, so a sweep over sampling seeds judges the same items).",
+    )
+    label_fraction: float = Field(
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="Keep the human labels (direct: human scores) of only this share of the "
+        "labelled items, drawn with `seed`; the others load unlabelled.",
+    )
+    fields: FieldMap = Field(default=FieldMap(), description="`table_*`: which field holds what.")
+    labels: dict[str, Literal["A", "B", "tie"]] = Field(
+        default_factory=dict, description="`table_pairwise`: the data's label values mapped to A, B or tie."
+    )
+    scores: dict[str, str] = Field(
+        default_factory=dict,
+        description="`table_direct`, responses formats: dimension name -> field holding its "
+        "human score (jsonl_responses reads a `scores` mapping).",
+    )
+
+    @field_validator("labels", mode="before")
+    @classmethod
+    def _label_keys_as_text(cls, value: Any) -> Any:
+        """``{1: A, 2: B}``: YAML reads bare numbers as numbers; a data file's values are
+        compared as text, so the keys are too."""
+        if isinstance(value, dict):
+            return {str(key): label for key, label in value.items()}
+        return value
+
+    @field_validator("compare", mode="before")
+    @classmethod
+    def _design(cls, value: Any) -> Any:
+        """One clear message for a bad design (not one per member of the union)."""
+        if value is None or isinstance(value, CompareDesign):
+            return value
+        expected = "expected all_pairs, {against: SYSTEM} or {opponents: K}"
+        if isinstance(value, str):
+            if value != "all_pairs":
+                raise ValueError(f"{expected}, got {value!r}")
+            return value
+        if not isinstance(value, dict):
+            raise ValueError(f"{expected}, got {value!r}")
+        try:
+            return CompareDesign.model_validate(value)
+        except ValidationError as exc:
+            problems = [
+                (f"{'.'.join(str(p) for p in err['loc'])}: " if err["loc"] else "")
+                + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])
+                for err in exc.errors()
+            ]
+            raise ValueError("; ".join(p.replace("Value error, ", "") for p in problems)) from None
+
+    @model_validator(mode="after")
+    def _responses_options(self) -> "DataConfig":
+        if self.format in RESPONSES_FORMATS:
+            if self.pair is not None:
+                raise ValueError(
+                    f"pair: format {self.format!r} compares systems by `compare`; choose them with `systems`"
+                )
+            if self.systems is not None and len(set(self.systems)) != len(self.systems):
+                raise ValueError(f"systems: a system is named twice in {self.systems}")
+            return self
+        responses_only = [k for k in ("systems", "compare") if getattr(self, k) is not None]
+        if responses_only:
+            raise ValueError(
+                f"{' and '.join(responses_only)}: only the responses formats "
+                f"({', '.join(RESPONSES_FORMATS)}) build comparisons; format {self.format!r} "
+                "reads its items as they are"
+            )
+        return self
+
+    def design(self) -> CompareDesign:
+        """The comparison design (all pairs unless ``compare`` says otherwise)."""
+        return self.compare if isinstance(self.compare, CompareDesign) else CompareDesign()

@@ -1,0 +1,91 @@
+"""docs/config.md, generated from the run config's models so it cannot drift from the code.
+
+Every key of ``RunConfig`` with its type, default and the description given in its ``Field``;
+nested settings get a section each. ``python scripts/write_config_docs.py`` rewrites the file
+and a test checks that the committed file is what this module generates.
+"""
+
+import types
+import typing
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from chateval.config.run import RunConfig
+
+HEADER = """# Config reference
+
+Every key a run config may hold (`chateval run CONFIG`, `--set key=value`), generated from the
+config models in `src/chateval/config/` by `python scripts/write_config_docs.py`. Unknown keys
+are errors. A config may start with `extends: other.yaml` and override only what differs
+(mappings merge, lists are replaced). Paths are relative to the config file.
+"""
+
+
+def _type_name(annotation: Any) -> str:
+    """A short, readable name of a field's type."""
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Literal:
+        return " \\| ".join(f"`{a}`" for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in args)
+    if origin in (list, tuple, dict):
+        inner = ", ".join(_type_name(a) for a in args if a is not Ellipsis)
+        return f"{origin.__name__}[{inner}]"
+    if annotation is type(None):
+        return "null"
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return "mapping"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _default(field: FieldInfo) -> str:
+    if field.default is PydanticUndefined and field.default_factory is None:
+        return "required"
+    # pydantic types default_factory as maybe taking the validated data; ours take nothing.
+    value = field.default_factory() if field.default_factory is not None else field.default  # type: ignore[call-arg]
+    if isinstance(value, BaseModel):
+        return "(section below)"
+    if value is None:
+        return "`null`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def _section(title: str, model: type[BaseModel], prefix: str) -> list[str]:
+    lines = [f"## {title}", "", (model.__doc__ or "").strip().splitlines()[0], ""]
+    lines += ["| key | type | default | description |", "| --- | --- | --- | --- |"]
+    nested: dict[str, type[BaseModel]] = {}
+    for name, field in model.model_fields.items():
+        key = f"{prefix}{name}"
+        lines.append(
+            f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {field.description or ''} |"
+        )
+        for sub, many in _models_in(field.annotation):
+            nested[f"{key}[]" if many else key] = sub
+    out = lines + [""]
+    for key, sub in nested.items():
+        out += _section(f"`{key}`", sub, f"{key}.")
+    return out
+
+
+def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel], bool]]:
+    """The config models a field holds, and whether as a list of them."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [(annotation, many)]
+    is_list = typing.get_origin(annotation) is list
+    return [found for arg in typing.get_args(annotation) for found in _models_in(arg, many or is_list)]
+
+
+def config_reference() -> str:
+    """The whole of docs/config.md."""
+    return "\n".join([HEADER, *_section("Top level", RunConfig, "")]).rstrip() + "\n"
+
+
+def write(path: Path) -> None:
+    path.write_text(config_reference(), encoding="utf-8")

@@ -1,0 +1,149 @@
+"""Config files: YAML with ``extends:`` chains, ``--set key=value`` overrides (dotted keys, list
+indices allowed; values parsed as YAML), validation errors that name the file and key, and the
+resolved config written back as YAML. Paths in a config file are relative to the file's folder.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from chateval.config.run import RunConfig
+from chateval.core.textfile import read_utf8
+from chateval.errors import ConfigError
+
+
+def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
+    node: Any = tree
+    keys = dotted.split(".")
+    for i, key in enumerate(keys):
+        last = i == len(keys) - 1
+        if isinstance(node, list):
+            if not key.isdigit() or int(key) >= len(node):
+                raise ConfigError(f"--set {dotted}: {key!r} is not an index of a list of {len(node)}")
+            if last:
+                node[int(key)] = value
+            else:
+                node = node[int(key)]
+        elif isinstance(node, dict):
+            if last:
+                node[key] = value
+            else:
+                node = node.setdefault(key, {})
+        else:
+            raise ConfigError(f"--set {dotted}: cannot descend into {'.'.join(keys[:i])}")
+
+
+def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``key=value`` overrides (value parsed as YAML) to a raw config mapping."""
+    for override in overrides:
+        key, sep, raw = override.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {override!r}: expected key=value")
+        _set_path(tree, key.strip(), yaml.safe_load(raw))
+    return tree
+
+
+def _format_validation_error(source: str, exc: ValidationError) -> str:
+    problems = []
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            message = "unknown key"
+        problems.append(f"{where}: {message}")
+    return f"{source}: invalid config: " + "; ".join(problems)
+
+
+def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig:
+    """Validate a raw mapping; relative paths are resolved against ``base_dir``."""
+    try:
+        config = RunConfig.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation_error(source, exc)) from None
+    data = config.data
+    if not data.path.is_absolute():
+        data = data.model_copy(update={"path": (base_dir / data.path).resolve()})
+    models_dir = config.models_dir
+    if models_dir is not None and not models_dir.is_absolute():
+        models_dir = (base_dir / models_dir).resolve()
+    agents = [a.model_copy(update={"model": _model_path(a.model, base_dir)}) for a in config.agents]
+    summarizer = config.summarizer
+    if summarizer.model is not None:
+        summarizer = summarizer.model_copy(update={"model": _model_path(summarizer.model, base_dir)})
+    return config.model_copy(
+        update={"data": data, "models_dir": models_dir, "agents": agents, "summarizer": summarizer}
+    )
+
+
+def _model_path(model: str, base_dir: Path) -> str:
+    """A model written as a relative path (./ or ../) or a home path (~), made absolute; other
+    references (registry names, absolute paths, hub ids) unchanged."""
+    if model.startswith(("./", "../")):
+        return str((base_dir / model).resolve())
+    if model.startswith("~"):
+        return str(Path(model).expanduser())
+    return model
+
+
+def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
+    """Deep-merge mappings; the child's values win, lists are replaced whole."""
+    merged = dict(base)
+    for key, value in child.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _yaml_where(exc: yaml.YAMLError) -> str:
+    """Where and what a YAML syntax error is, on one line."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return f"{where}: {problem}"
+
+
+def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A config file as a mapping, with ``extends: other.yaml`` resolved (relative paths in
+    the base stay relative to the base file's folder)."""
+    if not path.is_file():
+        raise ConfigError(f"{path}: config file not found")
+    if path.resolve() in chain:
+        raise ConfigError(f"{path}: 'extends' cycle through {' -> '.join(str(p) for p in chain)}")
+    try:
+        tree = yaml.safe_load(read_utf8(path, ConfigError))
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: invalid YAML{_yaml_where(exc)}") from None
+    if not isinstance(tree, dict):
+        raise ConfigError(f"{path}: a config must be a YAML mapping")
+    base_name = tree.pop("extends", None)
+    if base_name is None:
+        return tree
+    if not isinstance(base_name, str):
+        raise ConfigError(f"{path}: 'extends' must be a file name")
+    base_path = path.parent / base_name
+    base = _read_tree(base_path, chain + (path.resolve(),))
+    # Paths in the base are relative to the base's folder: make them absolute before merging.
+    for section, key in (("data", "path"), (None, "models_dir")):
+        holder = base.get(section) if section else base
+        if isinstance(holder, dict) and isinstance(holder.get(key), str):
+            holder[key] = str((base_path.parent / holder[key]).resolve())
+    return _merge(base, tree)
+
+
+def load_config(path: Path | str, overrides: list[str] | None = None) -> RunConfig:
+    """Read a YAML run config (safe_load only), resolve ``extends``, apply overrides
+    (``key=value``, as ``--set`` takes them), validate."""
+    path = Path(path)
+    tree = _read_tree(path)
+    apply_overrides(tree, overrides or [])
+    return parse_config(tree, str(path), path.parent)
+
+
+def dump_config(config: RunConfig) -> str:
+    """The fully resolved config as YAML (what ``config.yaml`` in a run folder holds)."""
+    text: str = yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False)
+    return text

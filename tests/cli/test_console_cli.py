@@ -1,0 +1,79 @@
+"""The quickstart through the CLI on vLLM, as a user runs it: a quiet console (chateval's lines,
+one bar, the summary), the engine's output in engine.log, on the console with --verbose, and an
+engine's error on the console when it fails."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chateval.engines.models import ModelRegistry
+from chateval.run.folder import RunFolder
+from tests.support.helpers import CONFIGS_DIR, ROOT
+
+pytestmark = pytest.mark.slow
+
+# What vLLM, torch and Python print while an engine loads and runs (never chateval's own lines).
+ENGINE_LINES = re.compile(
+    r"non-default args|Triton|LD_PRELOAD|Passing raw prompts|Loading safetensors|FutureWarning"
+    r"|(INFO|WARNING) \d\d-\d\d \d\d:|^\[W\d{4}|pid=\d+\)",
+    re.MULTILINE,
+)
+# Two items and short turns: the run is about the console, not the verdicts.
+SMALL = [
+    "data.limit=2",
+    "sampling.discussion_max_tokens=12",
+    "verdict.reasoning_max_tokens=12",
+    "verdict.evidence_max_tokens=6",
+]
+# An engine argument vLLM takes by name but cannot start with.
+IMPOSSIBLE = "vllm.engine_args.smollm2-135m.max_num_batched_tokens=1"
+
+
+def chateval_run(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "quickstart.yaml")]
+    command += ["-o", str(out), "--force", *(f"--set={o}" for o in SMALL), *options]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def quickstart(registry: ModelRegistry, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    pytest.importorskip("vllm")
+    out = tmp_path_factory.mktemp("quickstart")
+    done = chateval_run(out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out, done.stdout, done.stderr
+
+
+def test_the_quickstart_console_shows_chatevals_lines_and_the_engine_writes_engine_log(
+    quickstart: tuple[Path, str, str],
+) -> None:
+    out, summary, console = quickstart
+    assert not ENGINE_LINES.search(console), console
+    assert not ENGINE_LINES.search(summary), summary
+    # The summary goes to stdout; everything else fits a screen, with one bar's last state.
+    assert len(console.splitlines()) <= 40, console
+    assert "loading model smollm2-135m" in console
+    assert re.search(r"^debates 4/4 \(100%\), 24 requests, .* done$", console, re.MULTILINE), console
+    assert "chateval run: quickstart" in summary
+    log = RunFolder(out).engine_log.read_text()
+    assert "non-default args" in log and "Initializing a V1 LLM engine" in log
+
+
+@pytest.mark.parametrize("verbose", [False, True], ids=["quiet", "verbose"])
+def test_a_failing_engine_shows_its_error_on_the_console(
+    registry: ModelRegistry, tmp_path: Path, verbose: bool
+) -> None:
+    pytest.importorskip("vllm")
+    done = chateval_run(tmp_path, f"--set={IMPOSSIBLE}", *(["--verbose"] if verbose else []))
+    assert done.returncode == 1, done.stdout + done.stderr
+    console = done.stderr
+    assert "max_num_batched_tokens (1) must be greater than or equal to max_num_seqs" in console
+    if verbose:  # the engine's own lines as they come (vLLM logs to stdout), no engine.log
+        assert "non-default args" in done.stdout and "last lines of" not in console
+        assert not RunFolder(tmp_path).engine_log.exists()
+    else:  # the engine log's last lines, then chateval's error
+        tail = console.index(f"last lines of {RunFolder(tmp_path).engine_log}:")
+        assert console.index("non-default args", tail) < console.index("error: vLLM could not load")

@@ -1,0 +1,125 @@
+"""Config validation: typos and unknown names are errors with clear messages."""
+
+from pathlib import Path
+
+import pytest
+
+from chateval.config.files import load_config
+from chateval.errors import ConfigError
+from tests.support.helpers import CONFIGS_DIR, tiny_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "c.yaml"
+    path.write_text(text)
+    return path
+
+
+BASE = """
+task: pairwise
+data: {format: jsonl_pairwise, path: x.jsonl}
+agents: [{role: critic}]
+"""
+
+
+def test_quickstart_configs_load() -> None:
+    for name in ("quickstart.yaml", "quickstart_direct.yaml"):
+        config = load_config(CONFIGS_DIR / name)
+        assert config.data.path.is_file()
+
+
+def test_unknown_key_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"rounds_typo: unknown key"):
+        load_config(write(tmp_path, BASE + "rounds_typo: 3\n"))
+
+
+def test_unknown_nested_key_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"sampling.temprature: unknown key"):
+        load_config(write(tmp_path, BASE + "sampling: {temprature: 0.5}\n"))
+
+
+def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"unknown strategy 'round_robin'.*one_by_one"):
+        load_config(write(tmp_path, BASE + "strategy: round_robin\n"))
+
+
+def test_config_names_what_the_stages_implement() -> None:
+    """The config validates strategy and responses-format names from its own lists; the
+    registries of the stages above it must hold exactly those."""
+    from chateval.config.data import RESPONSES_FORMATS
+    from chateval.config.sections import STRATEGY_NAMES
+    from chateval.data import RESPONSE_LOADERS
+    from chateval.debate.strategies import STRATEGIES
+
+    assert STRATEGIES.names() == sorted(STRATEGY_NAMES)
+    assert RESPONSE_LOADERS.names() == sorted(RESPONSES_FORMATS)
+
+
+def test_unknown_backend(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"backend"):
+        load_config(write(tmp_path, BASE + "backend: llamacpp\n"))
+
+
+def test_direct_needs_dimensions(tmp_path: Path) -> None:
+    text = BASE.replace("pairwise", "direct", 1)
+    with pytest.raises(ConfigError, match="dimensions"):
+        load_config(write(tmp_path, text))
+
+
+def test_overrides(tmp_path: Path) -> None:
+    config = load_config(
+        write(tmp_path, BASE), ["rounds=4", "agents.0.role=editor", "sampling.temperature=0.7"]
+    )
+    assert config.rounds == 4
+    assert config.agents[0].role == "editor"
+    assert config.sampling.temperature == 0.7
+    assert config.data.path == (tmp_path / "x.jsonl").resolve()
+
+
+def test_bad_override(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="key=value"):
+        load_config(write(tmp_path, BASE), ["rounds"])
+    with pytest.raises(ConfigError, match="index"):
+        load_config(write(tmp_path, BASE), ["agents.5.role=critic"])
+
+
+def test_unknown_role_is_rejected_when_the_panel_is_built() -> None:
+    from chateval.debate.building import build_panel
+
+    with pytest.raises(ConfigError, match=r"unknown role 'jester'.*critic"):
+        build_panel(tiny_config(agents=[{"role": "jester"}]))
+
+
+def test_repeated_roles_get_distinct_names() -> None:
+    from chateval.debate.building import build_panel
+
+    panel = build_panel(tiny_config(agents=[{"role": "critic"}, {"role": "critic"}, {"role": "editor"}]))
+    assert [a.name for a in panel.agents] == ["Critic 1", "Critic 2", "Editor"]
+
+
+def test_inline_role() -> None:
+    from chateval.debate.building import build_panel
+
+    panel = build_panel(tiny_config(agents=[{"role": {"name": "Poet", "description": "You love rhythm."}}]))
+    assert panel.agents[0].role.description == "You love rhythm."
+
+
+def test_not_a_mapping(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(write(tmp_path, "- a\n- b\n"))
+
+
+@pytest.mark.parametrize("name", ["../../etc", "a/b", ".hidden", ""])
+def test_run_name_cannot_escape_the_runs_folder(tmp_path: Path, name: str) -> None:
+    with pytest.raises(ConfigError, match="name"):
+        load_config(write(tmp_path, BASE + f"name: '{name}'\n"))
+
+
+def test_cpu_block_size_must_be_a_multiple_of_32(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from chateval.backends import vllm_backend
+    from chateval.core.engine_settings import VllmSettings
+    from chateval.core.model_spec import ModelSpec
+
+    monkeypatch.setattr(vllm_backend, "on_gpu", lambda: False)
+    with pytest.raises(ConfigError, match=r"vllm.block_size is 48: .* multiples of 32"):
+        vllm_backend.VllmBackend("m", tmp_path, ModelSpec(path=tmp_path), VllmSettings(block_size=48))

@@ -1,0 +1,56 @@
+"""The model registry: entries, chat template files, sources and their errors."""
+
+from pathlib import Path
+
+import pytest
+
+from chateval.engines.models import ModelRegistry
+from chateval.errors import ConfigError
+from tests.support.helpers import MODELS_DIR
+
+
+def write_registry(folder: Path, text: str) -> ModelRegistry:
+    (folder / "registry.yaml").write_text(text)
+    return ModelRegistry(folder)
+
+
+def test_project_registry_has_both_models() -> None:
+    registry = ModelRegistry(MODELS_DIR)
+    assert {"smollm2-135m", "gemma3-270m"} <= set(registry.specs)
+    gemma = registry.spec("gemma3-270m")
+    assert gemma.source is not None and gemma.source.kind == "pypi_gguf_assemble"
+    assert gemma.chat_template and "<start_of_turn>" in gemma.chat_template
+
+
+def test_chat_template_file_is_read(tmp_path: Path) -> None:
+    (tmp_path / "t.jinja").write_text("{{ messages[0]['content'] }}")
+    registry = write_registry(tmp_path, "m: {path: m, chat_template_file: t.jinja, backend: transformers}\n")
+    assert registry.spec("m").chat_template == "{{ messages[0]['content'] }}"
+    assert registry.spec("m").backend == "transformers"
+
+
+def test_missing_chat_template_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"model 'm', chat_template_file .*nope.jinja not found"):
+        write_registry(tmp_path, "m: {path: m, chat_template_file: nope.jinja}\n")
+
+
+def test_unknown_backend_in_registry(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"model 'm', field 'backend'"):
+        write_registry(tmp_path, "m: {path: m, backend: tgi}\n")
+
+
+def test_unknown_model_lists_known(tmp_path: Path) -> None:
+    registry = write_registry(tmp_path, "a: {path: a}\nb: {path: b}\n")
+    with pytest.raises(
+        ConfigError, match=r"unknown model 'c': not a name in .*registry.yaml \(known: a, b\)"
+    ):
+        registry.spec("c")
+
+
+def test_assemble_source_needs_its_package(tmp_path: Path) -> None:
+    registry = write_registry(
+        tmp_path,
+        "m: {path: m, source: {kind: pypi_gguf_assemble, package: no_such_pkg_xyz, file: m.gguf}}\n",
+    )
+    with pytest.raises(ConfigError, match="package 'no_such_pkg_xyz' is not installed"):
+        registry.prepare("m")

@@ -1,0 +1,214 @@
+"""metrics.json's systems section: a scripted systems run, the soft win probability, the
+calibrated estimates wired to the labelled items."""
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from chateval.backends.scripted import ScriptedBackend
+from chateval.core.schema import VerdictRecord
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.evaluation.systems import soft_win_probability
+from chateval.run.runner import run
+from tests.reporting.test_export import soft_scores
+from tests.support.helpers import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
+
+SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
+
+
+@pytest.fixture(scope="module")
+def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("systems_metrics")
+    config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    return out
+
+
+def test_a_systems_run_reports_win_rates_and_leaderboards(systems_run: Path) -> None:
+    metrics = json.loads((systems_run / "metrics.json").read_text())
+    section = metrics["systems"]
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    assert (
+        section["task"] == "pairwise" and section["comparisons"] + section["undecided"] == len(records) == 12
+    )
+    pairs = section["win_rates"]["pairs"]
+    assert len(pairs) == 3 and all(p["n"] == 4 for p in pairs)
+    # The hard counts are the panel's labels, from system_a's side.
+    for pair in pairs:
+        mine = [r for r in records if (r["system_a"], r["system_b"]) == (pair["system_a"], pair["system_b"])]
+        assert pair["wins"] == sum(r["label"] == "A" for r in mine)
+        assert pair["ties"] == sum(r["label"] == "tie" for r in mine)
+        assert pair["soft_win_rate"] is not None
+    board = section["leaderboard"]
+    assert sorted(row["system"] for row in board["rows"]) == sorted(
+        {r["system_a"] for r in records} | {r["system_b"] for r in records}
+    )
+    assert (
+        board["anchor"] == section["anchor"]
+        and section["length_controlled"]["length_coefficient"] is not None
+    )
+    assert section["calibrated"] == []  # no human labels: nothing to calibrate
+
+
+def _record(swapped_first: dict[str, float], swapped_second: dict[str, float]) -> VerdictRecord:
+    def dist(p: dict[str, float]) -> dict[str, object]:
+        return {"probabilities": p, "expected": None, "entropy": None, "unmapped": 0.0, "ambiguous": 0.0}
+
+    return {
+        "item_id": "x",
+        "parse_failures": 0,
+        "orders": [
+            {
+                "swapped": False,
+                "label": "A",
+                "referees": [{"agent": "r", "distributions": [dist({"8": 1.0}), dist({"6": 0.5, "8": 0.5})]}],
+            },
+            {
+                "swapped": True,
+                "label": "A",
+                "referees": [{"agent": "r", "distributions": [dist(swapped_first), dist(swapped_second)]}],
+            },
+        ],
+    }  # type: ignore[typeddict-item]
+
+
+def test_the_soft_win_probability_reads_both_orders_in_the_items_frame() -> None:
+    # Original order: A is 8 for sure, B is 6 or 8: P(A > B) + P(equal)/2 = 0.5 + 0.25 = 0.75.
+    # Swapped: shown first is B (7), second is A (9 or 5 evenly): P(A > B) = 0.5, no ties.
+    record = _record({"7": 1.0}, {"9": 0.5, "5": 0.5})
+    assert soft_win_probability(record) == pytest.approx((0.75 + 0.5) / 2)
+
+
+def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> None:
+    from chateval.config.files import load_config
+
+    config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    pair = (records[0]["system_a"], records[0]["system_b"])
+    mine = [r for r in records if (r["system_a"], r["system_b"]) == pair]
+    for r, human in zip(mine[:3], ["A", "B", "A"], strict=True):  # 3 of the pair's 4 labelled
+        r["human_label"] = human
+    section = compute_metrics(config, records)["systems"]
+    (calibrated,) = section["calibrated"]
+    assert (calibrated["system_a"], calibrated["system_b"]) == pair
+    assert (calibrated["n"], calibrated["N"]) == (3, 1)
+    assert calibrated["classical"] == pytest.approx(2 / 3)
+
+
+def test_every_report_shows_the_leaderboard(
+    systems_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from chateval.reporting.html import write_html_report
+    from chateval.reporting.markdown import write_report
+    from chateval.reporting.metrics_view import metrics_view
+    from chateval.reporting.summary import _print_systems
+
+    metrics = json.loads((systems_run / "metrics.json").read_text())
+    best = metrics["systems"]["leaderboard"]["rows"][0]["system"]
+    _print_systems(Console(width=120), metrics_view("pairwise", metrics))
+    said = capsys.readouterr().out
+    assert "leaderboard" in said and "win rates" in said and best in said
+    assert "Davidson-Bradley-Terry ratings" in said
+    report = write_report([systems_run], tmp_path / "md").read_text()
+    assert "## Systems judged" in report and "### leaderboard" in report
+    assert f"| 1 | {best} |" in report
+    html = write_html_report([systems_run], tmp_path / "html").read_text()
+    assert "Systems judged" in html and f"<td>{best}</td>" in html
+
+
+@pytest.fixture(scope="module")
+def labelled_pair_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The 12 labelled quickstart items as comparisons of two named systems, scripted."""
+    folder = tmp_path_factory.mktemp("labelled_pair")
+    source = CONFIGS_DIR / "samples" / "quickstart_pairwise.jsonl"
+    rows = [json.loads(line) | {"system_a": "x", "system_b": "y"} for line in source.read_text().splitlines()]
+    data = folder / "pair.jsonl"
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    out = folder / "run"
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    return data, out
+
+
+def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
+    labelled_pair_run: tuple[Path, Path], tmp_path: Path
+) -> None:
+    from typer.testing import CliRunner
+
+    from chateval.cli import app
+
+    data, full = labelled_pair_run
+    result = CliRunner().invoke(
+        app, ["rescore", str(full), "--label-fraction", "0.25", "--into", str(tmp_path / "quarter")]
+    )
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "quarter" / "metrics.json").read_text())
+    (calibrated,) = metrics["systems"]["calibrated"]
+    assert (calibrated["n"], calibrated["N"]) == (3, 9)  # 12 labelled items, a quarter kept
+    assert metrics["panel"]["n"] == 3
+    assert json.loads((tmp_path / "quarter" / "run.json").read_text())["name"] == "quarter"
+    # The same items keep their labels as when the run itself loads a quarter of them.
+    kept = {
+        r["item_id"]
+        for r in map(json.loads, (tmp_path / "quarter" / "verdicts.jsonl").read_text().splitlines())
+        if r["human_label"]
+    }
+    out = tmp_path / "loaded"
+    config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data), "label_fraction": 0.25})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    loaded = {
+        r["item_id"]
+        for r in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())
+        if r.get("human_label")
+    }
+    assert kept == loaded
+    bad = CliRunner().invoke(app, ["rescore", str(full), "--label-fraction", "0.25"])
+    assert bad.exit_code == 2 and "go together" in bad.output
+
+
+def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_path: Path) -> None:
+    """Two systems on four prompts; system "two" is scored higher by the panel, and three of its
+    four responses carry a human score (the fourth is left for the calibrated mean)."""
+    from chateval.core.backend import GenerationRequest
+    from tests.support.helpers import speaker_of
+
+    data = tmp_path / "rows.jsonl"
+    rows = []
+    for p in ("p1", "p2", "p3", "p4"):
+        for system, human in (("one", 1), ("two", 3)):
+            row = {"prompt": p, "question": f"question {p}", "system": system, "response": f"{system} on {p}"}
+            if system == "two" and p != "p4":
+                row["scores"] = {"fluency": human}
+            rows.append(row)
+    config = direct_responses_config(data, rows)
+
+    def fluency(request: GenerationRequest) -> str:
+        if not request.regex:
+            return "ok"
+        high = "two on" in prompt_text(request)
+        return (
+            "\nFluency: 3"
+            if high
+            else ("\nFluency: 2" if speaker_of(request) == "Critic" else "\nFluency: 1")
+        )
+
+    result = run(config, tmp_path / "run", backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, fluency)})
+    assert result.metrics is not None
+    section = result.metrics["systems"]
+    assert section["task"] == "direct" and section["responses"] == 8
+    means = {m["system"]: m["mean"]["value"] for m in section["scores"]["means"]}
+    assert means == {"one": 1.5, "two": 3.0}
+    (difference,) = section["scores"]["differences"]
+    assert (difference["system_a"], difference["system_b"], difference["n"]) == ("one", "two", 4)
+    assert difference["difference"]["value"] == -1.5
+    (calibrated,) = section["calibrated"]
+    assert (calibrated["system"], calibrated["dimension"], calibrated["n"], calibrated["N"]) == (
+        "two",
+        "fluency",
+        3,
+        1,
+    )
+    assert calibrated["classical"] == 3.0

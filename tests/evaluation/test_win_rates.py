@@ -1,0 +1,207 @@
+"""Win rates, length bias and per-system direct means against hand-computed values, and the
+vectorised bootstrap against a plain loop over the same resamples."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.direct_systems import ScoredResponse, direct_systems
+from chateval.evaluation.length_bias import length_bias
+from chateval.evaluation.prompt_bootstrap import resample_counts
+from chateval.evaluation.win_rates import win_rates
+
+
+def c(
+    prompt: str, a: str, b: str, outcome: float, soft: float | None = None, la: int = 0, lb: int = 0
+) -> Comparison:
+    return Comparison(prompt, a, b, outcome, soft, la, lb)
+
+
+# x beats y twice (once as B) and loses once; x ties z; z beats y.
+TINY = [
+    c("p1", "x", "y", 1.0, 0.8),
+    c("p1", "x", "z", 0.5, 0.5),
+    c("p2", "y", "x", 0.0, 0.3),
+    c("p2", "z", "y", 1.0),
+    c("p3", "x", "y", 0.0, 0.4),
+]
+
+
+def test_pair_and_overall_records_by_hand() -> None:
+    out = win_rates(TINY, seed=0)
+    assert out["systems"] == ["x", "y", "z"]
+    assert (out["prompts"], out["comparisons"], out["resamples"]) == (3, 5, 1000)
+    pairs = {(p["system_a"], p["system_b"]): p for p in out["pairs"]}
+    assert set(pairs) == {("x", "y"), ("x", "z"), ("y", "z")}
+    xy = pairs["x", "y"]
+    assert (xy["n"], xy["prompts"], xy["wins"], xy["ties"], xy["losses"]) == (3, 3, 2, 0, 1)
+    assert xy["win_rate"]["value"] == pytest.approx(2 / 3)
+    # soft from x's side: 0.8, 1 - 0.3, 0.4
+    assert xy["soft_win_rate"] is not None
+    assert xy["soft_win_rate"]["value"] == pytest.approx((0.8 + 0.7 + 0.4) / 3)
+    assert xy["n_soft"] == 3
+    xz = pairs["x", "z"]
+    assert (xz["wins"], xz["ties"], xz["losses"]) == (0, 1, 0)
+    assert xz["win_rate"] == {"value": 0.5, "ci95": [0.5, 0.5]}  # one comparison: nothing varies
+    yz = pairs["y", "z"]
+    assert (yz["wins"], yz["ties"], yz["losses"], yz["win_rate"]["value"]) == (0, 0, 1, 0.0)
+    assert yz["soft_win_rate"] is None and yz["n_soft"] == 0
+
+    overall = {s["system"]: s for s in out["overall"]}
+    assert [
+        (overall[s]["n"], overall[s]["wins"], overall[s]["ties"], overall[s]["losses"]) for s in "xyz"
+    ] == [
+        (4, 2, 1, 1),
+        (4, 1, 0, 3),
+        (2, 1, 1, 0),
+    ]
+    assert [overall[s]["win_rate"]["value"] for s in "xyz"] == pytest.approx([2.5 / 4, 1 / 4, 1.5 / 2])
+    soft_x = overall["x"]["soft_win_rate"]
+    assert soft_x is not None and soft_x["value"] == pytest.approx((0.8 + 0.5 + 0.7 + 0.4) / 4)
+
+
+def test_systems_order_orients_the_pairs() -> None:
+    out = win_rates(TINY, systems=["y", "x", "z"], seed=0)
+    yx = next(p for p in out["pairs"] if p["system_a"] == "y" and p["system_b"] == "x")
+    assert (yx["wins"], yx["losses"]) == (1, 2)
+    assert yx["win_rate"]["value"] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="not in the given list"):
+        win_rates(TINY, systems=["x", "y"])
+    with pytest.raises(ValueError, match="without any comparison"):
+        win_rates(TINY, systems=["x", "y", "z", "w"])
+
+
+def _loop_bootstrap(
+    comparisons: list[Comparison], counts: np.ndarray, first: str, second: str
+) -> list[float]:
+    """The pair's hard win rate on each resample, by a plain loop over its comparisons."""
+    prompts = list(dict.fromkeys(cmp.prompt for cmp in comparisons))
+    values = []
+    for row in counts:
+        total = n = 0.0
+        for cmp in comparisons:
+            if {cmp.system_a, cmp.system_b} != {first, second}:
+                continue
+            weight = row[prompts.index(cmp.prompt)]
+            score = cmp.outcome if cmp.system_a == first else 1 - cmp.outcome
+            total += weight * score
+            n += weight
+        if n:
+            values.append(total / n)
+    return values
+
+
+def test_interval_is_the_percentile_bootstrap_over_prompts() -> None:
+    rng = np.random.default_rng(3)
+    systems = ["s1", "s2", "s3"]
+    comparisons = [
+        c(f"p{p}", a, b, float(rng.choice([0.0, 0.5, 1.0])))
+        for p in range(12)
+        for a, b in itertools.combinations(systems, 2)
+        if rng.random() < 0.8  # not every pair on every prompt
+    ]
+    out = win_rates(comparisons, n_resamples=300, seed=5)
+    counts = resample_counts(12, 300, 5)
+    for pair in out["pairs"]:
+        reference = _loop_bootstrap(comparisons, counts, pair["system_a"], pair["system_b"])
+        assert pair["win_rate"]["ci95"] == pytest.approx(list(np.percentile(reference, [2.5, 97.5])))
+    # Seeded: the same seed gives the same intervals, another seed others.
+    assert win_rates(comparisons, n_resamples=300, seed=5) == out
+    assert win_rates(comparisons, n_resamples=300, seed=6)["pairs"] != out["pairs"]
+
+
+def test_resample_counts() -> None:
+    counts = resample_counts(7, 50, 1)
+    assert counts.shape == (50, 7)
+    assert np.all(counts.sum(axis=1) == 7)
+    assert np.array_equal(counts, resample_counts(7, 50, 1))
+    assert resample_counts(1, 50, 1).shape == (0, 1)  # one prompt: nothing to resample
+    out = win_rates([c("only", "x", "y", 1.0), c("only", "x", "y", 0.0)])
+    assert out["resamples"] == 0
+    assert out["pairs"][0]["win_rate"] == {"value": 0.5, "ci95": [0.5, 0.5]}
+
+
+def test_length_bias_by_hand() -> None:
+    comparisons = [
+        c("p1", "x", "y", 1.0, la=100, lb=50),  # longer won
+        c("p2", "x", "y", 0.0, la=100, lb=50),  # shorter won
+        c("p3", "x", "y", 0.0, la=10, lb=50),  # longer won (B)
+        c("p4", "y", "x", 1.0, la=80, lb=20),  # longer won
+        c("p5", "x", "y", 1.0, la=30, lb=30),  # equal lengths: left out
+        c("p6", "x", "y", 0.5, la=100, lb=5),  # tie: left out
+        c("p6", "y", "x", 0.5, la=1, lb=5),  # tie: left out
+    ]
+    out = length_bias(comparisons, seed=0)
+    assert (out["n"], out["longer_won"], out["equal_lengths"], out["ties"]) == (4, 3, 1, 2)
+    assert out["share"] is not None and out["share"]["value"] == pytest.approx(0.75)
+    low, high = out["share"]["ci95"]
+    assert 0.0 <= low <= 0.75 <= high <= 1.0
+    assert win_rates(comparisons, seed=0)["length_bias"] == out
+    assert length_bias([c("p1", "x", "y", 0.5, la=3, lb=4)])["share"] is None
+
+
+def test_comparison_validation() -> None:
+    with pytest.raises(ValueError, match="outcome"):
+        c("p", "x", "y", 0.7)
+    with pytest.raises(ValueError, match="soft"):
+        c("p", "x", "y", 1.0, soft=1.5)
+    with pytest.raises(ValueError, match="two systems"):
+        c("p", "x", "x", 1.0)
+    with pytest.raises(ValueError, match="no comparisons"):
+        win_rates([])
+
+
+def test_direct_means_and_paired_differences_by_hand() -> None:
+    rows = [
+        ScoredResponse("q1", "a", {"coherence": 4.0, "fluency": 3.0}),
+        ScoredResponse("q1", "b", {"coherence": 2.0, "fluency": 3.0}),
+        ScoredResponse("q2", "a", {"coherence": 5.0}),  # no fluency score
+        ScoredResponse("q2", "b", {"coherence": 4.0, "fluency": 1.0}),
+        ScoredResponse("q3", "b", {"coherence": 3.0, "fluency": 2.0}),  # a not scored on q3
+    ]
+    out = direct_systems(rows, seed=0)
+    assert (out["systems"], out["dimensions"], out["prompts"]) == (["a", "b"], ["coherence", "fluency"], 3)
+    means = {(m["system"], m["dimension"]): m for m in out["means"]}
+    assert means["a", "coherence"]["mean"]["value"] == pytest.approx(4.5)
+    assert means["a", "coherence"]["n"] == 2
+    assert means["a", "fluency"]["mean"] == {"value": 3.0, "ci95": [3.0, 3.0]}
+    assert means["b", "coherence"]["mean"]["value"] == pytest.approx(3.0)
+    assert means["b", "fluency"]["mean"]["value"] == pytest.approx(2.0)
+    diffs = {d["dimension"]: d for d in out["differences"]}
+    # coherence: a - b on q1 (+2) and q2 (+1); q3 has no a.
+    assert (diffs["coherence"]["system_a"], diffs["coherence"]["system_b"]) == ("a", "b")
+    assert diffs["coherence"]["n"] == 2
+    coherence = diffs["coherence"]["difference"]
+    assert coherence is not None and coherence["value"] == pytest.approx(1.5)
+    assert 1.0 <= coherence["ci95"][0] <= coherence["ci95"][1] <= 2.0
+    assert diffs["fluency"]["n"] == 1
+    assert diffs["fluency"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+
+
+def test_direct_paired_difference_is_narrower_than_the_means() -> None:
+    # Prompt difficulty varies a lot; system a is a steady 0.5 better: pairing removes the
+    # difficulty, so the difference's interval is far narrower than either mean's.
+    rng = np.random.default_rng(0)
+    rows = []
+    for p in range(40):
+        base = rng.normal(3, 1)
+        rows.append(ScoredResponse(f"q{p}", "a", {"overall": base + 0.5 + rng.normal(0, 0.1)}))
+        rows.append(ScoredResponse(f"q{p}", "b", {"overall": base + rng.normal(0, 0.1)}))
+    out = direct_systems(rows, seed=1)
+    width = {m["system"]: m["mean"]["ci95"][1] - m["mean"]["ci95"][0] for m in out["means"]}
+    difference = out["differences"][0]["difference"]
+    assert difference is not None
+    low, high = difference["ci95"]
+    assert low < 0.5 < high
+    assert high - low < width["a"] / 5
+
+
+def test_direct_errors() -> None:
+    with pytest.raises(ValueError, match="scored twice"):
+        direct_systems([ScoredResponse("q", "a", {"x": 1.0}), ScoredResponse("q", "a", {"x": 2.0})])
+    with pytest.raises(ValueError, match="differ"):
+        direct_systems([ScoredResponse("q", "a", {"x": 1.0})], systems=["a", "b"])
+    with pytest.raises(ValueError, match="no scored"):
+        direct_systems([])
