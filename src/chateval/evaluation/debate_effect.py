@@ -24,8 +24,9 @@ from statistics import fmean
 from typing import Literal, TypeVar, overload
 
 from chateval.core.items import Label
-from chateval.core.schema import DirectDebateEffect, PairwiseDebateEffect, RefereeRow, VerdictRecord
-from chateval.evaluation.metrics import correlations
+from chateval.core.schema.metrics import DirectDebateEffect, PairwiseDebateEffect
+from chateval.core.schema.records import RefereeRow, VerdictRecord
+from chateval.evaluation.correlations import correlations
 from chateval.evaluation.paired import compare_blind_final_direct, compare_blind_final_pairwise
 from chateval.judging.aggregate import majority_label, sum_label
 

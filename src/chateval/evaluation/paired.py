@@ -24,7 +24,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from chateval.core.schema import (
+from chateval.core.schema.metrics import (
     BlindFinalCorrelation,
     BlindFinalDirect,
     BlindFinalPairwise,
@@ -37,17 +37,16 @@ from chateval.core.schema import (
     PairedCorrelations,
     PairedScore,
     PairwiseComparison,
-    VerdictRecord,
 )
+from chateval.core.schema.records import VerdictRecord
+from chateval.evaluation.correlations import correlation_or_nan, undefined_reason
 from chateval.evaluation.metrics import (
     CORRELATION_DIMENSIONS,
     bootstrap,
     correlation_interval,
-    correlation_or_nan,
     interval,
     kappa_from_codes,
     label_codes,
-    undefined_reason,
 )
 
 
