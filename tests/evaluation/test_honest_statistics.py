@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import spearmanr
 
 from chateval.config.files import load_config
-from chateval.core.schema import VerdictRecord
+from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.debate_effect import blind_label, debate_effect
 from chateval.evaluation.diagnostics import per_model
 from chateval.evaluation.metrics import (

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.core.schema import VerdictRecord
+from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability

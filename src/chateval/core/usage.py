@@ -4,7 +4,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chateval.core.backend import GenerationResult
-from chateval.core.schema import Counts
+from chateval.core.schema.records import Counts
 
 # Field -> the key run.json and the journal store it under (the first release's names).
 STORED_NAMES = {"generated_tokens": "completion_tokens", "cached_prompt_tokens": "cached_tokens"}

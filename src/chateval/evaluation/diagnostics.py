@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Literal, overload
 
-from chateval.core.schema import (
+from chateval.core.schema.metrics import (
     CutOffSummary,
     DirectModelDiagnostics,
     OpinionChanges,
@@ -38,10 +38,8 @@ from chateval.core.schema import (
     PairwiseModelDiagnostics,
     PanelDiagnostics,
     ParrotingSummary,
-    RefereeRow,
-    SummariesCutOff,
-    VerdictRecord,
 )
+from chateval.core.schema.records import RefereeRow, SummariesCutOff, VerdictRecord
 from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.panel_behaviour import NOT_RECORDED, cut_off_summary, parroting_summary
 

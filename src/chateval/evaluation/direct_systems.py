@@ -8,7 +8,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema import Interval
+from chateval.core.schema.metrics import Interval
 from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, ratio_intervals, resample_counts
 
 

@@ -19,7 +19,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema import Interval
+from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
 from chateval.evaluation.davidson_fit import (
     BASE_RATING,

@@ -7,7 +7,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema import Interval
+from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
 from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, per_prompt, ratio_intervals, resample_counts
 

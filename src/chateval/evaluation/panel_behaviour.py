@@ -54,14 +54,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from chateval.core.items import PairwiseItem
-from chateval.core.schema import (
-    CutOffKind,
-    CutOffSummary,
-    ParrotingSummary,
-    RefereeBehaviourRecord,
-    RefereeCutOff,
-    SummariesCutOff,
-)
+from chateval.core.schema.metrics import CutOffKind, CutOffSummary, ParrotingSummary
+from chateval.core.schema.records import RefereeBehaviourRecord, RefereeCutOff, SummariesCutOff
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.errors import VerdictError

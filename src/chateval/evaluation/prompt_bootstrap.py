@@ -16,7 +16,7 @@ statistic is undefined (NaN: its denominator is 0) is left out of that statistic
 
 import numpy as np
 
-from chateval.core.schema import Interval
+from chateval.core.schema.metrics import Interval
 
 N_RESAMPLES = 1000  # the default of the win rates, the length bias and the direct means
 

@@ -12,7 +12,7 @@ from typing import Generic, Required, TypeVar
 
 from chateval.config.run import RunConfig
 from chateval.core.items import Label
-from chateval.core.schema import (
+from chateval.core.schema.metrics import (
     Aggregations,
     AgreementOf,
     DirectAgreement,
@@ -21,7 +21,6 @@ from chateval.core.schema import (
     DirectDebateEffect,
     DirectMetrics,
     DirectModelDiagnostics,
-    Distribution,
     PairwiseAgreement,
     PairwiseBaselines,
     PairwiseComparison,
@@ -31,9 +30,8 @@ from chateval.core.schema import (
     Panel,
     PanelDiagnostics,
     PositionStats,
-    RefereeRow,
-    VerdictRecord,
 )
+from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
 from chateval.debate.building import build_panel
 from chateval.evaluation.debate_effect import debate_effect
 from chateval.evaluation.diagnostics import per_model, run_diagnostics

@@ -21,7 +21,7 @@ import numpy as np
 
 from chateval.config.data import CompareDesign
 from chateval.config.run import RunConfig
-from chateval.core.schema import Distribution, VerdictRecord
+from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard

@@ -15,7 +15,7 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema import Interval
+from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, comparison_arrays, each_side, tallies
 from chateval.evaluation.length_bias import LengthBias, length_bias_of
 from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, per_prompt, ratio_intervals, resample_counts

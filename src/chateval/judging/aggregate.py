@@ -22,7 +22,8 @@ from statistics import fmean
 
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.items import Label
-from chateval.core.schema import OrderRecord, PositionStats, RefereeRow, VerdictRecord
+from chateval.core.schema.metrics import PositionStats
+from chateval.core.schema.records import OrderRecord, RefereeRow, VerdictRecord
 from chateval.core.transcript import Debate
 from chateval.errors import VerdictError
 from chateval.judging.formats import (

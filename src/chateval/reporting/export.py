@@ -1,6 +1,6 @@
 """``chateval export``: a run's comparisons as flat rows (CSV) or JSON lines, for a notebook.
 
-Read from the run folder's ``verdicts.jsonl`` (``schema.VerdictRecord``) and ``config.yaml``
+Read from the run folder's ``verdicts.jsonl`` (``schema.records.VerdictRecord``) and ``config.yaml``
 (the task and, for direct scoring, the dimensions); no model and no data file is needed.
 
 **Pairwise**: one row per item and answer order (a comparison as the referees judged it), so
@@ -31,7 +31,7 @@ from typing import Literal, cast
 
 import yaml
 
-from chateval.core.schema import RefereeRow, VerdictRecord
+from chateval.core.schema.records import RefereeRow, VerdictRecord
 from chateval.errors import ConfigError, DataError
 from chateval.run.folder import RunFolder
 
@@ -102,7 +102,7 @@ def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool
     for number, record in files.read_verdicts():
         if key not in record or "item_id" not in record:
             raise DataError(f"{files.verdicts}:{number}: a {task} record needs item_id and {key}")
-        # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
+        # The records as verdicts.jsonl holds them: the shape a run wrote (schema.records.VerdictRecord).
         records.append(cast(VerdictRecord, record))
     return config, records, files.finished()
 

@@ -1,6 +1,6 @@
 """How numbers with intervals are written in the CLI summary and the report."""
 
-from chateval.core.schema import CorrelationInterval, Interval
+from chateval.core.schema.metrics import CorrelationInterval, Interval
 
 
 def ci_text(metric: Interval | CorrelationInterval | None) -> str:

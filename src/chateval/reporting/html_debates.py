@@ -4,7 +4,7 @@ verdict, from a run's transcript and verdict records (plain values; the template
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chateval.core.schema import RefereeRow, TranscriptMessage
+from chateval.core.schema.records import RefereeRow, TranscriptMessage
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import cast
 
 from chateval.core.items import Item, PairwiseItem
 from chateval.core.progress import Progress
-from chateval.core.schema import TranscriptMessage, VerdictRecord
+from chateval.core.schema.records import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
 from chateval.reporting.html_debates import (
@@ -73,7 +73,7 @@ def _read_transcripts(run: FinishedRun) -> dict[str, list[TranscriptMessage]]:
     for number, record in files.read_transcripts():
         if "key" not in record:
             raise DataError(f"{files.transcripts}:{number}: a transcript record without its debate's key")
-        # The messages as a run wrote them (schema.TranscriptMessage; older releases lack keys).
+        # The messages as a run wrote them (schema.records.TranscriptMessage; older releases lack keys).
         out[str(record["key"])] = cast(list[TranscriptMessage], list(record.get("messages") or []))
     return out
 

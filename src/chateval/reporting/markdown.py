@@ -16,7 +16,7 @@ correlations, per-referee agreement.
 from collections.abc import Sequence
 from pathlib import Path
 
-from chateval.core.schema import CorrelationInterval, PairwiseMetrics
+from chateval.core.schema.metrics import CorrelationInterval, PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
 from chateval.reporting import plots

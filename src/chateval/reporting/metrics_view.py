@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
-from chateval.core.schema import (
+from chateval.core.schema.metrics import (
     Aggregations,
     BlindFinalDirect,
     BlindFinalPairwise,

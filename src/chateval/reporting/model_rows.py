@@ -6,7 +6,8 @@ at the token cap (chateval.evaluation.diagnostics), read through the run's metri
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from chateval.core.schema import Counts, DirectModelDiagnostics, PairwiseModelDiagnostics
+from chateval.core.schema.metrics import DirectModelDiagnostics, PairwiseModelDiagnostics
+from chateval.core.schema.records import Counts
 from chateval.evaluation.diagnostics import cut_off_text, verdict_copy_text, words_copy_text
 from chateval.reporting.metrics_view import MetricsView, PairwiseView
 

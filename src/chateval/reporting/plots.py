@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.schema import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
+from chateval.core.schema.metrics import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
 from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
 
 if TYPE_CHECKING:

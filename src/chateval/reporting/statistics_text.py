@@ -6,7 +6,7 @@ Each reads metrics.json as written by any release: a key an older run lacks give
 ``-``, never an error.
 """
 
-from chateval.core.schema import (
+from chateval.core.schema.metrics import (
     BlindFinalDirect,
     BlindFinalPairwise,
     CorrelationInterval,

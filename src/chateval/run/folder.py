@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import yaml
 
-from chateval.core.schema import VerdictRecord
+from chateval.core.schema.records import VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
@@ -108,7 +108,7 @@ class FinishedRun:
         return str(self.info.get("name", self.folder.name))
 
     def verdicts(self) -> list[VerdictRecord]:
-        """The run's verdict records (verdicts.jsonl), the shape a run wrote (schema.VerdictRecord)."""
+        """The run's verdict records (verdicts.jsonl), as a run wrote them."""
         return [cast(VerdictRecord, record) for _, record in RunFolder(self.folder).read_verdicts()]
 
 

@@ -3,7 +3,7 @@
 from collections.abc import Sequence
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.schema import RefereeRow, TranscriptRecord, VerdictRecord
+from chateval.core.schema.records import RefereeRow, TranscriptRecord, VerdictRecord
 from chateval.core.transcript import Debate
 from chateval.debate.panel import Panel
 from chateval.evaluation.panel_behaviour import (

@@ -11,7 +11,7 @@ from typing import cast
 
 from chateval.config.run import RunConfig
 from chateval.core.items import DirectItem
-from chateval.core.schema import VerdictRecord
+from chateval.core.schema.records import VerdictRecord
 from chateval.debate.building import load_run_items
 from chateval.errors import ChatEvalError, ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
@@ -39,7 +39,7 @@ def rescore(outdir: Path | str) -> RunMetrics:
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a finished run folder")
     config = parse_config(files.read_config_tree(), str(files.config), outdir)
-    # The records as verdicts.jsonl holds them: the shape a run wrote (schema.VerdictRecord).
+    # The records as verdicts.jsonl holds them: the shape a run wrote (schema.records.VerdictRecord).
     records = [cast(VerdictRecord, record) for _, record in files.read_verdicts()]
     if config.task == "direct" and any("response_words" not in r for r in records):
         _add_response_words(config, records)

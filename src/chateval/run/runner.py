@@ -17,7 +17,7 @@ from chateval.config.files import dump_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.progress import Progress
-from chateval.core.schema import RunInfo
+from chateval.core.schema.records import RunInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.building import build_debates, check_soft_verdicts

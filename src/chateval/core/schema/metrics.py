@@ -1,0 +1,352 @@
+"""metrics.json's parts: agreement with intervals (pairwise and direct), reference baselines,
+position statistics, paired comparisons, the debate's effect, score-distribution statistics and
+per-model diagnostics (``chateval.evaluation.run_metrics`` puts them together)."""
+
+from typing import Generic, NotRequired, Required, TypedDict, TypeVar
+
+
+class Interval(TypedDict):
+    """A statistic and its 95% bootstrap interval."""
+
+    value: float
+    ci95: list[float]
+
+
+class LabelCounts(TypedDict):
+    human: dict[str, int]
+    predicted: dict[str, int]
+
+
+class PairwiseMetrics(TypedDict):
+    """Agreement of predicted labels with human labels."""
+
+    n: int  # labelled rows compared, those without a predicted label included (as wrong)
+    no_label: NotRequired[int]  # rows without a predicted label (absent in older runs)
+    resampled: NotRequired[str]  # what the bootstrap drew: "80 items", "80 items (clusters)"
+    label_counts: LabelCounts
+    accuracy: Interval
+    kappa: Interval
+
+
+class CorrelationInterval(TypedDict):
+    """A rank correlation and its 95% bootstrap interval. ``value`` is null when the
+    correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
+    resamples are defined; ``reason`` says why. Older runs have value and ci95 only."""
+
+    value: float | None
+    ci95: list[float] | None
+    resamples: NotRequired[int]  # bootstrap resamples drawn
+    undefined_resamples: NotRequired[int]  # of them, where the correlation was undefined
+    reason: NotRequired[str]
+
+
+class Correlations(TypedDict):
+    """Rank correlations of one dimension's predicted scores with the human ones."""
+
+    n: int
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
+
+
+class AverageCorrelations(TypedDict):
+    dimensions: list[str]  # the dimensions averaged
+    left_out: NotRequired[dict[str, str]]  # dimensions whose correlation is undefined: why
+    spearman: CorrelationInterval
+    kendall: CorrelationInterval
+
+
+class DirectMetrics(TypedDict, total=False):
+    """Per-dimension correlations, what was resampled, and their average."""
+
+    dimensions: Required[dict[str, Correlations]]
+    resampled: Required[str]
+    average: AverageCorrelations
+
+
+class BaselineScore(TypedDict):
+    """A reference predictor's agreement with the human labels on the same items."""
+
+    accuracy: float
+    kappa: float
+
+
+class MajorityBaseline(BaselineScore):
+    label: str  # the most common human label (in-sample: it knows the labels it is scored on)
+
+
+class PairwiseBaselines(TypedDict):
+    """metrics.json ``baselines`` of a pairwise run: what a judge that reads nothing scores."""
+
+    n: int
+    always_A: BaselineScore
+    majority: MajorityBaseline
+    random: BaselineScore  # a uniform random label: expected values, 1/3 and 0
+
+
+class DirectBaselines(TypedDict, total=False):
+    """metrics.json ``baselines`` of a direct run: a constant predictor (undefined, with the
+    reason) and the response's length in words as the prediction."""
+
+    constant: Required[str]
+    response_length: DirectMetrics
+    response_length_unavailable: str
+
+
+class PositionStats(TypedDict):
+    """metrics.json ``position`` (pairwise): how the answer order moves the panel."""
+
+    items_in_both_orders: int
+    tie_in_both_orders: NotRequired[int]  # both orders' panel labels tie
+    decisive_items: NotRequired[int]  # at least one order's panel label is not a tie
+    decisive_consistency: NotRequired[float | None]  # of those, same winner in both orders
+    decisive_flip_share: NotRequired[float | None]  # of those, the winner flips with the order
+    consistency: NotRequired[float | None]  # older runs: both orders agree, tie/tie included
+    decisive_verdicts: int
+    first_position_win_share: float | None
+    soft_mean_by_position: NotRequired[dict[str, float]]
+
+
+class PairedScore(TypedDict):
+    """A statistic of two runs on the same items, and the difference B - A with its interval."""
+
+    a: float
+    b: float
+    difference: Interval
+
+
+class McNemar(TypedDict):
+    """The exact McNemar test on the items only one of two runs got right."""
+
+    a_only_right: int
+    b_only_right: int
+    p_value: float
+
+
+class BlindFinalScore(TypedDict):
+    """``PairedScore`` of the blind vote (A) against the final decision (B)."""
+
+    blind: float
+    final: float
+    difference: Interval
+
+
+class BlindFinalMcNemar(TypedDict):
+    blind_only_right: int
+    final_only_right: int
+    p_value: float
+
+
+class PairedCorrelation(TypedDict):
+    """A correlation of two runs (None: undefined) and the difference B - A."""
+
+    a: float | None
+    b: float | None
+    difference: CorrelationInterval
+
+
+class BlindFinalCorrelation(TypedDict):
+    """``PairedCorrelation`` of the blind vote (A) against the final decision (B)."""
+
+    blind: float | None
+    final: float | None
+    difference: CorrelationInterval
+
+
+Score = TypeVar("Score", bound=PairedScore | BlindFinalScore)
+
+
+Test = TypeVar("Test", bound=McNemar | BlindFinalMcNemar)
+
+
+Paired = TypeVar("Paired", bound=PairedCorrelation | BlindFinalCorrelation)
+
+
+class PairwiseComparisonOf(TypedDict, Generic[Score, Test]):
+    """Two sides' labels on the same items (chateval.evaluation.paired): accuracy, kappa, McNemar."""
+
+    n: int
+    accuracy: Score
+    kappa: Score
+    mcnemar: Test
+
+
+class PairedCorrelations(TypedDict, Generic[Paired]):
+    spearman: Paired
+    kendall: Paired
+
+
+class PairedAverage(TypedDict, Generic[Paired], total=False):
+    """The average over the dimensions defined for both sides (none: no spearman, kendall)."""
+
+    dimensions: Required[list[str]]
+    left_out: dict[str, str]  # dimensions undefined for a side: why
+    spearman: Paired
+    kendall: Paired
+
+
+class DirectComparisonOf(TypedDict, Generic[Paired]):
+    """Two sides' scores on the same items (chateval.evaluation.paired), per dimension and averaged."""
+
+    n: int
+    resampled: str
+    dimensions: dict[str, PairedCorrelations[Paired]]
+    average: NotRequired[PairedAverage[Paired]]  # absent without dimensions
+
+
+PairwiseComparison = PairwiseComparisonOf[PairedScore, McNemar]
+
+
+DirectComparison = DirectComparisonOf[PairedCorrelation]
+
+
+BlindFinalPairwise = PairwiseComparisonOf[BlindFinalScore, BlindFinalMcNemar]
+
+
+BlindFinalDirect = DirectComparisonOf[BlindFinalCorrelation]
+
+
+class DebateEffect(TypedDict, total=False):
+    """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
+    before any discussion, combined like the final verdicts, against the panel's final
+    decision on the same items (hard verdicts). ``comparison`` (in the task's class below) is
+    chateval.evaluation.paired's paired comparison with the blind decision as ``blind`` and the
+    final one as ``final``."""
+
+    blind_rule: Required[str]
+    items: Required[int]  # items with both a blind and a final decision
+    left_out: Required[int]  # items lacking one of them (every probe or verdict failed)
+    changed: Required[int]  # items whose decision the discussion changed
+    unavailable: str  # why there is no comparison (then only blind_rule and counts)
+
+
+class PairwiseDebateEffect(DebateEffect, total=False):
+    comparison: BlindFinalPairwise | None  # vs humans, paired; None without human labels
+
+
+class DirectDebateEffect(DebateEffect, total=False):
+    blind_vs_final_spearman: dict[str, float | None]  # per dimension
+    comparison: BlindFinalDirect | None  # vs humans, paired; None without human labels
+
+
+class DistributionStats(TypedDict, total=False):
+    """How sure the referees of soft verdicts were, and how much of it rests on approximation
+    (absent when no score came with probabilities)."""
+
+    scores_read: int
+    mean_entropy_bits: float
+    mean_ambiguous: float
+    mean_unmapped: float
+
+
+Panel = TypeVar("Panel", bound=PairwiseMetrics | DirectMetrics)
+
+
+class AgreementOf(DistributionStats, Generic[Panel], total=False):
+    """One aggregation (hard or soft verdicts): the items it decided and (with human labels or
+    scores) the panel's and each referee's agreement with them."""
+
+    items_scored: Required[int]
+    panel: Panel  # absent without human labels
+    referees: dict[str, Panel]
+
+
+class PairwiseAgreement(AgreementOf[PairwiseMetrics], total=False):
+    """One aggregation of a pairwise run, and the share of items it decided as a tie."""
+
+    tie_share: float  # absent when no item was decided
+
+
+class DirectAgreement(AgreementOf[DirectMetrics], total=False):
+    """One aggregation of a direct run: correlations with the human scores."""
+
+
+Agreement = TypeVar("Agreement", bound=PairwiseAgreement | DirectAgreement)
+
+
+class Aggregations(TypedDict, Generic[Agreement]):
+    """metrics.json ``aggregations``: the hard verdicts' agreement, and the soft ones' when read."""
+
+    hard: Agreement
+    soft: NotRequired[Agreement]
+
+
+class OpinionChanges(TypedDict):
+    """Over a model's referees' debates with opinion probes: how often the verdict moved."""
+
+    referee_debates: int
+    changed_share: float | None  # final verdict differs from the one before any discussion
+    mean_changes: float | None  # changes along [before discussion, after round 1, ..., final]
+
+
+class ParrotingSummary(TypedDict):
+    """Echo and copy shares with their chance baselines (chateval.evaluation.panel_behaviour
+    .parroting_summary); a share is None when there was nothing to count, a baseline then says
+    why in ``*_reason``."""
+
+    utterances: int
+    echoing: int
+    echo_share: float | None
+    verdicts_that_saw_one: int
+    copied: int
+    copy_share: float | None
+    utterances_that_saw_words: int | None
+    copied_words: int | None
+    words_copy_share: float | None
+    blind_words: int | None
+    blind_words_shared: int | None
+    words_copy_chance: float | None
+    words_copy_chance_reason: str | None
+    blind_verdicts: int | None
+    blind_verdicts_equal: int | None
+    copy_chance: float | None
+    copy_chance_reason: str | None
+
+
+class CutOffKind(TypedDict):
+    """Utterances of one kind, those cut off at their token cap, and the share (None: none)."""
+
+    utterances: int
+    cut: int
+    share: float | None
+
+
+class CutOffSummary(TypedDict):
+    """Turns cut off at the token cap per kind, and verdicts resting on a cut-off assessment."""
+
+    discussion: CutOffKind
+    summary: CutOffKind
+    assessment: CutOffKind
+    verdicts_with_assessment: int
+    verdicts_cut_off: int
+
+
+class PanelDiagnostics(TypedDict, total=False):
+    """metrics.json's ``parroting`` and ``cut_off`` over the whole panel (absent in runs of
+    early releases; None when the run recorded none)."""
+
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None
+
+
+class PairwiseModelDiagnostics(TypedDict):
+    """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics)."""
+
+    referees: list[str]
+    verdicts: int
+    agreement_with_panel: float | None  # share of its referees' labels equal to the panel's
+    humans: PairwiseMetrics | None
+    opinion_changes: OpinionChanges | None
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None
+
+
+class DirectModelDiagnostics(TypedDict):
+    """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics)."""
+
+    referees: list[str]
+    verdicts: int
+    mean_abs_diff_from_panel: float | None
+    humans: DirectMetrics | None
+    opinion_changes: OpinionChanges | None
+    parroting: ParrotingSummary | None
+    cut_off: CutOffSummary | None

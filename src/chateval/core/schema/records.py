@@ -1,0 +1,191 @@
+"""The records a run writes line by line: verdicts.jsonl (a ``VerdictRecord`` per item, with its
+``OrderRecord``s and ``RefereeRow``s), transcripts.jsonl (``TranscriptRecord``) and run.json
+(``RunInfo``, with each model's usage ``Counts``)."""
+
+from typing import Any, NotRequired, Required, TypedDict
+
+from chateval.core.items import Label
+
+
+class RefereeBehaviourRecord(TypedDict):
+    """A verdict row's ``parroting`` (chateval.evaluation.panel_behaviour.RefereeBehaviour);
+    rows of earlier releases lack the copied words and the blind turns."""
+
+    utterances: int
+    echoing: int
+    saw_verdict: bool
+    copied_from: str | None
+    saw_words: NotRequired[int]
+    copied_words: NotRequired[int]
+    blind_words: NotRequired[int]
+    blind_words_shared: NotRequired[int]
+    blind_verdicts: NotRequired[int]
+    blind_verdicts_equal: NotRequired[int]
+
+
+class RefereeCutOff(TypedDict):
+    """A verdict row's ``cut_off``: its referee's turns in the debate that hit the token cap."""
+
+    discussions: int
+    discussions_cut: int
+    assessments: int
+    assessments_cut: int
+    verdict_assessment_cut: bool | None  # None: no verdict, or one without assessment
+
+
+class SummariesCutOff(TypedDict):
+    """A record's ``cut_off``: the summarizer's summaries that hit the token cap."""
+
+    summaries: int
+    summaries_cut: int
+
+
+class Distribution(TypedDict):
+    """A referee's probabilities over one score's values (``chateval.judging.soft``)."""
+
+    probabilities: dict[str, float]
+    expected: float | None
+    entropy: float | None
+    unmapped: float
+    ambiguous: float
+
+
+class RefereeRow(TypedDict, total=False):
+    """One referee's verdict on one item (pairwise: in one answer order), or its failure."""
+
+    agent: Required[str]
+    # pairwise
+    score_a: int
+    score_b: int
+    winner: Label
+    winner_shown: str
+    soft_score_a: float
+    soft_score_b: float
+    # direct
+    scores: dict[str, int]
+    soft_scores: dict[str, float]
+    # both
+    evidence: str
+    distributions: list[Distribution] | dict[str, Distribution]
+    error: str | None
+    raw: str
+    opinions: list[Any]
+    opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
+    assessment: str
+    parroting: RefereeBehaviourRecord
+    # its turns cut off at the token cap (chateval.evaluation.panel_behaviour.referee_cut_off)
+    cut_off: RefereeCutOff
+
+
+class OrderRecord(TypedDict):
+    """A pairwise item's verdicts in one answer order."""
+
+    swapped: bool
+    label: Label | None
+    referees: list[RefereeRow]
+
+
+class VerdictRecord(TypedDict, total=False):
+    """One line of verdicts.jsonl: an item's verdicts and the panel's decision."""
+
+    item_id: Required[str]
+    parse_failures: Required[int]
+    truncated: dict[str, dict[str, tuple[int, int]]] | None
+    cut_off: SummariesCutOff  # summaries cut off at the token cap, when its debates had summaries
+    # pairwise
+    orders: list[OrderRecord]
+    referee_labels: dict[str, Label]
+    excluded_referees: list[str]
+    score_a: float
+    score_b: float
+    label: Label | None
+    soft_score_a: float
+    soft_score_b: float
+    soft_label: Label
+    soft_referee_labels: dict[str, Label]
+    human_label: Label | None
+    # pairwise items that name their systems (responses data, or system_a/system_b fields)
+    prompt: str  # the prompt the item belongs to (direct: its group), when the data says
+    system_a: str | None
+    system_b: str | None
+    words_a: int  # each answer's length in words, as the referees were shown it
+    words_b: int
+    # direct
+    referees: list[RefereeRow]
+    scores: dict[str, float] | None
+    soft_scores: dict[str, float]
+    human_scores: dict[str, float] | None
+    group: str
+    response_words: int  # the response's length in words (the length baseline)
+    system: str  # the system that wrote the response, when the data says
+
+
+class TranscriptMessage(TypedDict, total=False):
+    """One utterance of transcripts.jsonl (runs of earlier releases lack some keys)."""
+
+    round: int
+    speaker: str
+    kind: str  # discussion, assessment, verdict, summary, probe
+    turn: str  # the turn it answers: discussion, summary, verdict, check, probe
+    probe: bool  # a hidden turn: an opinion probe or an early-stop check
+    scoring: bool  # the scores that continue the assessment before
+    text: str
+    finish_reason: str | None
+    tokens: int | None  # generated tokens
+
+
+class TranscriptRecord(TypedDict):
+    """One line of transcripts.jsonl: a debate (an item in one answer order) as it was said."""
+
+    key: str
+    item_id: str
+    swapped: bool
+    messages: list[TranscriptMessage]
+
+
+class Counts(TypedDict):
+    """What one model's backend did (``chateval.core.usage.ModelUsage``; generated and cached
+    prompt tokens keep the first release's names here, see ``usage.STORED_NAMES``)."""
+
+    batches: int
+    engine_steps: int
+    requests: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+
+
+class RunInfo(TypedDict):
+    """run.json: what ran, how, and what it cost."""
+
+    chateval_version: str
+    name: str
+    task: str
+    backend: str  # the backends that served the models, joined by "+" (vllm, openai+vllm ...)
+    backends: NotRequired[dict[str, str]]  # per model: its backend, and replicas when several
+    strategy: str
+    agents: int
+    rounds: int
+    items: int
+    debates: int
+    position_calibration: bool
+    scheduling: str  # "streaming" or "barrier"
+    early_stopped_debates: int
+    steps: int
+    batches: int  # backend calls of step-barrier runs
+    engine_steps: int  # engine steps polled by streaming runs
+    requests: int
+    prompt_tokens: int
+    cached_prompt_tokens: int
+    generated_tokens: int
+    verdict_parse_failures: int
+    truncated_items: int
+    per_model: dict[str, Counts]
+    placement: dict[str, Any]
+    # Models on several replicas (scale): per replica, its node, requests, tokens, busy seconds.
+    replicas: NotRequired[dict[str, list[dict[str, Any]]]]
+    model_load_seconds: float
+    debate_seconds: float
+    wall_seconds: float
+    started_at: str
+    resumed: bool
