@@ -11,8 +11,8 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.errors import ConfigError
 from chateval.reporting.summary import print_bench
-from tests.debate.test_scheduling import MODEL, agreeing, config
 from tests.support.helpers import prompt_text, tiny_config
+from tests.support.scripted import SCRIPTED_MODEL, agreeing_on_boiling_point, three_referee_config
 
 
 def modes(report: dict) -> dict:  # type: ignore[type-arg]
@@ -21,7 +21,11 @@ def modes(report: dict) -> dict:  # type: ignore[type-arg]
 
 @pytest.mark.parametrize("backend_class", [ScriptedBackend, StreamingScriptedBackend])
 def test_bench_runs_every_mode_on_the_same_workload(backend_class: type) -> None:
-    report = run_bench(config(), backends={MODEL: backend_class(MODEL, agreeing)}, extra_modes=["barrier"])
+    report = run_bench(
+        three_referee_config(),
+        backends={SCRIPTED_MODEL: backend_class(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+        extra_modes=["barrier"],
+    )
     by_mode = modes(report)
     assert list(by_mode) == ["scheduled", "limit", "sequential", "barrier"]
     requests = {m["requests"] for m in by_mode.values()}
@@ -36,9 +40,11 @@ def test_bench_runs_every_mode_on_the_same_workload(backend_class: type) -> None
 def test_bench_report_records_the_engine_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VLLM_CPU_KVCACHE_SPACE", "3")
     monkeypatch.setenv("HOME_UNRELATED", "x")
-    compiled = config().vllm.model_copy(update={"enforce_eager": False})
-    overridden = config().model_copy(update={"vllm": compiled})
-    report = run_bench(overridden, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    compiled = three_referee_config().vllm.model_copy(update={"enforce_eager": False})
+    overridden = three_referee_config().model_copy(update={"vllm": compiled})
+    report = run_bench(
+        overridden, backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)}
+    )
     assert report["settings"]["vllm"]["enforce_eager"] is False
     assert report["settings"]["prompt_layout"] == "paper"
     assert report["settings"]["transformers"]["kv_store_gib"] == 4.0
@@ -47,22 +53,22 @@ def test_bench_report_records_the_engine_settings(monkeypatch: pytest.MonkeyPatc
 
 
 def test_bench_limit_replays_the_scheduled_requests_in_one_call() -> None:
-    backend = ScriptedBackend(MODEL, agreeing)
-    run_bench(config(), backends={MODEL: backend})
+    backend = ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)
+    run_bench(three_referee_config(), backends={SCRIPTED_MODEL: backend})
     # one_by_one: one call per step; each referee's verdict is two steps (assessment, scores).
-    scheduled_calls = len(config().agents) * (config().rounds + 1)
+    scheduled_calls = len(three_referee_config().agents) * (three_referee_config().rounds + 1)
     limit_call = backend.calls[scheduled_calls]
     assert len(limit_call) == sum(len(c) for c in backend.calls[:scheduled_calls])
     assert limit_call == [r for c in backend.calls[:scheduled_calls] for r in c]
 
 
 def test_bench_prices_a_spread_sequential_subset() -> None:
-    backend = ScriptedBackend(MODEL, agreeing)
-    report = run_bench(config(), sequential_items=2, backends={MODEL: backend})
+    backend = ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)
+    report = run_bench(three_referee_config(), sequential_items=2, backends={SCRIPTED_MODEL: backend})
     sequential, scheduled = modes(report)["sequential"], modes(report)["scheduled"]
     assert sequential["measured_items"] == [0, 3] and "2 of 6 items (spread)" in sequential["note"]
     # The measured requests are those of items 0 and 3 (both orders), one call each.
-    per_item = 2 * len(config().agents) * (config().rounds + 1)
+    per_item = 2 * len(three_referee_config().agents) * (three_referee_config().rounds + 1)
     assert sequential["measured_requests"] == 2 * per_item
     measured_calls = backend.calls[-2 * per_item :]
     assert all(len(call) == 1 for call in measured_calls)
@@ -71,13 +77,13 @@ def test_bench_prices_a_spread_sequential_subset() -> None:
     # The estimate prices the scheduled run's requests; plain scaling is kept beside it.
     for key in ("requests", "prompt_tokens", "generated_tokens"):
         assert sequential[key] == scheduled[key]
-    assert sequential["seconds_scaled_by_requests"] > 0 and MODEL in sequential["cost_model"]
+    assert sequential["seconds_scaled_by_requests"] > 0 and SCRIPTED_MODEL in sequential["cost_model"]
 
 
 def test_bench_early_stop_reports_savings() -> None:
     report = run_bench(
-        config(position_calibration=False),
-        backends={MODEL: ScriptedBackend(MODEL, agreeing)},
+        three_referee_config(position_calibration=False),
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
         extra_modes=["early_stop"],
     )
     early = modes(report)["early_stop"]
@@ -90,10 +96,10 @@ def test_bench_early_stop_reports_savings() -> None:
 
 def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
     """compact_scores_first: no persona at each turn, no assessment before the scores."""
-    backend = ScriptedBackend(MODEL, agreeing)
+    backend = ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)
     report = run_bench(
-        config(position_calibration=False),
-        backends={MODEL: backend},
+        three_referee_config(position_calibration=False),
+        backends={SCRIPTED_MODEL: backend},
         extra_modes=["scores_first", "hard_only", "compact_scores_first"],
     )
     by_mode = modes(report)
@@ -120,11 +126,18 @@ def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
 
 def test_bench_rejects_unknown_modes() -> None:
     with pytest.raises(ConfigError, match="unknown bench modes"):
-        run_bench(tiny_config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)}, extra_modes=["warp"])
+        run_bench(
+            tiny_config(),
+            backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+            extra_modes=["warp"],
+        )
 
 
 def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) -> None:
-    report = run_bench(config(), backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    report = run_bench(
+        three_referee_config(),
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+    )
     sequential = modes(report)["sequential"]
     assert "measured_items" not in sequential and len(sequential["timed_requests"]) == sequential["requests"]
     # A scripted request takes microseconds: its timing must survive the report, not round to 0.
@@ -147,8 +160,13 @@ def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) ->
 
 def test_bench_refuses_to_price_a_model_it_barely_measured() -> None:
     """One item gives the summarizer's model 2 requests (one summary per debate): too few to fit."""
-    settings = config(strategy="simultaneous_summarizer", rounds=2, summarizer={"model": "other"})
-    backends = {MODEL: ScriptedBackend(MODEL, agreeing), "other": ScriptedBackend("other", agreeing)}
+    settings = three_referee_config(
+        strategy="simultaneous_summarizer", rounds=2, summarizer={"model": "other"}
+    )
+    backends = {
+        SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point),
+        "other": ScriptedBackend("other", agreeing_on_boiling_point),
+    }
     with pytest.raises(ConfigError, match="2 requests to model 'other'.*measure more items"):
         run_bench(settings, sequential_items=1, backends=backends)
 
@@ -157,7 +175,11 @@ def test_bench_table_fits_an_80_column_terminal(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("COLUMNS", "80")
-    report = run_bench(config(), sequential_items=2, backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    report = run_bench(
+        three_referee_config(),
+        sequential_items=2,
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+    )
     print_bench(report)
     printed = capsys.readouterr().out
     assert max(len(line) for line in printed.splitlines()) <= 80

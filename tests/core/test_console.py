@@ -23,8 +23,8 @@ from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
 from chateval.run.folder import RunFolder
 from chateval.run.runner import run
-from tests.engines.test_placement import TWO_MODELS, LoadLog
 from tests.support.helpers import prompt_dependent, tiny_config
+from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog
 
 MODEL = "smollm2-135m"
 
@@ -174,7 +174,7 @@ def test_a_phased_bar_names_the_model_loaded_now(tmp_path: Path) -> None:
             seen.append(bar.model)  # the model loaded before this one
             return super().__call__(config, model)
 
-    config = tiny_config(agents=TWO_MODELS, strategy="simultaneous", placement={"mode": "phased"})
+    config = tiny_config(agents=M1_AND_M2_AGENTS, strategy="simultaneous", placement={"mode": "phased"})
     run(config, tmp_path, backend_factory=Watched(), progress=bar)
     assert seen[:3] == [None, "m1", "m2"]
     assert f"[{bar.model}]\x1b[K\n" in stream.getvalue()

@@ -5,33 +5,13 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.support.helpers import prompt_dependent, prompt_text, read_jsonl, speaker_of, tiny_config
+from tests.support.helpers import prompt_dependent, prompt_text, read_jsonl
+from tests.support.scripted import SCRIPTED_MODEL, agreeing_on_boiling_point, three_referee_config
 
-MODEL = "smollm2-135m"
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
-
-
-def agreeing(request: GenerationRequest) -> str:
-    """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
-    if not request.regex:
-        return "Some thoughts."
-    if "boiling point" in prompt_text(request) or speaker_of(request) == "Critic":
-        return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
-    return "Assistant 1: 2\nAssistant 2: 7\nEvidence: differ"
-
-
-def config(**overrides: object) -> RunConfig:
-    tree: dict[str, object] = {
-        "data": {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 6},
-        "agents": [{"role": "critic"}, {"role": "everyday_reader"}, {"role": "editor"}],
-        "rounds": 3,
-    }
-    tree.update(overrides)
-    return tiny_config(**tree)
 
 
 def outputs(folder: Path) -> dict[str, str]:
@@ -50,13 +30,15 @@ SETTINGS = [
 @pytest.mark.parametrize("settings", SETTINGS, ids=lambda s: "-".join(f"{k}={v}" for k, v in s.items()))
 def test_streaming_matches_barrier(settings: dict[str, object], tmp_path: Path) -> None:
     barrier = run(
-        config(scheduling="barrier", **settings),
+        three_referee_config(scheduling="barrier", **settings),
         tmp_path / "barrier",
-        backends={MODEL: StreamingScriptedBackend(MODEL, prompt_dependent)},
+        backends={SCRIPTED_MODEL: StreamingScriptedBackend(SCRIPTED_MODEL, prompt_dependent)},
     )
-    streamed_backend = StreamingScriptedBackend(MODEL, prompt_dependent)
+    streamed_backend = StreamingScriptedBackend(SCRIPTED_MODEL, prompt_dependent)
     streamed = run(
-        config(scheduling="streaming", **settings), tmp_path / "streamed", backends={MODEL: streamed_backend}
+        three_referee_config(scheduling="streaming", **settings),
+        tmp_path / "streamed",
+        backends={SCRIPTED_MODEL: streamed_backend},
     )
     assert barrier.run_info["scheduling"] == "barrier" and streamed.run_info["scheduling"] == "streaming"
     assert outputs(tmp_path / "barrier") == outputs(tmp_path / "streamed")
@@ -66,18 +48,24 @@ def test_streaming_matches_barrier(settings: dict[str, object], tmp_path: Path) 
 
 def test_streaming_falls_back_to_barrier_without_streaming_backends(tmp_path: Path) -> None:
     result = run(
-        config(scheduling="auto"), tmp_path, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)}
+        three_referee_config(scheduling="auto"),
+        tmp_path,
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, prompt_dependent)},
     )
     assert result.run_info["scheduling"] == "barrier"
 
 
 def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
     settings = {"position_calibration": False}
-    full = run(config(**settings), tmp_path / "full", backends={MODEL: ScriptedBackend(MODEL, agreeing)})
+    full = run(
+        three_referee_config(**settings),
+        tmp_path / "full",
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+    )
     early = run(
-        config(early_stop=True, **settings),
+        three_referee_config(early_stop=True, **settings),
         tmp_path / "early",
-        backends={MODEL: ScriptedBackend(MODEL, agreeing)},
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
     )
     records = read_jsonl(tmp_path / "early/verdicts.jsonl")
     water = [r for r in records if r["label"] == "A"]
@@ -95,7 +83,7 @@ def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
 
 class DiesAfterPolls(StreamingScriptedBackend):
     def __init__(self, polls: int) -> None:
-        super().__init__(MODEL, prompt_dependent)
+        super().__init__(SCRIPTED_MODEL, prompt_dependent)
         self.die_at = polls
 
     def poll(self) -> list[tuple[str, GenerationResult]]:
@@ -109,19 +97,23 @@ class DiesAfterPolls(StreamingScriptedBackend):
 def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: int, tmp_path: Path) -> None:
     settings = {"opinion_probes": True, "early_stop": True}
     run(
-        config(scheduling="streaming", **settings),
+        three_referee_config(scheduling="streaming", **settings),
         tmp_path / "reference",
-        backends={MODEL: StreamingScriptedBackend(MODEL, prompt_dependent)},
+        backends={SCRIPTED_MODEL: StreamingScriptedBackend(SCRIPTED_MODEL, prompt_dependent)},
     )
     crashed = tmp_path / "crashed"
     with pytest.raises(BackendError):
-        run(config(scheduling="streaming", **settings), crashed, backends={MODEL: DiesAfterPolls(die_at)})
+        run(
+            three_referee_config(scheduling="streaming", **settings),
+            crashed,
+            backends={SCRIPTED_MODEL: DiesAfterPolls(die_at)},
+        )
     # The scheduling mode is not part of the results: resuming with the other one is allowed.
-    resumed_config = config(scheduling="streaming", **settings)
-    backend = StreamingScriptedBackend(MODEL, prompt_dependent)
+    resumed_config = three_referee_config(scheduling="streaming", **settings)
+    backend = StreamingScriptedBackend(SCRIPTED_MODEL, prompt_dependent)
     if resume_with == "barrier":
-        backend = ScriptedBackend(MODEL, prompt_dependent)  # type: ignore[assignment]
-    run(resumed_config, crashed, backends={MODEL: backend})
+        backend = ScriptedBackend(SCRIPTED_MODEL, prompt_dependent)  # type: ignore[assignment]
+    run(resumed_config, crashed, backends={SCRIPTED_MODEL: backend})
     assert outputs(crashed) == outputs(tmp_path / "reference")
 
 
@@ -134,15 +126,15 @@ def marked(request: GenerationRequest) -> str:
 
 @pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous", "simultaneous_summarizer"])
 def test_probe_and_check_answers_stay_hidden(strategy: str) -> None:
-    backend = ScriptedBackend(MODEL, marked)
+    backend = ScriptedBackend(SCRIPTED_MODEL, marked)
     # rounds=3 with early_stop: checks after rounds 0 and 1; the critic disagrees, nobody stops.
-    run_config = config(strategy=strategy, early_stop=True, opinion_probes=True)
+    run_config = three_referee_config(strategy=strategy, early_stop=True, opinion_probes=True)
     import tempfile
 
     from chateval.run.runner import run as run_evaluation
 
     with tempfile.TemporaryDirectory() as folder:
-        run_evaluation(run_config, Path(folder), backends={MODEL: backend})
+        run_evaluation(run_config, Path(folder), backends={SCRIPTED_MODEL: backend})
     for call in backend.calls:
         for request in call:
             assert "SECRET-MARK" not in prompt_text(request)
@@ -150,9 +142,17 @@ def test_probe_and_check_answers_stay_hidden(strategy: str) -> None:
 
 def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:
     settings = {"position_calibration": False}
-    run(config(**settings), tmp_path / "full", backends={MODEL: ScriptedBackend(MODEL, agreeing)})
-    early_backend = ScriptedBackend(MODEL, agreeing)
-    early = run(config(early_stop=True, **settings), tmp_path / "early", backends={MODEL: early_backend})
+    run(
+        three_referee_config(**settings),
+        tmp_path / "full",
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)},
+    )
+    early_backend = ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point)
+    early = run(
+        three_referee_config(early_stop=True, **settings),
+        tmp_path / "early",
+        backends={SCRIPTED_MODEL: early_backend},
+    )
 
     transcripts = {name: read_jsonl(tmp_path / name / "transcripts.jsonl") for name in ("full", "early")}
     for full, stopped in zip(transcripts["full"], transcripts["early"], strict=True):
@@ -161,14 +161,22 @@ def test_early_stop_leaves_other_debates_unchanged(tmp_path: Path) -> None:
         assert [m for m in stopped["messages"] if not m["probe"]] == full["messages"]
     verdicts = (tmp_path / "early" / "verdicts.jsonl").read_text()
     assert "opinions" not in verdicts  # checks are not opinion probes
-    assert early.metrics and early.metrics["per_model"][MODEL]["opinion_changes"] is None
+    assert early.metrics and early.metrics["per_model"][SCRIPTED_MODEL]["opinion_changes"] is None
 
 
 def test_resume_may_change_scheduling(tmp_path: Path) -> None:
     crashed = tmp_path / "run"
     with pytest.raises(BackendError):
-        run(config(scheduling="streaming"), crashed, backends={MODEL: DiesAfterPolls(9)})
-    run(config(scheduling="barrier"), crashed, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)})
+        run(
+            three_referee_config(scheduling="streaming"),
+            crashed,
+            backends={SCRIPTED_MODEL: DiesAfterPolls(9)},
+        )
+    run(
+        three_referee_config(scheduling="barrier"),
+        crashed,
+        backends={SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, prompt_dependent)},
+    )
     assert (crashed / "run.json").exists()
 
 
@@ -176,4 +184,4 @@ def test_early_stop_needs_two_agents() -> None:
     from chateval.errors import ConfigError
 
     with pytest.raises(ConfigError, match="early_stop' needs at least 2 agents"):
-        config(early_stop=True, agents=[{"role": "critic"}])
+        three_referee_config(early_stop=True, agents=[{"role": "critic"}])

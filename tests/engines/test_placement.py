@@ -6,31 +6,11 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.config.run import RunConfig
 from chateval.engines.placement import choose_placement, memory_shares, weights_gib
 from chateval.engines.pool import ModelPool
 from chateval.run.runner import run
 from tests.support.helpers import prompt_dependent, tiny_config
-
-TWO_MODELS = [{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}]
-
-
-class LoadLog:
-    """A backend factory that records loads and closes, like a real engine's lifetime."""
-
-    def __init__(self) -> None:
-        self.events: list[str] = []
-
-    def __call__(self, config: RunConfig, model: str) -> ScriptedBackend:
-        self.events.append(f"load {model}")
-        backend = ScriptedBackend(model, prompt_dependent)
-        events = self.events
-
-        def close() -> None:
-            events.append(f"close {model}")
-
-        backend.close = close  # type: ignore[method-assign]
-        return backend
+from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog
 
 
 def test_pool_phased_keeps_one_model_and_orders_resident_first() -> None:
@@ -61,7 +41,7 @@ def test_phased_run_matches_co_resident(strategy: str, tmp_path: Path) -> None:
     outputs = {}
     for mode in ("co_resident", "phased"):
         log = LoadLog()
-        config = tiny_config(agents=TWO_MODELS, strategy=strategy, placement={"mode": mode})
+        config = tiny_config(agents=M1_AND_M2_AGENTS, strategy=strategy, placement={"mode": mode})
         result = run(config, tmp_path / mode, backend_factory=log)
         outputs[mode] = (tmp_path / mode / "verdicts.jsonl").read_text()
         info = result.run_info
@@ -85,7 +65,7 @@ def test_phased_run_matches_co_resident(strategy: str, tmp_path: Path) -> None:
 
 def test_phased_step_swaps_at_most_once(tmp_path: Path) -> None:
     log = LoadLog()
-    config = tiny_config(agents=TWO_MODELS, strategy="simultaneous", placement={"mode": "phased"})
+    config = tiny_config(agents=M1_AND_M2_AGENTS, strategy="simultaneous", placement={"mode": "phased"})
     run(config, tmp_path, backend_factory=log, on_step=lambda n, total, k: log.events.append("step"))
     steps = " ".join(log.events).split("step")[1:]
     # Both models speak in each of the 3 steps (talk, assessments, scores); the resident one goes

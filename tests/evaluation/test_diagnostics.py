@@ -5,32 +5,14 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.config.run import RunConfig
-from chateval.core.backend import GenerationRequest
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.support.helpers import read_jsonl, saw_discussion, tiny_config
-
-TWO_MODELS = [{"role": "critic", "model": "steady"}, {"role": "editor", "model": "swayed"}]
-
-
-def responder(request: GenerationRequest) -> str:
-    """``steady`` always prefers the first shown answer; ``swayed`` prefers it only until it has
-    seen some discussion, then the second."""
-    if not request.regex:
-        return f"{request.model} has a view"
-    seen_talk = saw_discussion(request)
-    first_wins = request.model == "steady" or not seen_talk
-    scores = (8, 3) if first_wins else (2, 9)
-    return f"Assistant 1: {scores[0]}\nAssistant 2: {scores[1]}\nEvidence: x"
-
-
-def backends() -> dict[str, ScriptedBackend]:
-    return {m: ScriptedBackend(m, responder) for m in ("steady", "swayed")}
-
-
-def config(**overrides: object) -> RunConfig:
-    return tiny_config(agents=TWO_MODELS, position_calibration=False, **overrides)
+from tests.support.helpers import read_jsonl, saw_discussion
+from tests.support.scripted import (
+    steady_and_swayed_backends,
+    steady_and_swayed_config,
+    steady_or_swayed_referee,
+)
 
 
 def verdicts(folder: Path) -> list[dict]:  # type: ignore[type-arg]
@@ -39,9 +21,13 @@ def verdicts(folder: Path) -> list[dict]:  # type: ignore[type-arg]
 
 @pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous", "simultaneous_summarizer"])
 def test_probes_leave_the_debate_unchanged(strategy: str, tmp_path: Path) -> None:
-    plain = run(config(strategy=strategy), tmp_path / "plain", backends=backends())
-    used = backends()
-    probed = run(config(strategy=strategy, opinion_probes=True), tmp_path / "probed", backends=used)
+    plain = run(
+        steady_and_swayed_config(strategy=strategy), tmp_path / "plain", backends=steady_and_swayed_backends()
+    )
+    used = steady_and_swayed_backends()
+    probed = run(
+        steady_and_swayed_config(strategy=strategy, opinion_probes=True), tmp_path / "probed", backends=used
+    )
     assert probed.run_info["steps"] == plain.run_info["steps"] + 2
     # One probe per referee per round per debate, all in the last two steps (assessments, scores).
     last_call = used["steady"].calls[-1]
@@ -62,15 +48,17 @@ def test_probes_leave_the_debate_unchanged(strategy: str, tmp_path: Path) -> Non
 
 
 def test_probe_of_round_zero_sees_no_discussion(tmp_path: Path) -> None:
-    used = backends()
-    run(config(opinion_probes=True), tmp_path, backends=used)
+    used = steady_and_swayed_backends()
+    run(steady_and_swayed_config(opinion_probes=True), tmp_path, backends=used)
     probes = used["swayed"].calls[-1]
     seen = [saw_discussion(r) for r in probes]
     assert seen == [False, True, False, True]  # item 1 rounds 0, 1; item 2 rounds 0, 1
 
 
 def test_per_model_diagnostics(tmp_path: Path) -> None:
-    result = run(config(opinion_probes=True), tmp_path, backends=backends())
+    result = run(
+        steady_and_swayed_config(opinion_probes=True), tmp_path, backends=steady_and_swayed_backends()
+    )
     per_model = result.metrics["per_model"] if result.metrics else {}
     assert per_model["steady"]["referees"] == ["Critic"]
     assert per_model["steady"]["opinion_changes"]["changed_share"] == 0.0
@@ -83,7 +71,7 @@ def test_per_model_diagnostics(tmp_path: Path) -> None:
 
 
 def test_diagnostics_without_probes_say_so(tmp_path: Path) -> None:
-    result = run(config(), tmp_path, backends=backends())
+    result = run(steady_and_swayed_config(), tmp_path, backends=steady_and_swayed_backends())
     assert result.metrics and result.metrics["per_model"]["swayed"]["opinion_changes"] is None
 
 
@@ -96,11 +84,14 @@ class DiesAtProbes(ScriptedBackend):
 
 def test_probe_step_resumes(tmp_path: Path) -> None:
     reference = tmp_path / "reference"
-    run(config(opinion_probes=True), reference, backends=backends())
+    run(steady_and_swayed_config(opinion_probes=True), reference, backends=steady_and_swayed_backends())
     crashed = tmp_path / "crashed"
-    dying = {"steady": DiesAtProbes("steady", responder), "swayed": DiesAtProbes("swayed", responder)}
+    dying = {
+        "steady": DiesAtProbes("steady", steady_or_swayed_referee),
+        "swayed": DiesAtProbes("swayed", steady_or_swayed_referee),
+    }
     with pytest.raises(BackendError):
-        run(config(opinion_probes=True), crashed, backends=dying)
-    run(config(opinion_probes=True), crashed, backends=backends())
+        run(steady_and_swayed_config(opinion_probes=True), crashed, backends=dying)
+    run(steady_and_swayed_config(opinion_probes=True), crashed, backends=steady_and_swayed_backends())
     for name in ("verdicts.jsonl", "transcripts.jsonl", "metrics.json"):
         assert (crashed / name).read_text() == (reference / name).read_text()

@@ -30,9 +30,8 @@ from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
 from chateval.run.folder import load_finished_run
 from chateval.run.runner import run
-from tests.evaluation.test_diagnostics import backends
-from tests.evaluation.test_diagnostics import config as two_model_config
 from tests.support.helpers import CONFIGS_DIR, tiny_config
+from tests.support.scripted import steady_and_swayed_backends, steady_and_swayed_config
 
 
 def pairwise_record(
@@ -302,7 +301,9 @@ def test_scripted_run_with_probes_reports_the_debate_effect(
 ) -> None:
     """Both referees first prefer the answer shown first (A); after the discussion one moves to
     B, so the final majority of two is a tie on both items (human labels: A, then B)."""
-    result = run(two_model_config(opinion_probes=True), tmp_path, backends=backends())
+    result = run(
+        steady_and_swayed_config(opinion_probes=True), tmp_path, backends=steady_and_swayed_backends()
+    )
     assert result.metrics is not None
     effect = result.metrics["debate_effect"]
     assert effect["items"] == 2 and effect["changed"] == 2

@@ -13,8 +13,8 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
-from tests.reporting.test_export import soft_scores
 from tests.support.helpers import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
+from tests.support.scripted import soft_checksum_referee
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 
@@ -23,7 +23,7 @@ SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("systems_metrics")
     config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return out
 
 
@@ -129,7 +129,7 @@ def labelled_pair_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, P
     data.write_text("".join(json.dumps(row) + "\n" for row in rows))
     out = folder / "run"
     config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data)})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return data, out
 
 
@@ -158,7 +158,7 @@ def test_rescoring_with_a_quarter_of_the_labels_gives_the_calibrated_estimate(
     }
     out = tmp_path / "loaded"
     config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data), "label_fraction": 0.25})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     loaded = {
         r["item_id"]
         for r in map(json.loads, (out / "verdicts.jsonl").read_text().splitlines())

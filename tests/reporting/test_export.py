@@ -4,7 +4,6 @@ import csv
 import io
 import json
 import shutil
-import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from tests.support.helpers import (
     speaker_of,
     tiny_config,
 )
+from tests.support.scripted import soft_checksum_referee
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 REFEREES = ["Critic", "Everyday Reader"]
@@ -44,28 +44,12 @@ REFEREE_FIELDS = [
 runner = CliRunner()
 
 
-def soft_scores(request: GenerationRequest) -> str | GenerationResult:
-    """Scores that depend on everything the speaker was shown, in order (a checksum: a sum of
-    characters would not change with the answers' order), each score with a distribution (every
-    character one token: the score digit's probabilities sit at its position)."""
-    n = zlib.crc32(prompt_text(request).encode())
-    if not request.regex:
-        return f"{request.model} counts {n}."
-    first, second = n % 8 + 2, (n // 8) % 8 + 2  # 2..9: one character, no "1" that 10 begins
-    text = f"\nAssistant 1: {first}\nAssistant 2: {second}"
-    probabilities: list[dict[str, float]] = [{} for _ in text]
-    for value, at in ((first, text.index(": ") + 2), (second, text.rindex(": ") + 2)):
-        probabilities[at] = {str(value): 0.75, str(value + 1 if value < 9 else value - 1): 0.25}
-    ends = tuple(range(1, len(text) + 1))
-    return GenerationResult(text, 10, len(text), "stop", 0, ends, tuple(probabilities))
-
-
 @pytest.fixture(scope="module")
 def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The systems sample, all pairs (12 items, both orders), with soft verdicts."""
     out = tmp_path_factory.mktemp("systems_run")
     config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_scores)})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return out
 
 

@@ -12,8 +12,8 @@ import pytest
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.reporting.test_html_report import hostile
 from tests.support.helpers import quickstart_config
+from tests.support.scripted import hostile_referee
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +23,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from chateval.backends.scripted import ScriptedBackend
 
     out = tmp_path_factory.mktemp("run")
-    run(quickstart_config(), out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile)})
+    run(quickstart_config(), out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile_referee)})
     return write_html_report([out], out / "report")
 
 

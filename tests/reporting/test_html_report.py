@@ -18,23 +18,18 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import DataError
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, prompt_dependent, prompt_text, quickstart_config, tiny_config
+from tests.support.helpers import CONFIGS_DIR, prompt_text, quickstart_config, tiny_config
+from tests.support.scripted import hostile_direct_referee, hostile_referee
 
-HOSTILE = '<script>alert("x")</script><img src="http://evil.example/x.png">'
 ROW = re.compile(r'<tr class="[^"]*" data-\w+="[01]"')
 SECTION = re.compile(r'<section class="item" id="item-\d+">')
 
 
-def hostile(request: GenerationRequest) -> str:
-    """A referee whose talk carries markup; its verdicts are the scripted ones."""
-    return prompt_dependent(request) if request.regex else f"{HOSTILE} {prompt_dependent(request)}"
-
-
 def soft_hostile(request: GenerationRequest) -> str | GenerationResult:
-    """``hostile``, with its scores read from probabilities: each score's digit is one token
+    """``hostile_referee``, with its scores read from probabilities: each score's digit is one token
     that was 70% likely, the next value up 30% (a character per token)."""
     if not request.regex:
-        return hostile(request)
+        return hostile_referee(request)
     n = sum(map(ord, prompt_text(request)))
     first, second = n % 8 + 1, n % 6 + 1
     text = f"Assistant 1: {first}\nAssistant 2: {second}\nEvidence: n={n}"
@@ -45,14 +40,6 @@ def soft_hostile(request: GenerationRequest) -> str | GenerationResult:
     )
     ends = tuple(range(1, len(text) + 1))
     return GenerationResult(text, 10, len(text), "stop", token_ends=ends, token_probabilities=probabilities)
-
-
-def direct_responder(request: GenerationRequest) -> str:
-    n = sum(map(ord, prompt_text(request)))
-    if not request.regex:
-        return f"{HOSTILE} remark {n}"
-    scores = f"Naturalness: {n % 3 + 1}\nCoherence: {n % 2 + 2}\nEngagingness: 2\nGroundedness: {n % 2}"
-    return scores + "\nEvidence: ok"
 
 
 @pytest.fixture(scope="module")
@@ -67,10 +54,14 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     run(
         quickstart_config(name="plain"),
         folder / "plain",
-        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile)},
+        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile_referee)},
     )
     direct = load_config(CONFIGS_DIR / "quickstart_direct.yaml")
-    run(direct, folder / "direct", backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, direct_responder)})
+    run(
+        direct,
+        folder / "direct",
+        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile_direct_referee)},
+    )
     return {name: folder / name for name in ("summarized", "plain", "direct")}
 
 
@@ -170,7 +161,11 @@ def test_an_item_one_run_lacks_shows_a_dash_and_counts_as_disagreeing(
     runs: dict[str, Path], tmp_path: Path
 ) -> None:
     two = tmp_path / "two"
-    run(tiny_config(name="two"), two, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile)})
+    run(
+        tiny_config(name="two"),
+        two,
+        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile_referee)},
+    )
     page = render([runs["plain"], two], tmp_path / "report")
     rows = page[page.index("<tbody>") : page.index("</tbody>")].split("</tr>")[:-1]
     assert len(rows) == 12
@@ -180,7 +175,7 @@ def test_an_item_one_run_lacks_shows_a_dash_and_counts_as_disagreeing(
 
 def test_a_debate_that_stopped_early_shows_the_check_that_ended_it(tmp_path: Path) -> None:
     def agreeing(request: GenerationRequest) -> str:  # every referee, every time: 7 against 3
-        return "Assistant 1: 7\nAssistant 2: 3\nEvidence: same" if request.regex else hostile(request)
+        return "Assistant 1: 7\nAssistant 2: 3\nEvidence: same" if request.regex else hostile_referee(request)
 
     early = tmp_path / "early"
     run(

@@ -22,17 +22,19 @@ from chateval.reporting.metrics_view import (
 from chateval.reporting.model_rows import per_model_rows
 from chateval.run.folder import FinishedRun, load_finished_run
 from chateval.run.runner import run
-from tests.evaluation.test_diagnostics import backends
-from tests.evaluation.test_diagnostics import config as two_model_config
-from tests.reporting.test_html_report import direct_responder
 from tests.support.helpers import CONFIGS_DIR
+from tests.support.scripted import (
+    hostile_direct_referee,
+    steady_and_swayed_backends,
+    steady_and_swayed_config,
+)
 
 
 @pytest.fixture(scope="module")
 def pairwise_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two models, opinion probes, human labels: baselines and the blind vote are recorded."""
     folder = tmp_path_factory.mktemp("pairwise")
-    run(two_model_config(opinion_probes=True), folder, backends=backends())
+    run(steady_and_swayed_config(opinion_probes=True), folder, backends=steady_and_swayed_backends())
     return folder
 
 
@@ -40,7 +42,7 @@ def pairwise_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def direct_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("direct")
     config = load_config(CONFIGS_DIR / "quickstart_direct.yaml")
-    run(config, folder, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, direct_responder)})
+    run(config, folder, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, hostile_direct_referee)})
     return folder
 
 
