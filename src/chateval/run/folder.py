@@ -6,17 +6,18 @@ presence marks a finished run. Every file is written atomically (core.textfile).
 """
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
 
-from chateval.core.schema.records import VerdictRecord
+from chateval.core.schema.records import RunInfo, TranscriptRecord, VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
+from chateval.evaluation.run_metrics import RunMetrics
 
 
 class RunFolder:
@@ -80,16 +81,16 @@ class RunFolder:
     def write_config(self, text: str) -> None:
         write_text(self.config, text)
 
-    def write_transcripts(self, records: Iterable[Mapping[str, Any]]) -> None:
+    def write_transcripts(self, records: Iterable[TranscriptRecord]) -> None:
         write_jsonl(self.transcripts, records)
 
-    def write_verdicts(self, records: Iterable[Mapping[str, Any]]) -> None:
+    def write_verdicts(self, records: Iterable[VerdictRecord]) -> None:
         write_jsonl(self.verdicts, records)
 
-    def write_metrics(self, metrics: Any) -> None:
+    def write_metrics(self, metrics: RunMetrics) -> None:
         write_json(self.metrics, metrics)
 
-    def write_info(self, info: Any) -> None:
+    def write_info(self, info: RunInfo) -> None:
         """run.json: written last, it marks the run finished."""
         write_json(self.info, info)
 

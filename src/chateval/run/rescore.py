@@ -11,7 +11,7 @@ from typing import cast
 
 from chateval.config.run import RunConfig
 from chateval.core.items import DirectItem
-from chateval.core.schema.records import VerdictRecord
+from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.debate.building import load_run_items
 from chateval.errors import ChatEvalError, ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
@@ -79,8 +79,8 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     into.mkdir(parents=True, exist_ok=True)
     copy = RunFolder(into)
     copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
-    copy.write_verdicts(records)
+    copy.write_verdicts(cast(list[VerdictRecord], records))  # as the run wrote them
     if source.transcripts.is_file():
         shutil.copyfile(source.transcripts, copy.transcripts)
-    copy.write_info(source.read_info() | {"name": into.name})
+    copy.write_info(cast(RunInfo, source.read_info() | {"name": into.name}))
     return rescore(into)
