@@ -179,7 +179,7 @@ def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
         raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
     stored = files.config
     if stored.is_file():
-        old = _as_today(yaml.safe_load(stored.read_text(encoding="utf-8")), str(stored), outdir)
+        old = _as_today(files.read_config_tree(), str(stored), outdir)
         new = yaml.safe_load(config_text)
         changed = changed_keys(old, new)
         if changed:

@@ -33,9 +33,9 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
 
 def rescore(outdir: Path | str) -> RunMetrics:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    outdir = Path(outdir)
     from chateval.config.files import parse_config
 
+    outdir = Path(outdir)
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a finished run folder")
     config = parse_config(files.read_config_tree(), str(files.config), outdir)

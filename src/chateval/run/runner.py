@@ -102,6 +102,7 @@ def run(
     session = open_session(config, backends, backend_factory)
     items, panel, models, registry = session.items, session.panel, session.models, session.registry
     resuming = prepare_outdir(outdir, force, dump_config(config))
+    files = RunFolder(outdir)
     if on_outdir is not None:
         on_outdir(outdir, resuming)
     calibrated = config.task == "pairwise" and config.position_calibration
@@ -140,7 +141,7 @@ def run(
         items, truncations = session.fit(counters)
         debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
         scheduler = Scheduler(pool, on_step, bar)
-        journal_path = RunFolder(outdir).journal
+        journal_path = files.journal
         state = journal.load(journal_path) if resuming else journal.JournalState()
         if resuming:
             _replay(state, debates, journal_path)
@@ -179,7 +180,6 @@ def run(
     for record in records:
         cuts = truncations.get(record["item_id"])
         record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
-    files = RunFolder(outdir)
     files.write_transcripts(transcript_record(d) for d in debates)
     files.write_verdicts(records)
 
