@@ -11,7 +11,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.errors import ConfigError
 from chateval.reporting.summary import print_bench
-from tests.support.helpers import prompt_text, tiny_config
+from tests.support.helpers import asks_for_scores, prompt_text, tiny_config
 from tests.support.scripted import SCRIPTED_MODEL, agreeing_on_boiling_point, three_referee_config
 
 
@@ -114,7 +114,7 @@ def test_bench_measures_the_earlier_default_beside_the_faithful_one() -> None:
         assert mode == "scheduled" or "accuracy" in by_mode[mode]["metrics"]
     compact_requests = backend.calls[-1]  # the last step of the last mode: the verdicts
     assert all(r.regex and "Evidence" in r.regex and not r.probabilities_of for r in compact_requests)
-    scored = [r for call in backend.calls for r in call if r.regex]
+    scored = [r for call in backend.calls for r in call if asks_for_scores(r)]
     # Scores with probabilities: scheduled (and limit, sequential: the same requests), scores_first.
     assert sum(1 for r in scored if r.probabilities_of) == 4 * 6 * 3
     assert all(
@@ -159,15 +159,19 @@ def test_sequential_estimate_check_script_reads_a_full_report(tmp_path: Path) ->
 
 
 def test_bench_refuses_to_price_a_model_it_barely_measured() -> None:
-    """One item gives the summarizer's model 2 requests (one summary per debate): too few to fit."""
+    """One item with two referees gives the summarizer's model 4 requests (one summary per
+    referee and debate): too few to fit."""
     settings = three_referee_config(
-        strategy="simultaneous_summarizer", rounds=2, summarizer={"model": "other"}
+        strategy="simultaneous_summarizer",
+        rounds=2,
+        summarizer={"model": "other"},
+        agents=[{"role": "critic"}, {"role": "editor"}],
     )
     backends = {
         SCRIPTED_MODEL: ScriptedBackend(SCRIPTED_MODEL, agreeing_on_boiling_point),
         "other": ScriptedBackend("other", agreeing_on_boiling_point),
     }
-    with pytest.raises(ConfigError, match="2 requests to model 'other'.*measure more items"):
+    with pytest.raises(ConfigError, match="4 requests to model 'other'.*measure more items"):
         run_bench(settings, sequential_items=1, backends=backends)
 
 

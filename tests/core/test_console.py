@@ -23,14 +23,14 @@ from chateval.errors import BackendError
 from chateval.reporting.html import write_html_report
 from chateval.run.folder import RunFolder
 from chateval.run.runner import run
-from tests.support.helpers import prompt_dependent, tiny_config
+from tests.support.helpers import asks_for_scores, prompt_dependent, tiny_config
 from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog
 
 MODEL = "smollm2-135m"
 
 
 def agreeing(request: GenerationRequest) -> str:
-    return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree" if request.regex else "Fine."
+    return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree" if asks_for_scores(request) else "Fine."
 
 
 @pytest.mark.parametrize(

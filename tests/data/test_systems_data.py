@@ -21,7 +21,14 @@ from chateval.debate.building import load_run_items
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ConfigError, DataError
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, prompt_dependent, read_jsonl, tiny_config
+from tests.support.helpers import (
+    CONFIGS_DIR,
+    MODELS_DIR,
+    asks_for_scores,
+    prompt_dependent,
+    read_jsonl,
+    tiny_config,
+)
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
 SYSTEMS = ["careful", "brief", "rambling"]
@@ -427,7 +434,9 @@ def test_a_direct_run_records_system_and_prompt(tmp_path: Path) -> None:
         config,
         tmp_path,
         backends={
-            DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, lambda r: "\nFluency: 2" if r.regex else "ok")
+            DEFAULT_MODEL: ScriptedBackend(
+                DEFAULT_MODEL, lambda r: "\nFluency: 2" if asks_for_scores(r) else "ok"
+            )
         },
     )
     records = read_jsonl(tmp_path / "verdicts.jsonl")

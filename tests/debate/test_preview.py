@@ -59,7 +59,9 @@ def test_preview_is_what_the_run_sends(strategy: str, swapped: bool) -> None:
     kinds = {r.kind for r in shown}
     assert {"discussion", "assessment", "scores", "probe assessment", "probe scores"} <= kinds
     assert ("summary" in kinds) == (strategy == "simultaneous_summarizer")
-    assert all((r.constraint is not None) == r.kind.endswith("scores") for r in shown)
+    # Scores are constrained; an assessment's constraint only keeps scores from coming first.
+    assert all((r.constraint is not None) == r.kind.endswith(("scores", "assessment")) for r in shown)
+    assert all(r.scores == r.kind.endswith("scores") for r in shown)
 
 
 def test_preview_cli_text_and_json() -> None:
@@ -85,3 +87,86 @@ def test_preview_names_a_missing_item() -> None:
     result = CliRunner().invoke(app, ["preview", str(CONFIGS_DIR / "quickstart.yaml"), "--item", "nope"])
     assert result.exit_code == 2
     assert "'nope'" in result.output and "q01" in result.output
+
+
+def paper_config(name: str, **overrides: str) -> list[str]:
+    """``configs/paper/<name>.yaml``, on the quickstart's items (no data set needed)."""
+    sets = {
+        "data.format": "jsonl_pairwise",
+        "data.path": "../samples/quickstart_pairwise.jsonl",
+        "data.limit": "1",
+        **overrides,
+    }
+    return [str(CONFIGS_DIR / "paper" / f"{name}.yaml")] + [f"--set={k}={v}" for k, v in sets.items()]
+
+
+def preview_json(args: list[str]) -> list[dict[str, object]]:
+    result = CliRunner().invoke(app, ["preview", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    requests: list[dict[str, object]] = json.loads(result.output)
+    return requests
+
+
+def content(request: dict[str, object]) -> str:
+    return "\n".join(m["content"] for m in request["messages"])  # type: ignore[index, union-attr]
+
+
+def test_paper_configs_turns_say_what_the_papers_said() -> None:
+    """configs/paper: every turn states the 1-10 scale; discussion turns say only "your turn,
+    keep it short and clear"; the verdict turn has the paper's points and nothing about equal
+    scores; the five roles carry their viewpoint and their job."""
+    requests = preview_json(paper_config("faireval_roles_5"))
+    for request in requests:
+        if request["kind"] == "scores":
+            continue
+        text = content(request)
+        assert "overall score from 1 to 10" in text
+        for nudge in ("disagree", "Do not give scores", "equal scores only", "equally good"):
+            assert nudge not in text
+    talk = [r for r in requests if r["kind"] == "discussion"]
+    assert talk and all(
+        content(r).endswith(f"Now it is your turn, {r['agent']}. Keep what you say short and clear.")
+        for r in talk
+    )
+    verdicts = [content(r) for r in requests if r["kind"] == "assessment"]
+    assert len(verdicts) == 5
+    for text in verdicts:
+        for point in (
+            "First give a thorough explanation of your evaluation",
+            "Avoid any bias",
+            "do not let the order in which the answers were shown affect your judgement",
+            "You are not required to give the same scores as the other referees",
+            "Keep strictly to this format:\nEvaluation evidence: <your explanation>\n"
+            "Assistant 1: <score from 1 to 10>\nAssistant 2: <score from 1 to 10>",
+        ):
+            assert point in text
+    roles = {
+        "General Public": ("interested in the story", "responsibility to be the first to say which answer"),
+        "Critic": ("whether it flows", "question the other referees' judgements", "on the same level"),
+        "News Author": ("original article", "which answer is the better one"),
+        "Psychologist": ("how people behave", "which answer is the better one"),
+        "Scientist": ("scientific method", "which answer is the better one"),
+    }
+    for name, phrases in roles.items():
+        own = next(content(r) for r in talk if r["agent"] == name)
+        assert f"You are now {name}, one of the referees in this task." in own
+        assert all(phrase in own for phrase in phrases), name
+
+
+def test_nudged_style_adds_the_earlier_instructions() -> None:
+    requests = preview_json(paper_config("faireval_chateval", prompt_style="nudged"))
+    talk = content(next(r for r in requests if r["kind"] == "discussion"))
+    verdict = content(next(r for r in requests if r["kind"] == "assessment"))
+    assert "answer the other referees where you disagree. Do not give scores yet." in talk
+    assert "give equal scores only if they are equally good" in verdict
+
+
+def test_paper_summarizer_is_shown_by_preview() -> None:
+    """configs/paper's summarizer: one summary per referee after round 1, 512 tokens, no task."""
+    requests = preview_json(paper_config("faireval_simultaneous_summarizer"))
+    summaries = [r for r in requests if r["kind"] == "summary"]
+    assert [r["agent"] for r in summaries] == ["Summarizer for General Public", "Summarizer for Critic"]
+    assert all(r["max_tokens"] == 512 and "[Question]" not in content(r) for r in summaries)
+    last = content(next(r for r in requests if r["kind"] == "assessment" and r["agent"] == "Critic"))
+    assert "Summarizer: <the summary for Critic after round 1>" in last
+    assert "General Public: <what General Public says in round 1>" in last  # the talk is still quoted

@@ -11,13 +11,13 @@ from chateval.core.items import PairwiseItem
 from chateval.debate.building import build_debates, build_panel
 from chateval.debate.scheduler import Scheduler
 from chateval.run.runner import run
-from tests.support.helpers import read_jsonl, tiny_config
+from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 
 VERDICT = "Assistant 1: 7\nAssistant 2: 3\nEvidence: fine"
 
 
 def responder(request: GenerationRequest) -> str:
-    return VERDICT if request.regex else "I have a view."
+    return VERDICT if asks_for_scores(request) else "I have a view."
 
 
 def eighty_items() -> list[PairwiseItem]:
@@ -45,7 +45,10 @@ def test_batches_per_step_not_per_item(strategy: str, reasoning: bool, calls: in
     assert len(backend.calls) == calls
     assert usage.total().batches == calls
     per_agent_turns = 80 * 2 * 2 + (80 * 2 if reasoning else 0)
-    assert usage.total().requests == per_agent_turns + (80 if strategy == "simultaneous_summarizer" else 0)
+    # One summary per referee (2) after round 1 of 2: 160 summaries for 80 items.
+    assert usage.total().requests == per_agent_turns + (
+        80 * 2 if strategy == "simultaneous_summarizer" else 0
+    )
 
 
 def test_requests_split_per_model_and_results_in_order() -> None:
@@ -53,8 +56,8 @@ def test_requests_split_per_model_and_results_in_order() -> None:
         strategy="simultaneous",
         agents=[{"role": "critic", "model": "m1"}, {"role": "editor", "model": "m2"}],
     )
-    b1 = ScriptedBackend("m1", lambda r: "one" if not r.regex else VERDICT)
-    b2 = ScriptedBackend("m2", lambda r: "two" if not r.regex else VERDICT)
+    b1 = ScriptedBackend("m1", lambda r: "one" if not asks_for_scores(r) else VERDICT)
+    b2 = ScriptedBackend("m2", lambda r: "two" if not asks_for_scores(r) else VERDICT)
     debates = build_debates(eighty_items()[:5])
     usage = Scheduler({"m1": b1, "m2": b2}).run(build_panel(config), debates)
     assert len(b1.calls) == len(b2.calls) == 3  # talk, assessments, scores

@@ -8,7 +8,7 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.support.helpers import prompt_dependent, prompt_text, read_jsonl
+from tests.support.helpers import asks_for_scores, prompt_dependent, prompt_text, read_jsonl
 from tests.support.scripted import SCRIPTED_MODEL, agreeing_on_boiling_point, three_referee_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
@@ -119,7 +119,7 @@ def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: in
 
 def marked(request: GenerationRequest) -> str:
     """Verdict-format answers carrying a marker nobody else may ever see."""
-    if request.regex:
+    if asks_for_scores(request):
         return "Assistant 1: 7\nAssistant 2: 2\nEvidence: SECRET-MARK"
     return "Plain talk."
 

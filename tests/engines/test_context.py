@@ -10,7 +10,7 @@ from chateval.core.backend import GenerationRequest
 from chateval.engines.context import _water_level
 from chateval.errors import DataError
 from chateval.run.runner import run
-from tests.support.helpers import prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import asks_for_scores, prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 WINDOW = 900  # scripted tokens are words
@@ -18,7 +18,7 @@ WINDOW = 900  # scripted tokens are words
 
 def longest_talk(request: GenerationRequest) -> str:
     """Every utterance as long as allowed, so the bound is tested at its worst."""
-    if request.regex:  # a verdict that fills its budget too: later referees see it
+    if asks_for_scores(request):  # a verdict that fills its budget too: later referees see it
         return "Assistant 1: 3\nAssistant 2: 5\nEvidence: " + " ".join(["why"] * (request.max_tokens - 6))
     return " ".join(["blah"] * request.max_tokens)
 
@@ -82,7 +82,7 @@ def test_direct_context_keeps_its_last_turns(tmp_path: Path) -> None:
     config = tiny_config(
         task="direct", data=data, dimensions=[{"name": "coherence", "description": "makes sense"}]
     )
-    backend = ScriptedBackend(MODEL, lambda r: "coherence: 3\nEvidence: ok" if r.regex else "hm")
+    backend = ScriptedBackend(MODEL, lambda r: "coherence: 3\nEvidence: ok" if asks_for_scores(r) else "hm")
     backend.context_window = WINDOW
     run(config, tmp_path / "out", backends={MODEL: backend})
     prompt = prompt_text(backend.calls[0][0])

@@ -7,7 +7,7 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.errors import BackendError
 from chateval.run.runner import run
-from tests.support.helpers import read_jsonl, saw_discussion
+from tests.support.helpers import asks_for_scores, read_jsonl, saw_discussion
 from tests.support.scripted import (
     steady_and_swayed_backends,
     steady_and_swayed_config,
@@ -31,7 +31,7 @@ def test_probes_leave_the_debate_unchanged(strategy: str, tmp_path: Path) -> Non
     assert probed.run_info["steps"] == plain.run_info["steps"] + 2
     # One probe per referee per round per debate, all in the last two steps (assessments, scores).
     last_call = used["steady"].calls[-1]
-    assert len(last_call) == 2 * 2 and all(r.regex for r in last_call)
+    assert len(last_call) == 2 * 2 and all(asks_for_scores(r) for r in last_call)
     for a, b in zip(verdicts(tmp_path / "plain"), verdicts(tmp_path / "probed"), strict=True):
         for order in b["orders"]:
             for ref in order["referees"]:
@@ -77,7 +77,7 @@ def test_diagnostics_without_probes_say_so(tmp_path: Path) -> None:
 
 class DiesAtProbes(ScriptedBackend):
     def generate(self, requests):  # type: ignore[no-untyped-def]
-        if requests and all(r.regex for r in requests) and len(requests) == 4:
+        if requests and all(asks_for_scores(r) for r in requests) and len(requests) == 4:
             raise BackendError("engine died (simulated)")
         return super().generate(requests)
 

@@ -34,7 +34,7 @@ from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.run.records import item_records
 from chateval.run.runner import run
-from tests.support.helpers import tiny_config
+from tests.support.helpers import asks_for_scores, tiny_config
 
 ITEM = PairwiseItem("q1", "How long should I boil an egg?", "Nine minutes.", "Until it is done.", "A")
 
@@ -54,7 +54,7 @@ PARROTING = debate(
         Turn(0, 0),
         "Critic",
         "discussion",
-        "[Your turn: Critic] You are Critic. You look for weaknesses first: factual slips, gaps",
+        "[Your turn: Critic] You are Critic. You care about writing: whether it flows, whether",
     ),
     (Turn(0, 1), "Everyday Reader", "discussion", "Tell the panel what you think in two or three sentences."),
     (Turn(LAST, 0, "verdict"), "Critic", "assessment", "I agree with the panel."),
@@ -324,14 +324,15 @@ SUMMARIZED = build_panel(tiny_config(strategy="simultaneous_summarizer"))
 
 
 def test_words_passed_on_by_a_summary_count_and_the_summary_cut_off_is_the_summarizers() -> None:
-    """The summary quotes the reader's run: the critic who repeats it copied the reader. The
-    reader who repeats the summary's own words copied nobody (and saw no other referee's run)."""
+    """The critic's summary quotes the reader's run: the critic who repeats it copied the reader.
+    The reader, who saw the critic's words but not the critic's summary, repeats that summary's
+    own words: it copied nobody."""
     summary_text = f"The reader said {ANSWER_RUN}. Both agree that timing matters for every egg."
     debate = debate_of(
         "s1",
         said(Turn(0, 0), "Critic", "discussion", "The first answer names a time; the second is empty."),
         said(Turn(0, 1), "Everyday Reader", "discussion", f"Honestly {ANSWER_RUN}."),
-        said(Turn(0, None, "summary"), "Summarizer", "summary", summary_text, "length"),
+        said(Turn(0, 0, "summary"), "Summarizer", "summary", summary_text, "length"),
         said(Turn(LAST, 0, "verdict"), "Critic", "assessment", f"As was said, {ANSWER_RUN}."),
         said(Turn(LAST, 0, "verdict", scoring=True), "Critic", "verdict", SCORES_7_3),
         said(
@@ -344,7 +345,7 @@ def test_words_passed_on_by_a_summary_count_and_the_summary_cut_off_is_the_summa
     )
     behaviour = debate_behaviour(debate, SUMMARIZED, EchoDetector(SUMMARIZED.prompts.instruction_texts()))
     assert (behaviour["Critic"].saw_words, behaviour["Critic"].copied_words) == (1, 1)
-    assert (behaviour["Everyday Reader"].saw_words, behaviour["Everyday Reader"].copied_words) == (0, 0)
+    assert (behaviour["Everyday Reader"].saw_words, behaviour["Everyday Reader"].copied_words) == (1, 0)
 
     [record] = item_records([debate], SUMMARIZED)
     assert record["cut_off"] == {"summaries": 1, "summaries_cut": 1}
@@ -424,7 +425,7 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     from chateval.reporting.summary import print_summary
 
     def same_words(request: GenerationRequest) -> str | GenerationResult:
-        if request.regex:
+        if asks_for_scores(request):
             return SCORES_7_3
         return GenerationResult("every referee says these very same nine words again", 10, 9, "length")
 

@@ -13,7 +13,13 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, direct_responses_config, prompt_text, tiny_config
+from tests.support.helpers import (
+    CONFIGS_DIR,
+    asks_for_scores,
+    direct_responses_config,
+    prompt_text,
+    tiny_config,
+)
 from tests.support.scripted import soft_checksum_referee
 
 SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
@@ -186,7 +192,7 @@ def test_a_direct_run_of_systems_has_means_differences_and_calibrated_means(tmp_
     config = direct_responses_config(data, rows)
 
     def fluency(request: GenerationRequest) -> str:
-        if not request.regex:
+        if not asks_for_scores(request):
             return "ok"
         high = "two on" in prompt_text(request)
         return (

@@ -8,19 +8,19 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest
 from chateval.run.runner import run
-from tests.support.helpers import prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import asks_for_scores, prompt_text, read_jsonl, tiny_config
 
 
 def first_position_lover(request: GenerationRequest) -> str:
     """Always prefers whatever answer is shown first."""
-    return "Assistant 1: 8\nAssistant 2: 4\nEvidence: first" if request.regex else "hmm"
+    return "Assistant 1: 8\nAssistant 2: 4\nEvidence: first" if asks_for_scores(request) else "hmm"
 
 
 def prefers_content(word: str):  # noqa: ANN201
     """Scores the answer containing ``word`` higher, wherever it is shown."""
 
     def respond(request: GenerationRequest) -> str:
-        if not request.regex:
+        if not asks_for_scores(request):
             return "hmm"
         prompt = prompt_text(request)
         first = prompt.split("[Assistant 1's answer]")[1].split("[End of Assistant 1's answer]")[0]

@@ -24,7 +24,7 @@ from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
 from chateval.judging.soft import check_vocabulary, read_score, score_pieces
 from chateval.run.journal import append_step, load
 from chateval.run.runner import run
-from tests.support.helpers import read_jsonl, tiny_config
+from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 
 ONE_TO_TEN = tuple(range(1, 11))
 
@@ -271,7 +271,7 @@ def test_soft_aggregation_needs_soft_verdicts_on() -> None:
 
 def _scripted_scores(request: GenerationRequest) -> str | GenerationResult:
     """Discussion text, or a score block whose every score has a hand-built distribution."""
-    if not request.regex:
+    if not asks_for_scores(request):
         return "I think the first answer is more complete."
     text = "\nAssistant 1: 7\nAssistant 2: 7"
     positions = {i: {"7": 0.6, "8": 0.3, "1": 0.1} for i, c in enumerate(text) if c == "7"}
@@ -282,8 +282,8 @@ def _scripted_scores(request: GenerationRequest) -> str | GenerationResult:
 def test_a_run_asks_for_probabilities_and_stores_distributions(tmp_path: Path) -> None:
     backend = ScriptedBackend("smollm2-135m", _scripted_scores)
     result = run(tiny_config(), tmp_path / "run", backends={"smollm2-135m": backend})
-    scored = [r for call in backend.calls for r in call if r.regex]
-    unscored = [r for call in backend.calls for r in call if not r.regex]
+    scored = [r for call in backend.calls for r in call if asks_for_scores(r)]
+    unscored = [r for call in backend.calls for r in call if not asks_for_scores(r)]
     assert scored and all(r.probabilities_of for r in scored)
     assert all(not r.probabilities_of for r in unscored)
     records = read_jsonl(tmp_path / "run" / "verdicts.jsonl")
@@ -298,7 +298,7 @@ def test_a_run_asks_for_probabilities_and_stores_distributions(tmp_path: Path) -
 
 def test_a_backend_without_probabilities_gives_hard_verdicts_only(tmp_path: Path) -> None:
     def words(request: GenerationRequest) -> str:
-        return "\nAssistant 1: 7\nAssistant 2: 6" if request.regex else "Fine."
+        return "\nAssistant 1: 7\nAssistant 2: 6" if asks_for_scores(request) else "Fine."
 
     backend = ScriptedBackend("smollm2-135m", words)
     result = run(tiny_config(), tmp_path / "run", backends={"smollm2-135m": backend})
@@ -333,7 +333,7 @@ def _soft_run(tmp_path: Path) -> Path:
     """A quickstart run on the scripted backend whose scores lean to the first answer shown."""
 
     def leaning(request: GenerationRequest) -> str | GenerationResult:
-        if not request.regex:
+        if not asks_for_scores(request):
             return "A remark."
         text = "\nAssistant 1: 7\nAssistant 2: 7"
         first, second = text.index("7"), text.rindex("7")

@@ -34,8 +34,9 @@ def test_pairwise_regex_and_parse_agree() -> None:
 def test_reasoned_pairwise_scores_continue_the_assessment() -> None:
     """With reasoning the constrained part is only the score lines, after ``Scores:``."""
     fmt = PairwiseFormat()
-    assert fmt.reasoning and "First explain your assessment" in fmt.instruction
-    assert "Evidence" not in fmt.form and "Evidence" not in fmt.regex
+    assert fmt.reasoning and "First explain your evaluation" in fmt.instruction
+    assert fmt.form.startswith("Evaluation evidence: <your explanation>\nAssistant 1:")
+    assert "Evidence" not in fmt.regex
     completion = "\nAssistant 1: 10\nAssistant 2: 4"
     assert re.fullmatch(fmt.regex, completion)
     assert not re.fullmatch(fmt.regex, completion + "\nEvidence: x")

@@ -11,7 +11,7 @@ from chateval.core.backend import ChatMessage, GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.scheduler import Scheduler
 from chateval.prompts.builder import PROMPT_LAYOUTS, get_role
-from tests.support.helpers import prompt_text, tiny_config
+from tests.support.helpers import asks_for_scores, prompt_text, tiny_config
 
 MODEL = "smollm2-135m"
 ROLES = ["general_public", "critic", "news_author"]
@@ -27,7 +27,11 @@ def unique_responder() -> tuple[list[tuple[GenerationRequest, str]], object]:
 
     def respond(request: GenerationRequest) -> str:
         n = next(counter)
-        text = f"\nAssistant 1: {n % 9 + 1}\nAssistant 2: {n % 7 + 1}" if request.regex else f"point {n} made"
+        text = (
+            f"\nAssistant 1: {n % 9 + 1}\nAssistant 2: {n % 7 + 1}"
+            if asks_for_scores(request)
+            else f"point {n} made"
+        )
         log.append((request, text))
         return text
 
@@ -125,12 +129,12 @@ def test_single_agent_baseline_reasons_before_it_scores(task: str) -> None:
     debates = build_debates(load_run_items(config))
     Scheduler({MODEL: backend}).run(build_panel(config), debates)
     requests = [r for call in backend.calls for r in call]
-    assert [r.regex is None for r in requests] == [True, False]
+    assert [asks_for_scores(r) for r in requests] == [False, True]
     assessment = debates[0].transcript.utterances[0]
     assert [m.role for m in requests[0].messages] == ["user"]
     prompt = requests[0].messages[0].content
-    assert assessment.kind == "assessment" and "Give your final verdict" in prompt
-    for panel_talk in ("referee", "Referee", "discussion", "your turn", "You are"):
+    assert assessment.kind == "assessment" and "First give a thorough explanation" in prompt
+    for panel_talk in ("referee", "Referee", "discussion", "your turn", "You are", "the same scores"):
         assert panel_talk not in prompt
     assert requests[1].messages == (
         requests[0].messages[0],
@@ -143,7 +147,7 @@ def test_reasoning_off_keeps_one_constrained_verdict_request() -> None:
     panel, debates, log = run_logged("simultaneous", "conversation", verdict={"reasoning": False})
     kinds = [u.kind for u in debates[0].transcript.utterances]
     assert kinds == ["discussion"] * 3 + ["verdict"] * 3
-    verdict_requests = [r for r, _ in log if r.regex]
+    verdict_requests = [r for r, _ in log if asks_for_scores(r)]
     assert all("Evidence" in r.regex for r in verdict_requests)  # type: ignore[operator]
     assert all(
         r.messages[-1].content in {"General Public:", "Critic:", "News Author:"} for r in verdict_requests

@@ -19,7 +19,7 @@ from chateval.engines.models import ModelRegistry
 from chateval.errors import ConfigError
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.run.runner import run
-from tests.support.helpers import SECOND_MODEL, prompt_text, speaker_of, tiny_config
+from tests.support.helpers import SECOND_MODEL, asks_for_scores, prompt_text, speaker_of, tiny_config
 
 MODEL = "smollm2-135m"
 LAYOUTS = list(PROMPT_LAYOUTS)
@@ -55,13 +55,15 @@ def informed_responder(request: GenerationRequest) -> str:
     """Answers from what the speaker is shown, not from how it is laid out: who speaks, the
     item (in its answer order), who said what before, in order, and its own lead."""
     text = prompt_text(request)
+    if speaker_of(request) == "Summarizer":  # its prompt, the same in every layout, has no task
+        return f"I count {sum(map(ord, text))}."
     item = re.findall(r"\[(?:Assistant 1's answer|Response to judge)\]\n(.*)", text)[0]
     lead = request.messages[-1].content if request.messages[-1].role == "assistant" else ""
     own = lead.removeprefix(f"{speaker_of(request)}:").strip()  # its own assessment, if any
     n = sum(map(ord, repr((speaker_of(request), item, shown(request), request.regex, own))))
-    if request.regex and "Coherence" in request.regex:
+    if asks_for_scores(request) and "Coherence" in request.regex:
         return f"\nCoherence: {n % 5 + 1}"
-    if request.regex:
+    if asks_for_scores(request):
         return f"\nAssistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}"
     return f"I count {n}."
 
@@ -161,7 +163,7 @@ def talk(request: GenerationRequest) -> str:
     """Answers shaped like a model's: a reply that continues a lead starts with a space or, for
     scores after ``Scores:``, a line break; one after the chat's generation prompt (the paper
     layout) starts with its first word."""
-    if request.regex:
+    if asks_for_scores(request):
         return "\nAssistant 1: 8\nAssistant 2: 3"
     space = " " if request.messages[-1].role == "assistant" else ""
     return (
@@ -181,7 +183,7 @@ def test_conversation_turns_extend_the_speakers_own_previous_request() -> None:
             previous, answer = last[speaker]
             *history, lead = previous.messages
             answered = ChatMessage("assistant", lead.content + answer)
-            if request.regex:  # the scores continue the same answer
+            if asks_for_scores(request):  # the scores continue the same answer
                 assert request.messages[:-1] == tuple(history)
                 assert request.messages[-1].content == answered.content + "\n\nScores:"
             else:
@@ -198,7 +200,7 @@ def test_no_referee_is_shown_another_referees_words_as_its_own(layout: str, stra
     """Whatever the layout, an assistant message of a request holds only its speaker's words."""
 
     def signed(request: GenerationRequest) -> str:
-        if request.regex:
+        if asks_for_scores(request):
             return "\nAssistant 1: 4\nAssistant 2: 6"
         return f" words of {speaker_of(request)} #{sum(map(ord, prompt_text(request)))}"
 
@@ -222,7 +224,7 @@ def test_paper_layout_is_one_user_message_in_the_papers_order() -> None:
         for request, _ in one_debate_requests(strategy, talk, "paper"):
             speaker = speaker_of(request)
             roles = [m.role for m in request.messages]
-            assert roles == (["user", "assistant"] if request.regex else ["user"])
+            assert roles == (["user", "assistant"] if asks_for_scores(request) else ["user"])
             body = request.messages[0].content
             if speaker == "Summarizer":
                 continue
@@ -230,13 +232,15 @@ def test_paper_layout_is_one_user_message_in_the_papers_order() -> None:
             if "[The discussion so far]" in body:
                 marks.append("[The discussion so far]")
             marks += [f"You are now {speaker}, one of the referees in this task.", "Now it is your turn"]
-            final = "Give your final verdict" in body
+            final = "First give a thorough explanation" in body
             if final:
-                marks += ["You do not have to give the same scores", "Give your final verdict"]
+                marks += ["First give a thorough explanation", "You are not required to give the same scores"]
+                marks += ["Keep strictly to this format:\nEvaluation evidence: <your explanation>"]
             positions = [body.index(mark) for mark in marks]
             assert positions == sorted(positions), (speaker, marks)
-            assert final == request.messages[-1].content.endswith("Scores:") or not request.regex
-            assert ("Do not give scores yet" in body) != final
+            assert final == request.messages[-1].content.endswith("Scores:") or not asks_for_scores(request)
+            for nudge in ("Do not give scores yet", "disagree", "equal scores only"):
+                assert nudge not in body
 
 
 @pytest.fixture(scope="module", params=[MODEL, SECOND_MODEL])
@@ -261,10 +265,12 @@ def test_prompts_reuse_earlier_sequences(counter: TokenizerOnly, strategy: str, 
         ids = counter.render_ids(request.messages)
         speaker = speaker_of(request)
         extends = [seq for seq in sequences if ids[: len(seq)] == seq]
-        if request.regex:
+        if speaker == "Summarizer":  # its own short prompt, no task: nothing of it is reused
+            continue
+        if asks_for_scores(request):
             assert extends and extends[-1] == own[speaker]
-        elif layout == "conversation" and speaker in own and strategy != "simultaneous_summarizer":
-            assert ids[: len(own[speaker])] == own[speaker]  # (with a summarizer it sees no own words)
+        elif layout == "conversation" and speaker in own:
+            assert ids[: len(own[speaker])] == own[speaker]
         if sequences and layout == "conversation":
             assert max(_common_prefix(ids, seq) for seq in sequences) > 0.5 * len(ids)
         elif sequences:  # paper: the item's task and instruction, before discussion and speaker

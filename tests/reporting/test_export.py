@@ -19,6 +19,7 @@ from chateval.reporting.export import choose_format, export_run
 from chateval.run.runner import run
 from tests.support.helpers import (
     CONFIGS_DIR,
+    asks_for_scores,
     direct_responses_config,
     prompt_text,
     read_jsonl,
@@ -165,7 +166,7 @@ def first_shown_wins(request: GenerationRequest) -> str | GenerationResult:
     """Every referee scores the answer shown first 8 and the other 3, with the same words; the
     Critic's talk stops at its token cap; the Everyday Reader's scores of q02 do not parse."""
     speaker = speaker_of(request)
-    if request.regex:
+    if asks_for_scores(request):
         if speaker == "Everyday Reader" and "boiling point of water" in prompt_text(request):
             return "no scores here"
         return "\nAssistant 1: 8\nAssistant 2: 3"
@@ -238,7 +239,7 @@ def test_a_direct_run_has_a_row_per_response(tmp_path: Path) -> None:
     config = direct_responses_config(data, responses)
 
     def fluency(request: GenerationRequest) -> str:
-        if not request.regex:
+        if not asks_for_scores(request):
             return "ok"
         return "\nFluency: 3" if speaker_of(request) == "Critic" else "\nFluency: 2"
 

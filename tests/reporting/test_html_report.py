@@ -18,7 +18,7 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import DataError
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, prompt_text, quickstart_config, tiny_config
+from tests.support.helpers import CONFIGS_DIR, asks_for_scores, prompt_text, quickstart_config, tiny_config
 from tests.support.scripted import hostile_direct_referee, hostile_referee
 
 ROW = re.compile(r'<tr class="[^"]*" data-\w+="[01]"')
@@ -28,7 +28,7 @@ SECTION = re.compile(r'<section class="item" id="item-\d+">')
 def soft_hostile(request: GenerationRequest) -> str | GenerationResult:
     """``hostile_referee``, with its scores read from probabilities: each score's digit is one token
     that was 70% likely, the next value up 30% (a character per token)."""
-    if not request.regex:
+    if not asks_for_scores(request):
         return hostile_referee(request)
     n = sum(map(ord, prompt_text(request)))
     first, second = n % 8 + 1, n % 6 + 1
@@ -175,7 +175,11 @@ def test_an_item_one_run_lacks_shows_a_dash_and_counts_as_disagreeing(
 
 def test_a_debate_that_stopped_early_shows_the_check_that_ended_it(tmp_path: Path) -> None:
     def agreeing(request: GenerationRequest) -> str:  # every referee, every time: 7 against 3
-        return "Assistant 1: 7\nAssistant 2: 3\nEvidence: same" if request.regex else hostile_referee(request)
+        return (
+            "Assistant 1: 7\nAssistant 2: 3\nEvidence: same"
+            if asks_for_scores(request)
+            else hostile_referee(request)
+        )
 
     early = tmp_path / "early"
     run(

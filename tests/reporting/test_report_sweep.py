@@ -10,11 +10,11 @@ from chateval.core.backend import GenerationRequest
 from chateval.errors import ConfigError
 from chateval.reporting.markdown import write_report
 from chateval.run.sweep import run_sweep
-from tests.support.helpers import CONFIGS_DIR
+from tests.support.helpers import CONFIGS_DIR, asks_for_scores
 
 
 def responder(request: GenerationRequest) -> str:
-    if not request.regex:
+    if not asks_for_scores(request):
         return "a remark"
     if "Naturalness" in request.regex:
         return "Naturalness: 2\nCoherence: 3\nEngagingness: 1\nGroundedness: 1\nEvidence: ok"
@@ -108,7 +108,7 @@ def test_summary_says_when_no_verdict_was_decisive(
     from chateval.reporting.summary import print_summary
 
     def ties(request: GenerationRequest) -> str:
-        return "\nAssistant 1: 5\nAssistant 2: 5" if request.regex else " a remark"
+        return "\nAssistant 1: 5\nAssistant 2: 5" if asks_for_scores(request) else " a remark"
 
     [result] = run_sweep(
         [CONFIGS_DIR / "quickstart.yaml"], tmp_path, backend_factory=lambda c, m: ScriptedBackend(m, ties)

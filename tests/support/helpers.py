@@ -12,6 +12,7 @@ from chateval.config.files import parse_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
 from chateval.engines.models import DEFAULT_MODEL
+from chateval.judging.formats import FREE_TAIL
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "models"
@@ -55,22 +56,34 @@ def saw_discussion(request: GenerationRequest) -> bool:
 
 
 # How every layout names the speaker in the request that asks it to talk ("You are Critic.",
-# "You are now Critic, one of the referees ...", "You are the panel's note taker.").
-_SPEAKER = re.compile(r"You are (?:now )?(the panel's note taker|[A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)[.,]")
+# "You are now Critic, one of the referees ...").
+_SPEAKER = re.compile(r"You are (?:now )?([A-Z][a-z]+(?: [A-Z][a-z]+)*(?: \d+)?)[.,]")
+
+
+# How the summarizer's prompt begins (the same in every layout).
+SUMMARIZER_ASKS = "Summarize the lines"
 
 
 def speaker_of(request: GenerationRequest) -> str:
     """Who a request asks to speak (any layout): named in the last user message it was given."""
     asked = next(m for m in reversed(request.messages) if m.role == "user")
-    name = _SPEAKER.findall(asked.content)[-1]
-    return "Summarizer" if name == "the panel's note taker" else name
+    if asked.content.startswith(SUMMARIZER_ASKS):
+        return "Summarizer"
+    name: str = _SPEAKER.findall(asked.content)[-1]
+    return name
+
+
+def asks_for_scores(request: GenerationRequest) -> bool:
+    """Whether ``request`` asks for constrained score lines. An assessment's request carries a
+    constraint too, but only on how its free text begins: it ends in a free tail."""
+    return request.regex is not None and FREE_TAIL not in request.regex
 
 
 def prompt_dependent(request: GenerationRequest) -> str:
     """A scripted referee whose every answer depends on its model and on everything its speaker
     was shown, so any mix-up (of batches, models, history or replayed steps) changes the output."""
     n = sum(map(ord, prompt_text(request)))
-    if request.regex:
+    if asks_for_scores(request):
         return f"Assistant 1: {n % 10 + 1}\nAssistant 2: {n % 7 + 1}\nEvidence: {request.model} n={n}"
     return f"{request.model} counts {n}."
 

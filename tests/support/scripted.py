@@ -6,7 +6,14 @@ import zlib
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest, GenerationResult
-from tests.support.helpers import prompt_dependent, prompt_text, saw_discussion, speaker_of, tiny_config
+from tests.support.helpers import (
+    asks_for_scores,
+    prompt_dependent,
+    prompt_text,
+    saw_discussion,
+    speaker_of,
+    tiny_config,
+)
 
 # A three-referee panel on one model (debate scheduling, bench) ---------------------------------
 
@@ -15,7 +22,7 @@ SCRIPTED_MODEL = "smollm2-135m"
 
 def agreeing_on_boiling_point(request: GenerationRequest) -> str:
     """Referees agree on the boiling-point item; elsewhere the critic disagrees with the rest."""
-    if not request.regex:
+    if not asks_for_scores(request):
         return "Some thoughts."
     if "boiling point" in prompt_text(request) or speaker_of(request) == "Critic":
         return "Assistant 1: 7\nAssistant 2: 2\nEvidence: agree"
@@ -41,7 +48,7 @@ STEADY_AND_SWAYED_AGENTS = [{"role": "critic", "model": "steady"}, {"role": "edi
 def steady_or_swayed_referee(request: GenerationRequest) -> str:
     """``steady`` always prefers the first shown answer; ``swayed`` prefers it only until it has
     seen some discussion, then the second."""
-    if not request.regex:
+    if not asks_for_scores(request):
         return f"{request.model} has a view"
     seen_talk = saw_discussion(request)
     first_wins = request.model == "steady" or not seen_talk
@@ -88,7 +95,7 @@ def soft_checksum_referee(request: GenerationRequest) -> str | GenerationResult:
     characters would not change with the answers' order), each score with a distribution (every
     character one token: the score digit's probabilities sit at its position)."""
     n = zlib.crc32(prompt_text(request).encode())
-    if not request.regex:
+    if not asks_for_scores(request):
         return f"{request.model} counts {n}."
     first, second = n % 8 + 2, (n // 8) % 8 + 2  # 2..9: one character, no "1" that 10 begins
     text = f"\nAssistant 1: {first}\nAssistant 2: {second}"
@@ -106,14 +113,18 @@ HOSTILE_MARKUP = '<script>alert("x")</script><img src="http://evil.example/x.png
 
 def hostile_referee(request: GenerationRequest) -> str:
     """A referee whose talk carries markup; its verdicts are the scripted ones."""
-    return prompt_dependent(request) if request.regex else f"{HOSTILE_MARKUP} {prompt_dependent(request)}"
+    return (
+        prompt_dependent(request)
+        if asks_for_scores(request)
+        else f"{HOSTILE_MARKUP} {prompt_dependent(request)}"
+    )
 
 
 def hostile_direct_referee(request: GenerationRequest) -> str:
     """A referee of the direct task whose talk carries markup; its scores depend on what it was
     shown."""
     n = sum(map(ord, prompt_text(request)))
-    if not request.regex:
+    if not asks_for_scores(request):
         return f"{HOSTILE_MARKUP} remark {n}"
     scores = f"Naturalness: {n % 3 + 1}\nCoherence: {n % 2 + 2}\nEngagingness: 2\nGroundedness: {n % 2}"
     return scores + "\nEvidence: ok"

@@ -67,6 +67,12 @@ class RunConfig(StrictModel):
         "user message per turn; conversation gives each referee its own chat (more prefix-cache reuse); "
         "shared_first, role_first and compact are kept to measure what each costs.",
     )
+    prompt_style: Literal["paper", "nudged"] = Field(
+        default="paper",
+        description="What the turns say: paper says only what the paper's turns said; nudged adds an "
+        "earlier release's instructions (answer the others where you disagree, no scores before the "
+        "verdict, equal scores only for equally good answers), kept to measure what they change.",
+    )
     backend: BackendName = Field(default="vllm", description="vllm or transformers.")
     context_policy: Literal["truncate", "fail"] = Field(
         default="truncate",

@@ -14,7 +14,8 @@ TurnKind = Literal["discussion", "summary", "verdict", "check", "probe"]
 """What a turn is for:
 
 - ``discussion``: a referee speaks in a round before its last;
-- ``summary``: the summarizer condenses a round (``agent`` is None);
+- ``summary``: the summarizer brings one referee's summary up to date after a round
+  (``agent`` is that referee; None in runs of releases with one summary for the panel);
 - ``verdict``: a referee's last round, which ends in its scores;
 - ``check``: an early-stop check, a hidden verdict after a non-final round (unanimous checks
   end the debate and become its verdicts);
@@ -28,7 +29,8 @@ HIDDEN_KINDS = ("check", "probe")
 class Turn:
     """One slot of a debate plan: who speaks in which round, and for what (``kind``).
 
-    ``agent`` is the index of a panel member, or None for the summarizer. A hidden turn (a
+    ``agent`` is the index of a panel member (for a summary: the referee it summarizes for;
+    None in runs of earlier releases, whose one summary served the panel). A hidden turn (a
     check or a probe) asks a referee for its verdict as of the start of ``round`` (round 0:
     before any discussion); nobody sees its answer. A check and a probe of the same round and
     referee ask the same question.
@@ -44,8 +46,8 @@ class Turn:
     scoring: bool = False
 
     def __post_init__(self) -> None:
-        if (self.agent is None) != (self.kind == "summary"):
-            raise ValueError(f"a {self.kind} turn with agent {self.agent!r}: only summaries have no agent")
+        if self.agent is None and self.kind != "summary":
+            raise ValueError(f"a {self.kind} turn with no agent: only an old run's summaries have none")
 
     @property
     def is_summary(self) -> bool:

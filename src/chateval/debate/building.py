@@ -46,14 +46,13 @@ def build_panel(config: RunConfig) -> Panel:
     if clashes:
         raise ConfigError(f"agents: speaker names must be distinct and not 'Summarizer'; clash: {clashes}")
     fmt = verdict_format(config)
-    dims = fmt.dimensions if isinstance(fmt, DirectFormat) else ()
     s = config.sampling
     return Panel(
         agents=tuple(agents),
         rounds=config.rounds,
         strategy=get_strategy(config.strategy),
         prompts=PromptBuilder(
-            fmt.instruction, dims, config.prompt_layout, [(a.name, a.role.description) for a in agents]
+            fmt, config.prompt_layout, [(a.name, a.role.description) for a in agents], config.prompt_style
         ),
         verdict_format=fmt,
         sampling=Sampling(s.temperature, s.top_p, s.seed, s.discussion_max_tokens, s.summary_max_tokens),

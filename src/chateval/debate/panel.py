@@ -216,15 +216,16 @@ class Panel:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
         visible = self.visible(debate, turn)
         s = self.sampling
-        if turn.agent is None:
+        if turn.is_summary:
             return GenerationRequest(
                 model=self.summarizer_model,
-                messages=self.prompts.summarizer_messages(debate.item, visible, debate.swapped),
+                messages=self.prompts.summarizer_messages(visible),
                 max_tokens=s.summary_max_tokens,
                 temperature=s.temperature,
                 top_p=s.top_p,
                 seed=s.seed,
             )
+        assert turn.agent is not None  # only an old run's summaries have none
         agent = self.agents[turn.agent]
         final = turn.gives_verdict
         constrained = self.constrained(turn)
@@ -249,13 +250,20 @@ class Panel:
             temperature=s.temperature,
             top_p=s.top_p,
             seed=s.seed,
-            regex=self.verdict_format.regex if constrained else None,
+            regex=self._constraint(turn),
             probabilities_of=score_pieces(self.verdict_format.scales) if constrained and self.soft else (),
         )
 
+    def _constraint(self, turn: Turn) -> str | None:
+        """The regular expression a turn's answer is held to: the score lines, or for an
+        assessment the rule that an explanation comes before any score."""
+        if self.constrained(turn):
+            return self.verdict_format.regex
+        return self.verdict_format.assessment_regex if turn.gives_verdict else None
+
     def utterance(self, turn: Turn, result: GenerationResult) -> Utterance:
         """Wrap a backend result as the utterance of ``turn``."""
-        if turn.agent is None:
+        if turn.is_summary:
             return Utterance(
                 turn,
                 SUMMARIZER.capitalize(),
@@ -264,6 +272,7 @@ class Panel:
                 result.finish_reason,
                 tokens=result.generated_tokens,
             )
+        assert turn.agent is not None
         kind: UtteranceKind = "discussion"
         name = self.agents[turn.agent].name
         text = result.text.strip()

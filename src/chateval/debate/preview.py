@@ -27,17 +27,18 @@ class PreviewRequest:
     turn: Turn
     messages: tuple[ChatMessage, ...]
     max_tokens: int
-    constraint: str | None  # the regular expression a verdict's scores are held to
+    constraint: str | None  # the regular expression the answer is held to
+    scores: bool = False  # it writes a verdict's constrained score lines
 
     @property
     def kind(self) -> str:
         """discussion, summary, assessment (a verdict's free text) or scores, with ``probe`` /
         ``check`` in front for the hidden verdicts of opinion probes and early stopping."""
-        if self.turn.agent is None:
+        if self.turn.is_summary:
             return "summary"
         if not self.turn.gives_verdict:
             return "discussion"
-        part = "scores" if self.constraint is not None else "assessment"
+        part = "scores" if self.scores else "assessment"
         return part if self.turn.kind == "verdict" else f"{self.turn.kind} {part}"
 
     def as_dict(self) -> dict[str, Any]:
@@ -54,9 +55,10 @@ class PreviewRequest:
 
 def placeholder(panel: Panel, turn: Turn) -> str:
     """The text standing in for what the speaker of ``turn`` would say."""
-    if turn.agent is None:
-        return f"<the summary of the discussion up to round {turn.round + 1}>"
+    assert turn.agent is not None  # only an old run's summaries have none
     name = panel.agents[turn.agent].name
+    if turn.is_summary:
+        return f"<the summary for {name} after round {turn.round + 1}>"
     if not turn.gives_verdict:
         return f"<what {name} says in round {turn.round + 1}>"
     what = "scores" if panel.constrained(turn) else "assessment"
@@ -72,8 +74,15 @@ def preview_debate(panel: Panel, debate: Debate) -> list[PreviewRequest]:
         results = []
         for turn in turns:
             request = panel.request(debate, turn)
-            agent = SUMMARIZER.capitalize() if turn.agent is None else panel.agents[turn.agent].name
-            requests.append(PreviewRequest(agent, turn, request.messages, request.max_tokens, request.regex))
+            assert turn.agent is not None
+            agent = panel.agents[turn.agent].name
+            if turn.is_summary:
+                agent = f"{SUMMARIZER.capitalize()} for {agent}"
+            requests.append(
+                PreviewRequest(
+                    agent, turn, request.messages, request.max_tokens, request.regex, panel.constrained(turn)
+                )
+            )
             text = placeholder(panel, turn)
             results.append(GenerationResult(text, 0, 0, "stop"))
         panel.advance(debate, step, turns, results)

@@ -64,11 +64,14 @@ class Simultaneous(Strategy):
 
 @STRATEGIES.register("simultaneous_summarizer")
 class SimultaneousSummarizer(Strategy):
-    """Simultaneous talk; after every round but the last a summarizer condenses the discussion.
+    """Simultaneous talk, and each referee has its own summarizer (as in the paper's code).
 
-    Agents see only the latest summary, which carries the history forward. The summarizer sees
-    the previous summary and the utterances of the round it summarizes. No summary follows the
-    last round: nobody would read it.
+    After every round but the last, one summary per referee (``Turn(round, agent, "summary")``,
+    a step of their own): given that referee's current summary and every line it has seen so
+    far (its earlier summaries included), the summarizer returns a new summary, which joins
+    what that referee sees as a line from "Summarizer", after the round it followed. The
+    summary does not replace the discussion: a referee still sees every earlier round, and only
+    its own summaries. No summary follows the last round: nobody would read it.
     """
 
     name = "simultaneous_summarizer"
@@ -78,18 +81,18 @@ class SimultaneousSummarizer(Strategy):
         for r in range(rounds):
             steps.append(tuple(Turn(r, a) for a in range(n_agents)))
             if r < rounds - 1:
-                steps.append((Turn(r, None, "summary"),))
+                steps.append(tuple(Turn(r, a, "summary") for a in range(n_agents)))
         return steps
 
     def visible(self, transcript: Transcript, turn: Turn) -> list[Utterance]:
-        summaries = [u for u in transcript.utterances if u.kind == "summary"]
-        if turn.is_summary:
-            previous = [u for u in summaries if u.turn.round < turn.round][-1:]
-            this_round = [
-                u for u in transcript.utterances if u.turn.round == turn.round and u.kind != "summary"
-            ]
-            return previous + this_round
-        return [u for u in summaries if u.turn.round < turn.round][-1:]
+        # A summary of round r sees what its referee will see at round r + 1, but its own summary.
+        before = turn.round + 1 if turn.is_summary else turn.round
+        return [
+            u
+            for u in transcript.utterances
+            if u.turn.round < before
+            and (not u.turn.is_summary or (u.turn.agent == turn.agent and u.turn != turn))
+        ]
 
 
 def get_strategy(name: str) -> Strategy:

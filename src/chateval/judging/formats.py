@@ -9,10 +9,13 @@ the engine's prefix cache already holds. Constraining one combined "free text, t
 pattern instead would either let a small model ramble until the budget ends with no scores, or
 need a bounded free-text pattern whose index is too large to compile.
 
-The assessment request is asked for the whole verdict, explanation then scores; where its
-answer starts writing scores (a ``Scores:`` line or the first score line), it is cut, and the
-constrained request writes them: the scores come from the constrained decoder only, never
-from free text that could disagree with them.
+The assessment request is asked for the whole verdict in the paper's strict form
+("Evaluation evidence: ..." then the score lines); where its answer starts writing scores (a
+``Scores:`` line or the first score line), it is cut, and the constrained request writes them:
+the scores come from the constrained decoder only, never from free text that could disagree
+with them. So that an explanation cannot be skipped, the assessment request is held to
+``assessment_regex``: its first words (after an optional "Evaluation evidence:" label) may not
+be a score line, a ``Scores:`` heading or a line break; what follows is free.
 
 ``reasoning=False`` keeps the older form, scores FIRST and one line of evidence after them,
 all constrained in one request: a model that rambles can only ramble in the evidence. The score
@@ -23,7 +26,7 @@ lines hold only ASCII characters and every token adds at least one character, so
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from chateval.errors import ConfigError, VerdictError
 
@@ -35,7 +38,10 @@ _EVIDENCE_REGEX = "[ -~]*"
 # What the scoring request appends to a referee's assessment before its constrained score
 # lines (which start on the next line).
 SCORES_LEAD = "Scores:"
-_ORDER_RULE = "A higher score means a better answer; give equal scores only if they are equally good."
+# The label the paper's strict format puts before the explanation.
+EVIDENCE_LABEL = "Evaluation evidence:"
+# Nothing is written into a prompt from here but the answer form and the instruction around it;
+# the prompt builder adds the paper's words about bias, order and the other referees.
 
 
 _PAIRWISE = re.compile(r"\s*Assistant 1: (?P<s1>\d+)\nAssistant 2: (?P<s2>\d+)(\nEvidence: (?P<ev>[^\n]*))?")
@@ -53,21 +59,95 @@ def verdict_text(assessment: str | None, scores: str) -> str:
 
 def _assessment_only(text: str, first_score_label: str) -> str:
     """``text`` up to where its writer starts its scores (a ``Scores:`` line, or the first score
-    line, e.g. ``Assistant 1: 7``): the constrained request writes the scores from there."""
+    line, e.g. ``Assistant 1: 7``): the constrained request writes the scores from there. A
+    lone "Evaluation evidence:" label with nothing after it is no explanation: empty."""
     start = re.search(
         rf"(?im)^[ \t*#]*(?:{re.escape(SCORES_LEAD)}|{re.escape(first_score_label)}[ \t]*:[ \t]*\d)", text
     )
-    return (text[: start.start()] if start else text).strip()
+    kept = (text[: start.start()] if start else text).strip()
+    return "" if kept.lower().rstrip(" :") == EVIDENCE_LABEL.lower().rstrip(":") else kept
+
+
+def explanation(assessment: str) -> str:
+    """What an assessment explains, without the paper's "Evaluation evidence:" label."""
+    if assessment[: len(EVIDENCE_LABEL)].lower() == EVIDENCE_LABEL.lower():
+        return assessment[len(EVIDENCE_LABEL) :].strip()
+    return assessment.strip()
 
 
 def _instruction(form: str, reasoning: bool) -> str:
     if reasoning:
         return (
-            "Give your final verdict. First explain your assessment in a few sentences, in your "
-            "own words and from your own point of view. Then give your scores on their own lines, "
-            f"in exactly this form:\n{form}"
+            "Give your final verdict. First explain your evaluation, then give your scores on their "
+            f"own lines, in exactly this form:\n{form}"
         )
     return f"Give your final verdict now, in exactly this form:\n{form}"
+
+
+def _escape(char: str) -> str:
+    """``char`` as a regular expression (spaces and letters unescaped: the engines' regular
+    expression syntax is not Python's, and both read them the same way bare)."""
+    return char if char.isalnum() or char == " " else re.escape(char)
+
+
+def _either_case(char: str) -> str:
+    return f"[{char.lower()}{char.upper()}]" if char.isalpha() else _escape(char)
+
+
+# The characters an explanation may begin with: a word or a quotation, never a digit, a space,
+# a line break or markup (``**Assistant 1:** 7`` would slip past the score-line prefixes).
+_FIRST_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\"'("
+# Any text at all: what follows an explanation's safe first words.
+FREE_TAIL = r"[\s\S]*"
+
+
+def _explanation_first(forbidden: Sequence[str], label: str) -> str:
+    """A regular expression for the texts that begin with one of ``_FIRST_CHARACTERS`` and with
+    none of the ``forbidden`` prefixes (compared case-insensitively), where ``label`` (and a
+    space) may come first and the same holds after it.
+
+    Built as the complement of the prefixes' trie, without lookahead (the engines' regular
+    expressions have none) and with one way to read each text: the engines' automata may drop
+    a way of reading that another shadows. A text that stops inside a prefix ("Sco") does not
+    match: the constraint only lets a model end its text after the first words are safe.
+    """
+    trie: dict[str, Any] = {}
+    for word in [*forbidden, label]:
+        node = trie
+        for char in word.lower():
+            node = node.setdefault(char, {})
+        node[""] = word is label  # the end of a prefix: forbidden (False) or the label (True)
+
+    def branch(node: dict[str, Any], root: bool, after_label: str | None) -> str:
+        """``node``'s texts; ``after_label`` is what may follow the label (None: it is forbidden)."""
+        chars = [c for c in node if c]
+        taken = {variant for c in chars for variant in (c.lower(), c.upper())}
+        if root:
+            other = "[" + "".join(_escape(c) for c in _FIRST_CHARACTERS if c not in taken) + "]"
+        else:
+            other = "[^" + "".join(_escape(c) for c in sorted(taken)) + "]"
+        options = [other + FREE_TAIL]
+        for char in chars:
+            child = node[char]
+            if "" not in child:
+                options.append(_either_case(char) + branch(child, False, after_label))
+            elif child[""] and after_label is not None:  # the label, then the same rule again
+                options.append(_either_case(char) + " ?" + after_label)
+        # No text ends inside a prefix: outlines-core's index loses the way on from an
+        # accepting state into one that is not (seen with "A(bc)?" and the text "Ab"), so
+        # every accepting state lies in a free tail, which only leads to accepting states.
+        return "(" + "|".join(options) + ")"
+
+    return branch(trie, True, branch(trie, True, None))
+
+
+def _assessment_regex(score_labels: Sequence[str]) -> str:
+    """The constraint of an assessment: after an optional "Evaluation evidence:" label, its first
+    words are not a score line, a ``Scores:`` heading or the paper's "The score of ..."; a line
+    break or a space cannot come before them."""
+    forbidden = ["score", "the score", EVIDENCE_LABEL.replace(":", " :")]
+    forbidden += [f"{label}{colon}" for label in score_labels for colon in (":", " :")]
+    return _explanation_first(forbidden, EVIDENCE_LABEL)
 
 
 def _int_range_regex(low: int, high: int) -> str:
@@ -119,9 +199,12 @@ class PairwiseFormat:
 
     @property
     def form(self) -> str:
-        """The answer form shown to referees."""
-        evidence = "" if self.reasoning else "\nEvidence: <one line: your main reason>"
-        return f"{self._scores(f'<score from {self.low} to {self.high}>')}{evidence}\n{_ORDER_RULE}"
+        """The answer form shown to referees: the paper's (explanation, then the score lines),
+        or without reasoning the score lines and one line of evidence."""
+        scores = self._scores(f"<score from {self.low} to {self.high}>")
+        if self.reasoning:
+            return f"{EVIDENCE_LABEL} <your explanation>\n{scores}"
+        return f"{scores}\nEvidence: <one line: your main reason>"
 
     @property
     def instruction(self) -> str:
@@ -147,6 +230,11 @@ class PairwiseFormat:
     def assessment(self, text: str) -> str:
         """A referee's assessment without any scores it began to write itself."""
         return _assessment_only(text, "Assistant 1")
+
+    @property
+    def assessment_regex(self) -> str:
+        """The constraint of the assessment request: an explanation comes first."""
+        return _assessment_regex(["Assistant 1", "Assistant 2"])
 
     @property
     def scales(self) -> tuple[tuple[int, ...], ...]:
@@ -218,9 +306,11 @@ class DirectFormat:
 
     @property
     def form(self) -> str:
-        """The answer form shown to referees."""
+        """The answer form shown to referees (explanation first, as the pairwise form)."""
         lines = "\n".join(f"{d.label}: <score from {d.low} to {d.high}>" for d in self.dimensions)
-        return lines if self.reasoning else lines + "\nEvidence: <one line: your main reason>"
+        if self.reasoning:
+            return f"{EVIDENCE_LABEL} <your explanation>\n{lines}"
+        return lines + "\nEvidence: <one line: your main reason>"
 
     @property
     def instruction(self) -> str:
@@ -246,6 +336,11 @@ class DirectFormat:
     def assessment(self, text: str) -> str:
         """A referee's assessment without any scores it began to write itself."""
         return _assessment_only(text, self.dimensions[0].label)
+
+    @property
+    def assessment_regex(self) -> str:
+        """The constraint of the assessment request: an explanation comes first."""
+        return _assessment_regex([d.label for d in self.dimensions])
 
     @property
     def scales(self) -> tuple[tuple[int, ...], ...]:

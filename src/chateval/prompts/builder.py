@@ -15,9 +15,10 @@ differ in how close they are to the paper and in what an engine with prefix cach
   the evaluation instruction and, on a panel, that other referees have the same task and must
   be discussed with; the discussion so far as plain "Name: ..." lines under a heading; the
   speaker's own role ("you are now <Name>, one of the referees ..." and the role's job); "now
-  it is your turn, <Name>"; and in its last turn only the verdict instruction (explain first,
-  then scores; the answers' order must not matter; it need not give the others' scores). No
-  system prompt and no lead: the reply is the referee's own text. A panel of one (the paper's
+  it is your turn, <Name>, keep it short and clear" (nothing else in a discussion turn); and in
+  its last turn only the verdict instruction (a thorough explanation first, free of bias and of
+  the answers' order; then the scores; it need not give the others' scores; the strict format).
+  No system prompt and no lead: the reply is the referee's own text. A panel of one (the paper's
   single-agent baseline) gets no word about other referees or a discussion, and no role line
   when its role has no description. Agents and rounds share the task prefix in the engine's
   cache; the discussion and the speaker's part are computed per request.
@@ -38,6 +39,16 @@ differ in how close they are to the paper and in what an engine with prefix cach
 
 The layouts other than ``paper`` have the system prompt's rule that a referee forms its own
 judgement, and their answers continue a lead with the speaker's own name.
+
+Prompt styles: ``paper`` (default) says only what the paper's turns said; ``nudged`` adds what
+an earlier release said beyond them (discussion turns: answer the other referees where you
+disagree, do not give scores yet; the verdict: equal scores only if the answers are equally
+good), kept to measure what those nudges change.
+
+The summarizer (``simultaneous_summarizer``) works as in the paper's code: each referee has its
+own, and before each of that referee's turns after its first, it is given the current summary
+and every line the referee has seen (earlier summaries included), with no task text, and
+returns a new summary, which joins that referee's discussion as a line from "Summarizer".
 """
 
 from collections.abc import Callable, Sequence
@@ -54,7 +65,7 @@ from chateval.core.backend import ChatMessage
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.core.transcript import Turn, Utterance
 from chateval.errors import ConfigError
-from chateval.judging.formats import Dimension, scoring_lead, verdict_text
+from chateval.judging.formats import DirectFormat, VerdictFormat, scoring_lead, verdict_text
 
 
 @dataclass(frozen=True)
@@ -101,6 +112,10 @@ SeenAt = Callable[[Turn], Sequence[Utterance]]
 
 PromptLayout = Literal["paper", "conversation", "shared_first", "role_first", "compact"]
 PROMPT_LAYOUTS: tuple[PromptLayout, ...] = get_args(PromptLayout)
+PromptStyle = Literal["paper", "nudged"]
+PROMPT_STYLES: tuple[PromptStyle, ...] = get_args(PromptStyle)
+# The nudged style's verdict rule, in every layout (the paper layout's template has it too).
+_EQUAL_SCORES_RULE = "A higher score means a better answer; give equal scores only if they are equally good."
 
 
 @dataclass(frozen=True)
@@ -139,20 +154,28 @@ def spoken(visible: Sequence[Utterance]) -> list[Said]:
 class PromptBuilder:
     """Builds the chat messages of agent turns and summarizer turns for one task.
 
-    ``verdict_instruction`` is what the verdict format asks of a referee at its verdict turn.
-    ``roster`` is the panel's (speaker name, persona) pairs in speaking order; a referee's own
-    persona is restated at each of its turns, the conversation layout's rules name the panel.
+    ``verdict_format`` gives what a referee is asked at its verdict turn (its answer form and
+    scale). ``roster`` is the panel's (speaker name, persona) pairs in speaking order; a
+    referee's own persona is restated at each of its turns, the conversation layout's rules
+    name the panel. ``style`` is the prompt style (module docstring).
     """
 
     def __init__(
         self,
-        verdict_instruction: str,
-        dimensions: Sequence[Dimension] = (),
+        verdict_format: VerdictFormat,
         layout: PromptLayout = "paper",
         roster: Sequence[tuple[str, str]] = (),
+        style: PromptStyle = "paper",
     ) -> None:
+        self.dimensions = list(verdict_format.dimensions) if isinstance(verdict_format, DirectFormat) else []
+        self.form = verdict_format.form
+        self.scale = (
+            (0, 0) if isinstance(verdict_format, DirectFormat) else (verdict_format.low, verdict_format.high)
+        )
+        self.nudged = style == "nudged"
+        nudge = f"\n{_EQUAL_SCORES_RULE}" if self.nudged and not self.dimensions else ""
+        verdict_instruction = verdict_format.instruction + nudge
         self.verdict_instruction = verdict_instruction
-        self.dimensions = list(dimensions)
         self.layout = layout
         # One line per persona, whatever line breaks a custom description has.
         self.roster = {name: " ".join(persona.split()) for name, persona in roster}
@@ -172,7 +195,7 @@ class PromptBuilder:
     def instruction_texts(self) -> list[str]:
         """Every instruction chateval writes into this panel's prompts (not the task's data):
         what a referee echoing its prompt would repeat."""
-        texts = [_render("summarizer.j2").strip()]
+        texts = [_render("summarizer.j2", summary="", lines=[]).strip()]
         if self.layout != "paper":
             texts += [self.system, self.rules]
         texts += [self._turn(name, final) for name in self.roster for final in (False, True)]
@@ -186,7 +209,10 @@ class PromptBuilder:
         if isinstance(item, PairwiseItem):
             first, second = (item.answer_b, item.answer_a) if swapped else (item.answer_a, item.answer_b)
             template = "paper_pairwise.j2" if paper else "pairwise.j2"
-            return _render(template, item=item, answer_1=first, answer_2=second, panel=self.panel)
+            low, high = self.scale
+            return _render(
+                template, item=item, answer_1=first, answer_2=second, panel=self.panel, low=low, high=high
+            )
         assert isinstance(item, DirectItem)
         template = "paper_direct.j2" if paper else "direct.j2"
         return _render(template, item=item, dimensions=self.dimensions, panel=self.panel)
@@ -232,17 +258,13 @@ class PromptBuilder:
             return None if assessment is None else scoring_lead(assessment)
         return f"{speaker}:" if assessment is None else f"{speaker}: {scoring_lead(assessment)}"
 
-    def summarizer_messages(
-        self, item: Item, visible: Sequence[Utterance], swapped: bool = False
-    ) -> tuple[ChatMessage, ...]:
-        """Messages for the summarizer: the task, the discussion to condense, the instruction."""
-        ask = _render("summarizer.j2").strip()
-        if self.layout in ("conversation", "compact"):
-            return self._conversation(item, swapped, visible, ask, listener=None)
-        if self.layout == "paper":
-            return (ChatMessage("user", self._paper_body(item, swapped, visible, ask)),)
-        body = self.task_block(item, swapped) + "\n" + self._discussion(visible) + "\n" + ask
-        return (ChatMessage("system", self.system), ChatMessage("user", body.strip()))
+    def summarizer_messages(self, visible: Sequence[Utterance]) -> tuple[ChatMessage, ...]:
+        """The summarizer's one message, the same in every layout: the referee's current summary
+        (its latest in ``visible``) and every line ``visible`` holds, earlier summaries included;
+        no task text."""
+        lines = spoken(visible)
+        current = next((said.text for said in reversed(lines) if said.kind == "summary"), "")
+        return (ChatMessage("user", _render("summarizer.j2", summary=current, lines=lines).strip()),)
 
     def _discussion(self, visible: Sequence[Utterance]) -> str:
         """The visible discussion as "Name: ..." lines under a heading (empty when nothing was said)."""
@@ -266,7 +288,8 @@ class PromptBuilder:
                 final=final,
                 panel=self.panel,
                 pairwise=not self.dimensions,
-                verdict_instruction=self.verdict_instruction,
+                nudged=self.nudged,
+                form=self.form,
             ).splitlines()
             return "\n".join(line.strip() for line in lines if line.strip())
         return _render(
@@ -283,7 +306,7 @@ class PromptBuilder:
         swapped: bool,
         visible: Sequence[Utterance],
         ask: str,
-        listener: str | None,
+        listener: str,
         seen_at: SeenAt | None = None,
     ) -> tuple[ChatMessage, ...]:
         """The debate as ``listener``'s own chat: rules and task, then (request, its own
@@ -292,7 +315,7 @@ class PromptBuilder:
         Only the listener's own utterances are assistant messages, each after the request it
         answered; what the other referees said (and any summary) is quoted under their names
         in the next user message. So a referee's turn begins with the whole text, prompt plus
-        answer, of its own previous turn. The summarizer (``listener`` None) owns no utterance.
+        answer, of its own previous turn.
         """
         # The panel's rules come before the task: the same for every item, so they stay cached.
         pending = self.rules + "\n\n" + self.task_block(item, swapped).strip() + "\n\n"
