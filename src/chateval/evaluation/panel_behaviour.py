@@ -20,6 +20,9 @@ mid-sentence. Per referee and debate:
   speaker could see (in one-by-one talk a referee sees the verdicts given before it in the last
   round).
 
+A referee's turn is one with a referee speaking: not a summary (summary turns may carry the
+index of the referee they summarize for).
+
 Each copy share has a **chance baseline**: the same test on referees who could not have
 copied. A referee's turn is *blind* when its speaker had seen no utterance of any other
 speaker (referee or summarizer) when giving it: every turn of round 0 in simultaneous talk, the
@@ -171,10 +174,13 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
         for u in debate.transcript.utterances
         if not u.turn.hidden or u.turn in verdicts or u.turn.scored() in verdicts
     ]
+    # A referee's turn: summaries may carry the index of the referee they summarize for.
     blind = [
         u
         for u in debate.transcript.utterances
-        if u.turn.agent is not None and all(v.speaker == u.speaker for v in panel.visible(debate, u.turn))
+        if u.turn.agent is not None
+        and not u.turn.is_summary
+        and all(v.speaker == u.speaker for v in panel.visible(debate, u.turn))
     ]
     # The item's text, alone or as the task block frames it, is in every referee's prompt:
     # restating it is not copying another referee.
