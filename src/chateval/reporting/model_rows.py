@@ -9,7 +9,7 @@ from typing import NamedTuple
 from chateval.core.schema.metrics import DirectModelDiagnostics, PairwiseModelDiagnostics
 from chateval.core.schema.records import Counts
 from chateval.evaluation.diagnostics import cut_off_text, verdict_copy_text, words_copy_text
-from chateval.reporting.metrics_view import MetricsView, PairwiseView
+from chateval.reporting.metrics_view import MetricsView, PairwiseView, correlation_rows
 
 PER_MODEL_COLUMNS = (
     "model",
@@ -55,13 +55,19 @@ def _pairwise_cells(d: PairwiseModelDiagnostics) -> tuple[str, str]:
 
 
 def _direct_cells(d: DirectModelDiagnostics) -> tuple[str, str]:
-    """(agrees with panel, vs humans) of a model of a direct run."""
-    humans = d.get("humans")
-    average = humans.get("average") if humans else None
-    spearman = average.get("spearman") if average else None
-    return _fmt(d.get("mean_abs_diff_from_panel")) + " gap", _fmt(
-        spearman["value"]
-    ) + " rho" if spearman else "-"
+    """(agrees with panel, vs humans) of a model of a direct run; vs humans is the paper's
+    average Spearman, or, when it is undefined, the defined dimensions' average, said so."""
+    averages = [row for row in correlation_rows(d.get("humans")) if row.is_average]
+    gap = _fmt(d.get("mean_abs_diff_from_panel")) + " gap"
+    if not averages:
+        return gap, "-"
+    paper = averages[0].spearman
+    if paper is not None and paper["value"] is not None:
+        return gap, _fmt(paper["value"]) + " rho"
+    defined = averages[1] if len(averages) > 1 else None
+    if defined is None or defined.spearman is None or defined.spearman["value"] is None:
+        return gap, "undefined rho"
+    return gap, f"undefined rho ({_fmt(defined.spearman['value'])} over {', '.join(defined.covers or ())})"
 
 
 def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[ModelRow]:

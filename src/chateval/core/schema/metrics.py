@@ -49,6 +49,11 @@ class Correlations(TypedDict):
 
 
 class AverageCorrelations(TypedDict):
+    """The mean of some dimensions' correlations. As ``average`` (the paper's): over its
+    dimensions, undefined (value null, with the reason) when any of them is undefined; as
+    ``average_defined``: over the dimensions whose correlation is defined, the others left out.
+    Runs of earlier releases have only ``average``, over the defined dimensions."""
+
     dimensions: list[str]  # the dimensions averaged
     left_out: NotRequired[dict[str, str]]  # dimensions whose correlation is undefined: why
     spearman: CorrelationInterval
@@ -56,11 +61,13 @@ class AverageCorrelations(TypedDict):
 
 
 class DirectMetrics(TypedDict, total=False):
-    """Per-dimension correlations, what was resampled, and their average."""
+    """Per-dimension correlations, what was resampled, and their average (the paper's: every
+    averaged dimension defined) and, when some are undefined, the average of the others."""
 
     dimensions: Required[dict[str, Correlations]]
     resampled: Required[str]
     average: AverageCorrelations
+    average_defined: AverageCorrelations  # only when some averaged dimension is undefined
 
 
 class BaselineScore(TypedDict):
