@@ -79,7 +79,16 @@ def test_metrics_of_earlier_releases_fall_back_once(
     pairwise_run: Path, direct_run: Path, tmp_path: Path
 ) -> None:
     """Before soft verdicts: the hard metrics at the top level, no aggregations."""
-    drop = ("aggregations", "soft_verdicts", "soft_vs_hard", "baselines", "parroting", "cut_off")
+    drop = (
+        "aggregations",
+        "soft_verdicts",
+        "soft_vs_hard",
+        "baselines",
+        "parroting",
+        "cut_off",
+        "empty_assessments",
+        "ceiling",
+    )
     for folder, name in ((pairwise_run, "pairwise"), (direct_run, "direct")):
         current = run_view(load_finished_run(folder))
         view = run_view(_older(folder, tmp_path / name, drop))

@@ -13,21 +13,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
+from chateval.core.schema.diagnostics import CutOffSummary, EmptyAssessments, ParrotingSummary, ScoreExtremes
 from chateval.core.schema.metrics import (
     Aggregations,
     AverageCorrelations,
     BlindFinalDirect,
     BlindFinalPairwise,
     CorrelationInterval,
-    CutOffSummary,
     DirectAgreement,
     DirectMetrics,
     Interval,
     PairwiseAgreement,
     PairwiseMetrics,
-    ParrotingSummary,
 )
-from chateval.evaluation.diagnostics import degenerate_reasons
+from chateval.evaluation.diagnostics_text import degenerate_reasons
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
 from chateval.run.folder import FinishedRun
@@ -233,6 +232,14 @@ class _View:
     @property
     def cut_off(self) -> CutOffSummary | None:
         return self.metrics.get("cut_off")
+
+    @property
+    def empty_assessments(self) -> EmptyAssessments | None:
+        return self.metrics.get("empty_assessments")
+
+    @property
+    def ceiling(self) -> ScoreExtremes | None:
+        return self.metrics.get("ceiling")
 
     @property
     def diagnosed(self) -> bool:
