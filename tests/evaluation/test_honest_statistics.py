@@ -90,20 +90,31 @@ def test_all_ties_have_no_consistency_and_old_runs_say_what_theirs_meant() -> No
 # --- undefined correlations ------------------------------------------------------------------
 
 
-def test_a_constant_prediction_has_no_correlation_and_no_place_in_the_average() -> None:
+def test_a_constant_prediction_has_no_correlation_and_leaves_the_average_undefined() -> None:
+    """A constant dimension's correlation is undefined, and so is the average over the
+    dimensions (the paper's); the average of the others is reported apart, naming them.
+    (Until this release the average left the dimension out under the paper's name.)"""
     truth = {"naturalness": [1, 2, 3, 4, 5], "coherence": [1, 2, 3, 4, 5]}
     pred = {"naturalness": [2, 2, 2, 2, 2], "coherence": [1, 3, 2, 4, 5]}
     out = direct_metrics(truth, pred)
     flat = out["dimensions"]["naturalness"]["spearman"]
     assert flat["value"] is None and flat["ci95"] is None
     assert flat["reason"].startswith("constant prediction")
-    assert out["average"]["dimensions"] == ["coherence"]
+    assert out["average"]["dimensions"] == ["naturalness", "coherence"]
     assert out["average"]["left_out"] == {"naturalness": flat["reason"]}
+    assert out["average"]["spearman"]["value"] is None
+    assert out["average"]["spearman"]["reason"] == f"naturalness: {flat['reason']}"
     coherence = out["dimensions"]["coherence"]
-    assert out["average"]["spearman"]["value"] == pytest.approx(coherence["spearman"]["value"])
+    defined = out["average_defined"]
+    assert defined["dimensions"] == ["coherence"] and defined["left_out"] == {"naturalness": flat["reason"]}
+    assert defined["spearman"]["value"] == pytest.approx(coherence["spearman"]["value"])
     assert coherence["spearman"]["value"] == pytest.approx(spearmanr([1, 2, 3, 4, 5], [1, 3, 2, 4, 5])[0])
-    nothing = direct_metrics({"coherence": [1, 2, 3]}, {"coherence": [3, 3, 3]})["average"]
-    assert nothing["dimensions"] == [] and nothing["spearman"]["value"] is None
+    nothing = direct_metrics({"coherence": [1, 2, 3]}, {"coherence": [3, 3, 3]})
+    assert (
+        nothing["average"]["dimensions"] == ["coherence"] and nothing["average"]["spearman"]["value"] is None
+    )
+    assert "average_defined" not in nothing  # no dimension is defined: nothing to average
+    assert "average_defined" not in direct_metrics(truth, {**pred, "naturalness": [1, 2, 3, 5, 4]})
 
 
 def test_undefined_resamples_are_counted_and_left_out_of_the_interval() -> None:

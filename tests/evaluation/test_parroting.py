@@ -13,12 +13,11 @@ from chateval.core.items import PairwiseItem
 from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
-from chateval.evaluation.diagnostics import (
+from chateval.evaluation.diagnostics import per_model, run_diagnostics
+from chateval.evaluation.diagnostics_text import (
     cut_off_kinds,
     cut_off_text,
     degenerate_reasons,
-    per_model,
-    run_diagnostics,
     words_copy_text,
 )
 from chateval.evaluation.panel_behaviour import (
@@ -155,6 +154,14 @@ def test_shares_per_model_from_verdict_records(tmp_path: Path) -> None:
         "blind_verdicts_equal": 0,
         "copy_chance": None,
         "copy_chance_reason": NO_BLIND_VERDICTS,
+        # Added since: nobody recites the item; the reader's 7/7 on q1 against the critic's 8/2
+        # on q2 (and back): no verdict equals the seen referee's on the other item.
+        "reciting": 0,
+        "recitation_share": 0.0,
+        "recitation_reason": None,
+        "copy_permutation_verdicts": 2,
+        "copy_permutation_chance": 0.0,
+        "copy_permutation_chance_reason": None,
     }
     assert parroting_summary([])["echo_share"] is None
 
@@ -386,6 +393,8 @@ def test_a_cut_off_assessment_is_counted() -> None:
         "assessments": 1,
         "assessments_cut": 1,
         "verdict_assessment_cut": True,
+        "assessments_empty": 0,  # added since: empty assessments
+        "verdict_assessment_empty": False,
     }
     assert rows["Everyday Reader"]["assessments_cut"] == 1
     assert rows["Everyday Reader"]["verdict_assessment_cut"] is False
@@ -413,7 +422,11 @@ def test_records_of_earlier_releases_render_as_unknown() -> None:
     [row] = per_model_rows(metrics_view("pairwise", metrics), {})
     columns = dict(zip(PER_MODEL_COLUMNS, row, strict=True))
     assert columns["copies words"] == "-" and columns["cut off"] == "-"
-    assert columns["copies a verdict"] == f"100.0% of 1 verdicts (chance -: {NOT_RECORDED})"
+    # Whose verdict it saw is not recorded either: no permutation chance, no claim of copying.
+    assert columns["equals a verdict seen"] == (
+        f"100.0% of 1 verdicts (chance -: {NOT_RECORDED}; on another item -: {NOT_RECORDED})"
+    )
+    assert columns["recites the item"] == columns["empty assessments"] == columns["scores at the ends"] == "-"
     assert cut_off_kinds(None) == "-"
     assert degenerate_reasons({}) == []
 
@@ -443,10 +456,13 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     )
     assert re.search(headline, out)
     assert "copies another referee's words it saw: 100.0% of 12 utterances (chance -: " in out
+    # Every verdict is 7/3: equal to the one seen, and as often to one on another item (said
+    # since the permutation chance was added).
     assert (
         "warning: the panel looks degenerate: 100% of referee utterances copy another referee's words "
-        "(chance -: no two referees spoke before seeing another's words); 100% of assessments stop at "
-        "the token cap"
+        "(chance -: no two referees spoke before seeing another's words); verdicts equal to one seen "
+        "100%, but a referee's verdict on another item matches as often (100%): collapse, not copying; "
+        "100% of assessments stop at the token cap"
     ) in " ".join(out.split())
 
     # report.md's per-model table and the HTML report's settings say the same.

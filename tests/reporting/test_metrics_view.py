@@ -79,7 +79,16 @@ def test_metrics_of_earlier_releases_fall_back_once(
     pairwise_run: Path, direct_run: Path, tmp_path: Path
 ) -> None:
     """Before soft verdicts: the hard metrics at the top level, no aggregations."""
-    drop = ("aggregations", "soft_verdicts", "soft_vs_hard", "baselines", "parroting", "cut_off")
+    drop = (
+        "aggregations",
+        "soft_verdicts",
+        "soft_vs_hard",
+        "baselines",
+        "parroting",
+        "cut_off",
+        "empty_assessments",
+        "ceiling",
+    )
     for folder, name in ((pairwise_run, "pairwise"), (direct_run, "direct")):
         current = run_view(load_finished_run(folder))
         view = run_view(_older(folder, tmp_path / name, drop))
@@ -132,7 +141,12 @@ def test_direct_rows_match_metrics_json(direct_run: Path) -> None:
     assert isinstance(view, DirectView)
     [hard] = view.aggregations  # the scripted backend gives no probabilities: no soft verdicts
     panel = metrics["panel"]
-    assert [row.name for row in hard.correlations] == [*panel["dimensions"], "average"]
+    # The scripted referee's engagingness and naturalness never vary: the paper's average is
+    # undefined, and the average of the defined dimensions follows it, named by them.
+    defined = "average of the defined (coherence, groundedness)"
+    assert panel["average_defined"]["dimensions"] == ["coherence", "groundedness"]
+    assert [row.name for row in hard.correlations] == [*panel["dimensions"], "average", defined]
+    assert hard.average_defined is not None and hard.average_defined.covers == ("coherence", "groundedness")
     first = next(iter(panel["dimensions"]))
     assert hard.correlations[0] == CorrelationRow(
         first,
@@ -142,7 +156,7 @@ def test_direct_rows_match_metrics_json(direct_run: Path) -> None:
     assert hard.average.spearman == panel["average"].get("spearman")
     assert not view.has_soft and view.soft_status == metrics["soft_verdicts"]
     length = metrics["baselines"]["response_length"]
-    assert [row.name for row in view.length_rows] == [*length["dimensions"], "average"]
+    assert [row.name for row in view.length_rows] == [*length["dimensions"], "average"]  # all defined
     assert view.blind_final_rows == []  # no opinion probes
     [row] = per_model_rows(view, {})
     assert row.with_panel.endswith(" gap") and row.requests == "-"

@@ -96,7 +96,16 @@ def test_summary_prints_pairwise_and_direct_results(
     out = capsys.readouterr().out
     assert "accuracy" in out and "kappa" in out and "position consistency" in out
     assert "spearman" in out and "average" in out
-    assert "echoes the prompt: 0.0% of" in out and "copies a verdict it saw: 100.0% of 24 verdicts" in out
+    assert "echoes the prompt: 0.0% of" in out and "equals a verdict it saw: 100.0% of 24 verdicts" in out
+    # Every referee always writes 6 then 5: equal verdicts are collapse, not copying (before
+    # the permutation chance this line read "copies a verdict it saw: 100.0%").
+    assert "on another item 100.0%): collapse, not copying" in out
+    said = " ".join(out.split())
+    assert (
+        "warning: the panel looks degenerate: verdicts equal to one seen 100%, but a referee's verdict "
+        "on another item matches as often (100%): collapse, not copying; scores never vary: Critic, "
+        "Everyday Reader"
+    ) in said
     outdir = results[0].outdir
     assert f"read the debates: chateval report {outdir} --html -o {outdir / 'report'}" in out
 

@@ -18,30 +18,42 @@ group. For each model:
   repeat another referee's words they saw, and the share of its verdicts that repeat a verdict
   their speaker saw, the last two next to their chance baselines (see
   chateval.evaluation.panel_behaviour): high values mean a panel that repeats instead of judging.
+- ``parroting`` also has the share of its referees' utterances that recite the item's text,
+  and the permutation chance of its verdicts' copy share: how often they equal the seen
+  referee's verdict on another debate, where nobody could have copied
+  (chateval.evaluation.verdict_collapse).
 - ``cut_off``: its utterances that ended at their token cap, per kind (its referees' discussions
   and assessments; summaries when it is the summarizer's model), and the verdicts whose
   assessment was cut off.
+- ``empty_assessments``: its referees' assessments that came out empty (chateval.evaluation.cut_off).
+- ``ceiling``: its referees' final verdicts at the scale's top (or bottom), and its referees
+  (direct: and dimensions) whose scores never vary; only when the scales are given.
 
-``run_diagnostics`` gives ``parroting`` and ``cut_off`` over the whole panel, and
-``degenerate_reasons`` says when those look like a panel that does not judge.
+``run_diagnostics`` gives the same over the whole panel, and
+chateval.evaluation.diagnostics_text says them in words, and when they look like a panel that
+does not judge.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from statistics import fmean
 from typing import Literal, overload
 
-from chateval.core.schema.metrics import (
+from chateval.core.schema.diagnostics import (
     CutOffSummary,
     DirectModelDiagnostics,
+    EmptyAssessments,
     OpinionChanges,
-    PairwiseMetrics,
     PairwiseModelDiagnostics,
     PanelDiagnostics,
     ParrotingSummary,
+    ScoreExtremes,
 )
+from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.schema.records import RefereeRow, SummariesCutOff, VerdictRecord
+from chateval.evaluation.cut_off import cut_off_summary, empty_summary
 from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
-from chateval.evaluation.panel_behaviour import NOT_RECORDED, cut_off_summary, parroting_summary
+from chateval.evaluation.panel_behaviour import parroting_summary
+from chateval.evaluation.verdict_collapse import Scales, score_extremes, with_permutation_chance
 
 
 def _changes(sequence: Sequence[object]) -> tuple[bool, int] | None:
@@ -63,9 +75,15 @@ def _opinion_summary(sequences: Sequence[Sequence[object]]) -> OpinionChanges | 
     }
 
 
-def _parroting(rows: Sequence[RefereeRow]) -> ParrotingSummary | None:
+def _parroting(
+    rows: Sequence[RefereeRow], records: Sequence[VerdictRecord], agents: Collection[str] | None = None
+) -> ParrotingSummary | None:
+    """The parroting of ``rows`` (the verdict rows of ``agents``, None: every referee), with
+    the permutation chance of their copied verdicts over ``records``."""
     behaviours = [row["parroting"] for row in rows if "parroting" in row]
-    return parroting_summary(behaviours) if behaviours else None
+    if not behaviours:
+        return None
+    return with_permutation_chance(parroting_summary(behaviours), records, agents)
 
 
 def _referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
@@ -81,12 +99,26 @@ def _cut_off(rows: Sequence[RefereeRow], summaries: Sequence[SummariesCutOff]) -
     return cut_off_summary([row["cut_off"] for row in rows if "cut_off" in row], summaries)
 
 
-def run_diagnostics(records: Sequence[VerdictRecord]) -> PanelDiagnostics:
-    """``parroting`` and ``cut_off`` over every referee (and summary) of the run."""
+def _ceiling(
+    records: Sequence[VerdictRecord], scales: Scales | None, agents: Collection[str] | None = None
+) -> ScoreExtremes | None:
+    return None if scales is None else score_extremes(records, scales, agents)
+
+
+def _empty(rows: Sequence[RefereeRow]) -> EmptyAssessments | None:
+    """Empty assessments of ``rows``; None when no row counted its turns (early releases)."""
+    return empty_summary(rows) if any("cut_off" in row or "assessment" in row for row in rows) else None
+
+
+def run_diagnostics(records: Sequence[VerdictRecord], scales: Scales | None = None) -> PanelDiagnostics:
+    """``parroting``, ``cut_off``, ``empty_assessments`` and (given each score's ``scales``)
+    ``ceiling`` over every referee (and summary) of the run."""
     rows = _referee_rows(records)
     return {
-        "parroting": _parroting(rows),
+        "parroting": _parroting(rows, records),
         "cut_off": _cut_off(rows, [r["cut_off"] for r in records if "cut_off" in r]),
+        "empty_assessments": _empty(rows),
+        "ceiling": _ceiling(records, scales),
     }
 
 
@@ -98,7 +130,11 @@ def _pooled_humans(labelled: Sequence[tuple[str, str | None, str]], seed: int) -
 
 
 def _pairwise_model(
-    records: Sequence[VerdictRecord], agents: list[str], seed: int, cut_off: CutOffSummary | None
+    records: Sequence[VerdictRecord],
+    agents: list[str],
+    seed: int,
+    cut_off: CutOffSummary | None,
+    scales: Scales | None,
 ) -> PairwiseModelDiagnostics:
     own = [(r, r["referee_labels"][a]) for r in records for a in agents if a in r["referee_labels"]]
     with_panel = [label == r["label"] for r, label in own if r["label"] is not None]
@@ -115,21 +151,26 @@ def _pairwise_model(
         for ref in order["referees"]
         if ref["agent"] in agents and "opinions" in ref
     ]
+    rows = [ref for r in records for o in r["orders"] for ref in o["referees"] if ref["agent"] in agents]
     return {
         "referees": agents,
         "verdicts": len(own),
         "agreement_with_panel": fmean(with_panel) if with_panel else None,
         "humans": _pooled_humans(labelled, seed) if labelled else None,
         "opinion_changes": _opinion_summary(sequences),
-        "parroting": _parroting(
-            [ref for r in records for o in r["orders"] for ref in o["referees"] if ref["agent"] in agents]
-        ),
+        "parroting": _parroting(rows, records, agents),
         "cut_off": cut_off,
+        "empty_assessments": _empty(rows),
+        "ceiling": _ceiling(records, scales, agents),
     }
 
 
 def _direct_model(
-    records: Sequence[VerdictRecord], agents: list[str], seed: int, cut_off: CutOffSummary | None
+    records: Sequence[VerdictRecord],
+    agents: list[str],
+    seed: int,
+    cut_off: CutOffSummary | None,
+    scales: Scales | None,
 ) -> DirectModelDiagnostics:
     own = [(r, ref) for r in records for ref in r["referees"] if ref["agent"] in agents and "scores" in ref]
     gaps = [abs(v - panel[d]) for r, ref in own if (panel := r["scores"]) for d, v in ref["scores"].items()]
@@ -150,6 +191,7 @@ def _direct_model(
         for ref in r["referees"]
         if ref["agent"] in agents and "opinions" in ref
     ]
+    rows = [ref for r in records for ref in r["referees"] if ref["agent"] in agents]
     return {
         "referees": agents,
         "verdicts": len(own),
@@ -158,8 +200,10 @@ def _direct_model(
         if truth
         else None,
         "opinion_changes": _opinion_summary(sequences),
-        "parroting": _parroting([ref for r in records for ref in r["referees"] if ref["agent"] in agents]),
+        "parroting": _parroting(rows, records, agents),
         "cut_off": cut_off,
+        "empty_assessments": _empty(rows),
+        "ceiling": _ceiling(records, scales, agents),
     }
 
 
@@ -170,6 +214,7 @@ def per_model(
     agent_models: Mapping[str, str],
     seed: int,
     summarizer: str | None = None,
+    scales: Scales | None = None,
 ) -> dict[str, PairwiseModelDiagnostics]: ...
 @overload
 def per_model(
@@ -178,6 +223,7 @@ def per_model(
     agent_models: Mapping[str, str],
     seed: int,
     summarizer: str | None = None,
+    scales: Scales | None = None,
 ) -> dict[str, DirectModelDiagnostics]: ...
 def per_model(
     task: Literal["pairwise", "direct"],
@@ -185,9 +231,11 @@ def per_model(
     agent_models: Mapping[str, str],
     seed: int,
     summarizer: str | None = None,
+    scales: Scales | None = None,
 ) -> dict[str, PairwiseModelDiagnostics] | dict[str, DirectModelDiagnostics]:
     """Diagnostics per model; ``agent_models`` maps referee names to their model, ``summarizer``
-    is the summarizer's model (the summaries' cut-offs count for it)."""
+    is the summarizer's model (the summaries' cut-offs count for it), ``scales`` each score's
+    scale (``ceiling`` is None without them)."""
     by_model: dict[str, list[str]] = {}
     for agent, model in agent_models.items():
         by_model.setdefault(model, []).append(agent)
@@ -203,98 +251,10 @@ def per_model(
     }
     if task == "pairwise":
         return {
-            model: _pairwise_model(records, agents, seed, cut_offs[model])
+            model: _pairwise_model(records, agents, seed, cut_offs[model], scales)
             for model, agents in by_model.items()
         }
     return {
-        model: _direct_model(records, agents, seed, cut_offs[model]) for model, agents in by_model.items()
+        model: _direct_model(records, agents, seed, cut_offs[model], scales)
+        for model, agents in by_model.items()
     }
-
-
-# More than this share of copied utterances or cut-off assessments: a degenerate panel.
-DEGENERATE_SHARE = 0.5
-
-
-def _share(value: float | None, of: int | None, what: str) -> str:
-    """``"12.5% of 48 utterances"``; ``"-"`` when there was nothing to count."""
-    return "-" if value is None else f"{100 * value:.1f}% of {of} {what}"
-
-
-def _chance(value: float | None, of: int | None, reason: str | None) -> str:
-    """`` (chance 3.1% of 64)``, or why there is no baseline."""
-    if value is None:
-        return f" (chance -: {reason or NOT_RECORDED})"
-    return f" (chance {100 * value:.1f}% of {of})"
-
-
-def words_copy_text(parroting: ParrotingSummary | None) -> str:
-    """Utterances repeating another referee's words, next to chance; ``"-"`` when not measured.
-    (Summaries of early releases lack keys: each is read with ``get``.)"""
-    if parroting is None:
-        return "-"
-    p = parroting
-    share = _share(p.get("words_copy_share"), p.get("utterances_that_saw_words"), "utterances")
-    if p.get("words_copy_share") is None and p.get("words_copy_chance") is None:
-        return share
-    chance = _chance(p.get("words_copy_chance"), p.get("blind_words"), p.get("words_copy_chance_reason"))
-    return share + chance
-
-
-def verdict_copy_text(parroting: ParrotingSummary | None) -> str:
-    """Verdicts equal to one their speaker saw, next to chance; ``"-"`` when not measured."""
-    p = parroting
-    if not p:
-        return "-"
-    share = _share(p.get("copy_share"), p.get("verdicts_that_saw_one"), "verdicts")
-    return share + _chance(p.get("copy_chance"), p.get("blind_verdicts"), p.get("copy_chance_reason"))
-
-
-def cut_off_kinds(cut_off: CutOffSummary | None) -> str:
-    """``"264/320 assessments, 3/160 discussions"``: of each kind that ran, the utterances cut
-    off at the token cap / all; ``"-"`` when not recorded."""
-    if not cut_off:
-        return "-"
-    kinds = [
-        f"{c['cut']}/{c['utterances']} {kind}s"
-        for kind, c in (
-            ("assessment", cut_off["assessment"]),
-            ("discussion", cut_off["discussion"]),
-            ("summary", cut_off["summary"]),
-        )
-        if c["utterances"]
-    ]
-    return ", ".join(kinds) or "no turns"
-
-
-def cut_off_text(cut_off: CutOffSummary | None) -> str:
-    """``"264/320 assessments, 3/160 discussions; 264/320 verdicts rest on a cut-off
-    assessment"``: the turns of each kind that ended at their token cap (kinds that never ran
-    left out), then the verdicts whose assessment did; ``"-"`` when not recorded."""
-    if not cut_off:
-        return "-"
-    text, verdicts = cut_off_kinds(cut_off), cut_off["verdicts_with_assessment"]
-    if verdicts:
-        text += f"; {cut_off['verdicts_cut_off']}/{verdicts} verdicts rest on a cut-off assessment"
-    return text
-
-
-def degenerate_reasons(metrics: PanelDiagnostics) -> list[str]:
-    """Why the panel looks degenerate: most of its referees' utterances repeat another
-    referee's words, or most of its assessments stop at the token cap (empty: it does not, or
-    the run did not measure it)."""
-    reasons = []
-    parroting = metrics.get("parroting")
-    copied = parroting.get("words_copy_share") if parroting else None
-    if parroting and copied is not None and copied > DEGENERATE_SHARE:
-        chance = parroting.get("words_copy_chance")
-        baseline = (
-            f"chance {100 * chance:.0f}%"
-            if chance is not None
-            else f"chance -: {parroting.get('words_copy_chance_reason') or NOT_RECORDED}"
-        )
-        reasons.append(f"{100 * copied:.0f}% of referee utterances copy another referee's words ({baseline})")
-    cut_off = metrics.get("cut_off")
-    cut = cut_off["assessment"].get("share") if cut_off and cut_off.get("assessment") else None
-    if cut is not None and cut > DEGENERATE_SHARE:
-        reasons.append(f"{100 * cut:.0f}% of assessments stop at the token cap")
-    return reasons

@@ -15,11 +15,13 @@ Accuracy counts every labelled item: an item without a predicted label (every ve
 to parse) is a wrong answer, not a smaller ``n``.
 
 A rank correlation is undefined when either side is constant or there are fewer than 2 pairs
-(a constant prediction ranks nothing): its ``value`` is null with a ``reason``, and averages
-leave it out. Bootstrap resamples where it is undefined are counted (``undefined_resamples``,
-of ``resamples``) and the interval is the percentile interval of the defined ones; it is null
-(with a reason) when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, because
-those few are then a biased subset (the draws that happened to vary), not the data.
+(a constant prediction ranks nothing): its ``value`` is null with a ``reason``; the paper's
+average over the dimensions is then undefined too, and the average of the defined ones is
+reported apart (``average_defined``). Bootstrap resamples where it is undefined are counted
+(``undefined_resamples``, of ``resamples``) and the interval is the percentile interval of the
+defined ones; it is null (with a reason) when fewer than ``MIN_DEFINED_SHARE`` of the resamples
+are defined, because those few are then a biased subset (the draws that happened to vary), not
+the data.
 
 Other degenerate inputs have defined values:
 - empty input: accuracy and kappa 0.0, with ``n`` = 0;
@@ -277,29 +279,58 @@ def pairwise_baselines(truth: Sequence[str]) -> PairwiseBaselines:
     }
 
 
-def _average(
+def _mean_correlations(
+    dimensions: Sequence[str],
+    values: Mapping[str, tuple[float, float] | None],
+    replicates: Mapping[str, np.ndarray],
+    left_out: Mapping[str, str],
+) -> AverageCorrelations:
+    """The mean of ``dimensions``' correlations (every one defined), ``left_out`` named. A
+    resample where one averaged dimension is undefined is undefined for the average too:
+    averaging the rest would make each resample a different statistic."""
+    out: AverageCorrelations = {
+        "dimensions": list(dimensions),
+        "spearman": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
+        "kendall": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
+    }
+    if left_out:
+        out["left_out"] = dict(left_out)
+    pairs = [pair for d in dimensions if (pair := values[d]) is not None]
+    if pairs and len(pairs) == len(dimensions):
+        mean_value = np.mean(pairs, axis=0)
+        mean_reps = np.mean([replicates[d] for d in dimensions], axis=0)  # NaN in any: undefined
+        out["spearman"] = correlation_interval(float(mean_value[0]), _pair_replicates(mean_reps, 0))
+        out["kendall"] = correlation_interval(float(mean_value[1]), _pair_replicates(mean_reps, 1))
+    return out
+
+
+def _averages(
     names: Sequence[str],
     values: Mapping[str, tuple[float, float] | None],
     replicates: Mapping[str, np.ndarray],
     reasons: Mapping[str, str],
-) -> AverageCorrelations:
-    """The mean of the dimensions' correlations whose value is defined (the others are named
-    in ``left_out``). A resample where one averaged dimension is undefined is undefined for
-    the average too: averaging the rest would make each resample a different statistic."""
-    kept = {d: pair for d in names if (pair := values[d]) is not None}
-    out: AverageCorrelations = {
-        "dimensions": list(kept),
-        "spearman": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
-        "kendall": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
-    }
-    if len(kept) < len(names):
-        out["left_out"] = {d: reasons[d] for d in names if d not in kept}
-    if kept:
-        mean_value = np.mean(list(kept.values()), axis=0)
-        mean_reps = np.mean([replicates[d] for d in kept], axis=0)  # NaN in any: undefined
-        out["spearman"] = correlation_interval(float(mean_value[0]), _pair_replicates(mean_reps, 0))
-        out["kendall"] = correlation_interval(float(mean_value[1]), _pair_replicates(mean_reps, 1))
-    return out
+) -> tuple[AverageCorrelations, AverageCorrelations | None]:
+    """The average over ``names`` as the paper reports it, and, when some are undefined, the
+    average over the defined ones (None when all or none are defined).
+
+    The paper's average is over all its dimensions: when one of them is undefined (a constant
+    prediction), so is the average, with that dimension's reason. An average of the rest is
+    another statistic (one whose dimensions depend on the run), so it goes under its own name,
+    listing the dimensions it covers, never under the paper's.
+    """
+    undefined = {d: reasons[d] for d in names if values[d] is None}
+    paper = _mean_correlations(names, values, replicates, undefined)
+    if undefined:
+        by_reason: dict[str, list[str]] = {}  # four constant dimensions: one reason, said once
+        for d, why in undefined.items():
+            by_reason.setdefault(why, []).append(d)
+        reason = "; ".join(f"{', '.join(dims)}: {why}" for why, dims in by_reason.items())
+        paper["spearman"] = correlation_interval(None, np.empty(0), reason)
+        paper["kendall"] = correlation_interval(None, np.empty(0), reason)
+    defined = [d for d in names if d not in undefined]
+    if not undefined or not defined:
+        return paper, None
+    return paper, _mean_correlations(defined, values, replicates, undefined)
 
 
 def direct_metrics(
@@ -310,10 +341,11 @@ def direct_metrics(
     unit: str = "groups",
 ) -> DirectMetrics:
     """Per-dimension Spearman and Kendall with CIs, and their average over the paper's four
-    dimensions (all scored dimensions when none of the four is present) whose correlation is
-    defined. The average needs every averaged dimension scored on the same items: each
-    resample then uses the same item indices for every dimension, so the average's replicates
-    are the mean of theirs.
+    dimensions (all scored dimensions when none of the four is present): ``average``, undefined
+    (with the reason) when any of them is undefined, and then ``average_defined`` over the
+    defined ones, naming those it covers (``_averages``). The average needs every averaged
+    dimension scored on the same items: each resample then uses the same item indices for
+    every dimension, so the average's replicates are the mean of theirs.
 
     ``groups`` (per dimension, each row's group): resample whole groups (cluster bootstrap),
     described as ``"<k> <unit>"``.
@@ -341,5 +373,7 @@ def direct_metrics(
     out: DirectMetrics = {"dimensions": dimensions, "resampled": resampled}
     averaged = [d for d in truth if d in CORRELATION_DIMENSIONS] or list(truth)
     if averaged and len({len(truth[d]) for d in averaged}) == 1:
-        out["average"] = _average(averaged, values, replicates, reasons)
+        out["average"], defined = _averages(averaged, values, replicates, reasons)
+        if defined is not None:
+            out["average_defined"] = defined
     return out

@@ -1,13 +1,18 @@
-"""Signs of a degenerate panel: referees that echo their instructions, copy each other, or are cut off.
+"""Signs of a degenerate panel: referees that echo their instructions, recite the item, or copy each other.
 
 A small model on a panel often does not judge at all: it repeats the prompt's instructions
-back, repeats the words or the scores of the referee before it, or runs out of tokens
-mid-sentence. Per referee and debate:
+back, restates the question and answers, repeats the words or the scores of the referee
+before it, or runs out of tokens mid-sentence (chateval.evaluation.cut_off). Per referee and
+debate:
 
 - **echo**: a referee's utterance (discussion or assessment) repeats a run of ``ECHO_WORDS``
   consecutive words of the instructions chateval wrote into the prompt (system prompt, panel
   rules, personas, turn and verdict instructions, the task's framing), not of the data judged.
   Words are compared lower-cased, punctuation dropped.
+- **recitation**: a referee's utterance (discussion or assessment) repeats a run of
+  ``ECHO_WORDS`` consecutive words of the item's own text: a field as the data gives it
+  (question, answer A, answer B; conversation, fact, response). Counted apart from echoes: the
+  referee restates what it judges instead of judging it.
 - **copied words**: a referee's utterance (discussion or assessment; never the constrained
   score lines) repeats a run of ``ECHO_WORDS`` words of an earlier utterance of *another*
   referee that its speaker could see (``Panel.visible``), other than a run of the item's own
@@ -18,7 +23,11 @@ mid-sentence. Per referee and debate:
   least one such run, those that repeat one.
 - **copied verdict**: a verdict whose scores equal those of another referee's verdict that its
   speaker could see (in one-by-one talk a referee sees the verdicts given before it in the last
-  round).
+  round); the record keeps whose verdicts it saw (``saw_verdicts_of``), for the permutation
+  chance (chateval.evaluation.verdict_collapse).
+
+A referee's turn is one with a referee speaking: not a summary (summary turns may carry the
+index of the referee they summarize for).
 
 Each copy share has a **chance baseline**: the same test on referees who could not have
 copied. A referee's turn is *blind* when its speaker had seen no utterance of any other
@@ -40,12 +49,6 @@ Like the copy shares, the baselines count per utterance (or verdict), and an utt
 when any of its partners matches. One-by-one talk without opinion probes has a single blind
 turn per debate, so no baseline: it is reported as None with a reason, never as 0. Pairs
 across a pairwise item's two answer orders are not used: their prompts differ.
-
-**Cut off**: an utterance that ended at its token cap (``finish_reason`` "length"), counted per
-kind: a referee's discussions, its assessments (the hidden assessments of probes and early-stop
-checks included) and, per record, the summarizer's summaries; and whether the assessment of the
-referee's verdict was cut off (the constrained scores that follow are then forced on unfinished
-reasoning).
 """
 
 import re
@@ -54,8 +57,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from chateval.core.items import PairwiseItem
-from chateval.core.schema.metrics import CutOffKind, CutOffSummary, ParrotingSummary
-from chateval.core.schema.records import RefereeBehaviourRecord, RefereeCutOff, SummariesCutOff
+from chateval.core.schema.diagnostics import ParrotingSummary
+from chateval.core.schema.records import RefereeBehaviourRecord
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.errors import VerdictError
@@ -97,9 +100,10 @@ NOT_RECORDED = "not recorded by this run's release"
 
 @dataclass(frozen=True)
 class RefereeBehaviour:
-    """One referee in one debate: what it said, how much of it echoed the instructions or
-    repeated another referee's words, whether its verdict repeated one it saw, and how its
-    blind turns compare with the other referees' blind turns (the chance baselines)."""
+    """One referee in one debate: what it said, how much of it echoed the instructions,
+    recited the item or repeated another referee's words, whether its verdict repeated one it
+    saw (and whose it saw), and how its blind turns compare with the other referees' blind
+    turns (the chance baselines)."""
 
     utterances: int
     echoing: int
@@ -111,6 +115,8 @@ class RefereeBehaviour:
     blind_words_shared: int  # of those, the ones sharing a run with one
     blind_verdicts: int  # blind verdicts (parsed) with a blind verdict of another referee (parsed)
     blind_verdicts_equal: int  # of those, the ones with equal scores to one
+    reciting: int = 0  # utterances repeating a run of the item's own text
+    saw_verdicts_of: tuple[str, ...] = ()  # the referees whose parsed verdict its verdict saw
 
     def as_dict(self) -> RefereeBehaviourRecord:
         return {
@@ -124,6 +130,8 @@ class RefereeBehaviour:
             "blind_words_shared": self.blind_words_shared,
             "blind_verdicts": self.blind_verdicts,
             "blind_verdicts_equal": self.blind_verdicts_equal,
+            "reciting": self.reciting,
+            "saw_verdicts_of": list(self.saw_verdicts_of),
         }
 
 
@@ -171,10 +179,13 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
         for u in debate.transcript.utterances
         if not u.turn.hidden or u.turn in verdicts or u.turn.scored() in verdicts
     ]
+    # A referee's turn: summaries may carry the index of the referee they summarize for.
     blind = [
         u
         for u in debate.transcript.utterances
-        if u.turn.agent is not None and all(v.speaker == u.speaker for v in panel.visible(debate, u.turn))
+        if u.turn.agent is not None
+        and not u.turn.is_summary
+        and all(v.speaker == u.speaker for v in panel.visible(debate, u.turn))
     ]
     # The item's text, alone or as the task block frames it, is in every referee's prompt:
     # restating it is not copying another referee.
@@ -186,6 +197,9 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
     )
     shown = [*fields, panel.prompts.task_block(item, debate.swapped)]
     item_runs: Runs = set().union(*(word_runs(text) for text in shown))
+    # Recitation is of the item's text itself, field by field: the task block's framing is
+    # the instructions' (an echo), and a run across two fields' framing is neither's words.
+    field_runs: Runs = set().union(*(word_runs(text) for text in fields))
     blind_talk = [(u.speaker, word_runs(u.text) - item_runs) for u in blind if u.kind in _TALK]
     blind_scores = [
         (u.speaker, opinion)
@@ -198,13 +212,16 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
         talk = [u for u in mine if u.kind in _TALK]
         verdict = next((u for u in mine if u.kind == "verdict"), None)
         saw_verdict, copied_from = False, None
+        seen_verdicts: dict[str, None] = {}  # an ordered set
         if verdict is not None:
             own = _opinion(panel, verdict)
             for other in panel.visible(debate, verdict.turn):
                 if other.kind != "verdict" or other.speaker == agent.name:
                     continue
                 theirs = _opinion(panel, other)
-                saw_verdict = saw_verdict or theirs is not None
+                if theirs is not None:
+                    saw_verdict = True
+                    seen_verdicts[other.speaker] = None
                 if own is not None and own == theirs and copied_from is None:
                     copied_from = other.speaker
         saw_words = copied_words = 0
@@ -225,33 +242,10 @@ def debate_behaviour(debate: Debate, panel: Panel, detector: EchoDetector) -> di
             copied_words,
             *_agreeing(blind_talk, agent.name, lambda a, b: not a.isdisjoint(b)),
             *_agreeing(blind_scores, agent.name, lambda a, b: a == b),
+            sum(not field_runs.isdisjoint(word_runs(u.text)) for u in talk),
+            tuple(seen_verdicts),
         )
     return out
-
-
-def referee_cut_off(debate: Debate, speaker: str) -> RefereeCutOff:
-    """How many of a referee's discussions and assessments in ``debate`` ended at their token
-    cap, and whether its verdict's assessment did (None: no verdict, or one without assessment)."""
-    mine = [u for u in debate.transcript.utterances if u.speaker == speaker]
-    discussions = [u for u in mine if u.kind == "discussion"]
-    assessments = [u for u in mine if u.kind == "assessment"]
-    verdict = next((u for u in mine if u.kind == "verdict"), None)
-    reasoning = next(
-        (u for u in assessments if verdict is not None and u.turn.question() == verdict.turn.question()), None
-    )
-    return {
-        "discussions": len(discussions),
-        "discussions_cut": sum(u.finish_reason == "length" for u in discussions),
-        "assessments": len(assessments),
-        "assessments_cut": sum(u.finish_reason == "length" for u in assessments),
-        "verdict_assessment_cut": None if reasoning is None else reasoning.finish_reason == "length",
-    }
-
-
-def summaries_cut_off(debates: Iterable[Debate]) -> SummariesCutOff:
-    """How many of the summarizer's summaries in ``debates`` ended at their token cap."""
-    summaries = [u for d in debates for u in d.transcript.utterances if u.kind == "summary"]
-    return {"summaries": len(summaries), "summaries_cut": sum(u.finish_reason == "length" for u in summaries)}
 
 
 def _share(part: int, whole: int) -> float | None:
@@ -269,7 +263,9 @@ def parroting_summary(behaviours: Sequence[RefereeBehaviourRecord]) -> Parroting
     blind utterances with one to compare. ``copy_share``: verdicts equal to a verdict their
     speaker saw / verdicts that saw one. ``copy_chance``: blind verdicts equal to another
     referee's blind one / blind verdicts with one to compare. A share is None when there was
-    nothing to count; a baseline then says why in ``*_chance_reason``.
+    nothing to count; a baseline then says why in ``*_chance_reason``. ``recitation_share``:
+    utterances repeating a run of the item's own text / utterances (None, with
+    ``recitation_reason``, when a record's release did not count them).
     """
     utterances = sum(b["utterances"] for b in behaviours)
     echoing = sum(b["echoing"] for b in behaviours)
@@ -290,6 +286,8 @@ def parroting_summary(behaviours: Sequence[RefereeBehaviourRecord]) -> Parroting
     blind_verdicts_equal = total(lambda b: b.get("blind_verdicts_equal"))
     words_chance = _share_of(blind_words_shared, blind_words)
     copy_chance = _share_of(blind_verdicts_equal, blind_verdicts)
+    recited = all("reciting" in b for b in behaviours)
+    reciting = sum(b.get("reciting", 0) for b in behaviours) if recited else None
     return {
         "utterances": utterances,
         "echoing": echoing,
@@ -308,6 +306,9 @@ def parroting_summary(behaviours: Sequence[RefereeBehaviourRecord]) -> Parroting
         "blind_verdicts_equal": blind_verdicts_equal,
         "copy_chance": copy_chance,
         "copy_chance_reason": _chance_reason(recorded, copy_chance, NO_BLIND_VERDICTS),
+        "reciting": reciting,
+        "recitation_share": _share_of(reciting, utterances),
+        "recitation_reason": None if recited else NOT_RECORDED,
     }
 
 
@@ -320,31 +321,3 @@ def _chance_reason(recorded: bool, chance: float | None, none_to_compare: str) -
     if not recorded:
         return NOT_RECORDED
     return none_to_compare if chance is None else None
-
-
-def cut_off_summary(
-    referees: Sequence[RefereeCutOff], summaries: Sequence[SummariesCutOff]
-) -> CutOffSummary | None:
-    """Utterances cut off at their token cap per kind, over referee-debates (``referee_cut_off``
-    records) and records' summaries (``summaries_cut_off``); None when neither was recorded
-    (runs of earlier releases).
-
-    Per kind (discussion, summary, assessment): ``utterances``, ``cut`` and ``share`` (None
-    when there were none). ``verdicts_with_assessment``: verdicts that came after an
-    assessment; ``verdicts_cut_off``: those whose assessment was cut off.
-    """
-    if not referees and not summaries:
-        return None
-    assessed = [c["verdict_assessment_cut"] for c in referees if c["verdict_assessment_cut"] is not None]
-    return {
-        "discussion": _kind([c["discussions"] for c in referees], [c["discussions_cut"] for c in referees]),
-        "summary": _kind([c["summaries"] for c in summaries], [c["summaries_cut"] for c in summaries]),
-        "assessment": _kind([c["assessments"] for c in referees], [c["assessments_cut"] for c in referees]),
-        "verdicts_with_assessment": len(assessed),
-        "verdicts_cut_off": sum(assessed),
-    }
-
-
-def _kind(utterances: Sequence[int], cut: Sequence[int]) -> CutOffKind:
-    whole, part = sum(utterances), sum(cut)
-    return {"utterances": whole, "cut": part, "share": _share(part, whole)}

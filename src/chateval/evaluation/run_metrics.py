@@ -12,6 +12,11 @@ from typing import Generic, Required, TypeVar
 
 from chateval.config.run import RunConfig
 from chateval.core.items import Label
+from chateval.core.schema.diagnostics import (
+    DirectModelDiagnostics,
+    PairwiseModelDiagnostics,
+    PanelDiagnostics,
+)
 from chateval.core.schema.metrics import (
     Aggregations,
     AgreementOf,
@@ -20,15 +25,12 @@ from chateval.core.schema.metrics import (
     DirectComparison,
     DirectDebateEffect,
     DirectMetrics,
-    DirectModelDiagnostics,
     PairwiseAgreement,
     PairwiseBaselines,
     PairwiseComparison,
     PairwiseDebateEffect,
     PairwiseMetrics,
-    PairwiseModelDiagnostics,
     Panel,
-    PanelDiagnostics,
     PositionStats,
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
@@ -38,6 +40,7 @@ from chateval.evaluation.diagnostics import per_model, run_diagnostics
 from chateval.evaluation.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems, systems_metrics
+from chateval.evaluation.verdict_collapse import Scales, pairwise_scales
 from chateval.judging.aggregate import position_stats
 
 CONSTANT_BASELINE = (
@@ -298,9 +301,18 @@ def _last(
     if effect is not None:
         metrics["debate_effect"] = effect
     metrics["per_model"] = models
-    diagnostics = run_diagnostics(records)
+    diagnostics = run_diagnostics(records, _scales(config))
     metrics["parroting"] = diagnostics.get("parroting")
     metrics["cut_off"] = diagnostics.get("cut_off")
+    metrics["empty_assessments"] = diagnostics.get("empty_assessments")
+    metrics["ceiling"] = diagnostics.get("ceiling")
+
+
+def _scales(config: RunConfig) -> Scales:
+    """Each score's scale (low, high): pairwise the verdict's, direct each dimension's."""
+    if config.task == "pairwise":
+        return pairwise_scales(config.verdict.low, config.verdict.high)
+    return {d.name: (d.low, d.high) for d in config.dimensions}
 
 
 def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> RunMetrics:
@@ -327,7 +339,7 @@ def _pairwise_run(config: RunConfig, records: Sequence[VerdictRecord]) -> Pairwi
         metrics["baselines"] = pairwise_baselines(labels)
     metrics["position"] = position_stats(records)
     agents, summarizer = _model_of_each_agent(config)
-    models = per_model("pairwise", records, agents, seed, summarizer)
+    models = per_model("pairwise", records, agents, seed, summarizer, _scales(config))
     _last(metrics, config, records, debate_effect("pairwise", records, seed), models)
     return metrics
 
@@ -343,6 +355,6 @@ def _direct_run(config: RunConfig, records: Sequence[VerdictRecord]) -> DirectRu
     if (baselines := _direct_baselines(config, records, seed)) is not None:
         metrics["baselines"] = baselines
     agents, summarizer = _model_of_each_agent(config)
-    models = per_model("direct", records, agents, seed, summarizer)
+    models = per_model("direct", records, agents, seed, summarizer, _scales(config))
     _last(metrics, config, records, debate_effect("direct", records, seed), models)
     return metrics

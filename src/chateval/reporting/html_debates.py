@@ -5,6 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chateval.core.schema.records import RefereeRow, TranscriptMessage
+from chateval.evaluation.diagnostics_text import EMPTY_ASSESSMENT
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,15 @@ def _message_label(message: TranscriptMessage) -> str:
     return what
 
 
+def _text(message: TranscriptMessage) -> str:
+    """What an utterance said; an empty assessment (the referee began with its scores, which
+    were cut off for the constrained request to write) says so instead of showing nothing."""
+    text = str(message.get("text", ""))
+    if message.get("kind") == "assessment" and not text.strip():
+        return EMPTY_ASSESSMENT
+    return text
+
+
 def _hidden_title(round_: int) -> str:
     """Hidden verdicts are asked as of the start of a round (0: before any discussion)."""
     return "before any discussion" if round_ == 0 else f"after round {round_}"
@@ -162,7 +172,7 @@ def debate_view(
             speaker=str(m.get("speaker")),
             detail=" · ".join(x for x in (role if role != m.get("speaker") else "", model) if x),
             label=label,
-            text=str(m.get("text", "")),
+            text=_text(m),
             finish_reason=str(m.get("finish_reason") or ""),
             tokens=m.get("tokens"),
             summary=m.get("kind") == "summary",

@@ -7,7 +7,7 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 
 from dataclasses import dataclass
 
-from chateval.evaluation.diagnostics import cut_off_text
+from chateval.evaluation.diagnostics_text import ceiling_text, cut_off_text, empty_text, recitation_text
 from chateval.reporting.formatting import ci_text
 from chateval.reporting.metrics_view import (
     CorrelationRow,
@@ -65,6 +65,9 @@ def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
     position = position_text(view.metrics.get("position")) if isinstance(view, PairwiseView) else None
     return {
         "cut off at the token cap": cut_off_text(view.cut_off),
+        "empty assessments": empty_text(view.empty_assessments),
+        "scores at the scale's ends": ceiling_text(view.ceiling),
+        "recites the item": recitation_text(view.parroting),
         "copying (chance)": "; ".join(copying) or "-",
         "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
         "position consistency": position or "-",

@@ -16,12 +16,13 @@ correlations, per-referee agreement.
 from collections.abc import Sequence
 from pathlib import Path
 
-from chateval.core.schema.metrics import CorrelationInterval, PairwiseMetrics
+from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
 from chateval.reporting import plots
 from chateval.reporting.formatting import ci_text, signed_ci
-from chateval.reporting.metrics_view import DirectView, PairwiseView, correlation_rows, run_view
+from chateval.reporting.markdown_direct import direct_table
+from chateval.reporting.metrics_view import PairwiseView, run_view
 from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.reporting.statistics_text import (
     baselines_text,
@@ -208,34 +209,6 @@ def referee_table(runs: Sequence[FinishedRun]) -> str:
                     f"| tau {ci_text(average.get('kendall'))} |"
                 )
     return "\n".join(lines)
-
-
-def direct_table(runs: Sequence[FinishedRun]) -> str:
-    views = [(run, view) for run in runs if isinstance(view := run_view(run), DirectView)]
-    found = [(run, {row.name: row for row in correlation_rows(view.panel)}) for run, view in views]
-    dims = list(dict.fromkeys(name for _, rows in found for name in rows if name != "average"))
-    header = (
-        "| run | strategy | panel | "
-        + " | ".join(f"{d} rho / tau" for d in dims)
-        + " | average rho | average tau | parse failures |"
-    )
-    lines = [header, "|" + " --- |" * (len(dims) + 6)]
-    for run, rows in found:
-        cells = [f"{_value(m.spearman)} / {_value(m.kendall)}" if (m := rows.get(d)) else "-" for d in dims]
-        average = rows.get("average")
-        lines.append(
-            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
-            + " | ".join(cells)
-            + f" | {ci_text(average.spearman if average else None)}"
-            + f" | {ci_text(average.kendall if average else None)}"
-            + f" | {run.info['verdict_parse_failures']} |"
-        )
-    return "\n".join(lines)
-
-
-def _value(metric: CorrelationInterval | None) -> str:
-    """A correlation's value alone; ``undefined`` when it has none (a constant prediction)."""
-    return "undefined" if metric is None or metric["value"] is None else f"{metric['value']:.3f}"
 
 
 def baseline_lines(runs: Sequence[FinishedRun]) -> list[str]:

@@ -13,20 +13,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
+from chateval.core.schema.diagnostics import CutOffSummary, EmptyAssessments, ParrotingSummary, ScoreExtremes
 from chateval.core.schema.metrics import (
     Aggregations,
+    AverageCorrelations,
     BlindFinalDirect,
     BlindFinalPairwise,
     CorrelationInterval,
-    CutOffSummary,
     DirectAgreement,
     DirectMetrics,
     Interval,
     PairwiseAgreement,
     PairwiseMetrics,
-    ParrotingSummary,
 )
-from chateval.evaluation.diagnostics import degenerate_reasons
+from chateval.evaluation.diagnostics_text import degenerate_reasons
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
 from chateval.run.folder import FinishedRun
@@ -76,23 +76,56 @@ class PairwiseAgreementRow(AgreementRow):
         return self.panel["kappa"] if self.panel else None
 
 
+AVERAGE = "average"
+
+
 @dataclass(frozen=True)
 class CorrelationRow:
-    """A dimension's rank correlations with the human scores, or their average."""
+    """A dimension's rank correlations with the human scores, or an average of them."""
 
-    name: str  # a dimension, or "average"
-    n: int | None  # None for the average
+    name: str  # a dimension, AVERAGE (the paper's), or "average of the defined (...)"
+    n: int | None  # None for an average
     spearman: CorrelationInterval | None  # None: an average over no defined dimension
     kendall: CorrelationInterval | None
+    covers: tuple[str, ...] | None = None  # an average's dimensions; None: a dimension's row
+
+    @property
+    def is_average(self) -> bool:
+        return self.covers is not None
+
+
+def _undefined(reason: str) -> CorrelationInterval:
+    return {"value": None, "ci95": None, "reason": reason}
+
+
+def _average_rows(paper: AverageCorrelations, defined: AverageCorrelations | None) -> list[CorrelationRow]:
+    """The paper's average, then the one over the defined dimensions (labelled with them). An
+    earlier release's ``average`` left undefined dimensions out under the paper's name: it is
+    read as the defined dimensions' average, and the paper's as undefined."""
+    left_out = paper.get("left_out") or {}
+    spearman = paper.get("spearman")
+    if defined is None and left_out and spearman is not None and spearman["value"] is not None:
+        defined = paper
+        reason = "; ".join(f"{d}: {why}" for d, why in left_out.items())
+        dimensions = [*paper["dimensions"], *left_out]
+        paper = {"dimensions": dimensions, "spearman": _undefined(reason), "kendall": _undefined(reason)}
+    covers = tuple(paper["dimensions"])
+    rows = [CorrelationRow(AVERAGE, None, paper.get("spearman"), paper.get("kendall"), covers)]
+    if defined is not None:
+        dims = tuple(defined["dimensions"])
+        name = f"average of the defined ({', '.join(dims)})"
+        rows.append(CorrelationRow(name, None, defined.get("spearman"), defined.get("kendall"), dims))
+    return rows
 
 
 def correlation_rows(metrics: DirectMetrics | None) -> list[CorrelationRow]:
-    """Per dimension, then the average (when there is one)."""
+    """Per dimension, then the paper's average and, when some dimension is undefined, the
+    average of the defined ones (when there are averages)."""
     if not metrics:
         return []
     rows = [CorrelationRow(d, m["n"], m["spearman"], m["kendall"]) for d, m in metrics["dimensions"].items()]
     if average := metrics.get("average"):
-        rows.append(CorrelationRow("average", None, average.get("spearman"), average.get("kendall")))
+        rows += _average_rows(average, metrics.get("average_defined"))
     return rows
 
 
@@ -106,9 +139,15 @@ class DirectAgreementRow(AgreementRow):
 
     @property
     def average(self) -> CorrelationRow:
-        """The average over the dimensions (spearman and kendall None when there is none)."""
-        found = [row for row in self.correlations if row.name == "average"]
-        return found[0] if found else CorrelationRow("average", None, None, None)
+        """The paper's average over the dimensions (spearman and kendall None when there is
+        none)."""
+        found = [row for row in self.correlations if row.name == AVERAGE]
+        return found[0] if found else CorrelationRow(AVERAGE, None, None, None, ())
+
+    @property
+    def average_defined(self) -> CorrelationRow | None:
+        """The average of the defined dimensions, when some are undefined."""
+        return next((row for row in self.correlations if row.is_average and row.name != AVERAGE), None)
 
 
 @dataclass(frozen=True)
@@ -193,6 +232,14 @@ class _View:
     @property
     def cut_off(self) -> CutOffSummary | None:
         return self.metrics.get("cut_off")
+
+    @property
+    def empty_assessments(self) -> EmptyAssessments | None:
+        return self.metrics.get("empty_assessments")
+
+    @property
+    def ceiling(self) -> ScoreExtremes | None:
+        return self.metrics.get("ceiling")
 
     @property
     def diagnosed(self) -> bool:

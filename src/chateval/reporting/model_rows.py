@@ -1,15 +1,25 @@
 """Per-model diagnostics of a run as rows of text, for the CLI summary, report.md and the HTML
 report: each model's requests, its agreement with the panel and with humans, how often its
-referees changed their opinion, echoed the prompt or copied each other, and its turns cut off
-at the token cap (chateval.evaluation.diagnostics), read through the run's metrics view."""
+referees changed their opinion, echoed the prompt, recited the item or copied each other (the
+verdicts next to their chance and permutation chance), its turns cut off at the token cap, its
+empty assessments, and its scores at the scale's ends or never varying
+(chateval.evaluation.diagnostics, in words by chateval.evaluation.diagnostics_text), read
+through the run's metrics view."""
 
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from chateval.core.schema.metrics import DirectModelDiagnostics, PairwiseModelDiagnostics
+from chateval.core.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
 from chateval.core.schema.records import Counts
-from chateval.evaluation.diagnostics import cut_off_text, verdict_copy_text, words_copy_text
-from chateval.reporting.metrics_view import MetricsView, PairwiseView
+from chateval.evaluation.diagnostics_text import (
+    ceiling_text,
+    cut_off_text,
+    empty_text,
+    recitation_text,
+    verdict_copy_text,
+    words_copy_text,
+)
+from chateval.reporting.metrics_view import MetricsView, PairwiseView, correlation_rows
 
 PER_MODEL_COLUMNS = (
     "model",
@@ -19,9 +29,12 @@ PER_MODEL_COLUMNS = (
     "vs humans",
     "changed opinion",
     "echoes prompt",
+    "recites the item",
     "copies words",
-    "copies a verdict",
+    "equals a verdict seen",
     "cut off",
+    "empty assessments",
+    "scores at the ends",
 )
 
 
@@ -35,9 +48,12 @@ class ModelRow(NamedTuple):
     vs_humans: str
     changed: str
     echo: str
+    recites: str
     words: str
     copy: str
     cut: str
+    empty: str
+    ends: str
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
@@ -55,13 +71,19 @@ def _pairwise_cells(d: PairwiseModelDiagnostics) -> tuple[str, str]:
 
 
 def _direct_cells(d: DirectModelDiagnostics) -> tuple[str, str]:
-    """(agrees with panel, vs humans) of a model of a direct run."""
-    humans = d.get("humans")
-    average = humans.get("average") if humans else None
-    spearman = average.get("spearman") if average else None
-    return _fmt(d.get("mean_abs_diff_from_panel")) + " gap", _fmt(
-        spearman["value"]
-    ) + " rho" if spearman else "-"
+    """(agrees with panel, vs humans) of a model of a direct run; vs humans is the paper's
+    average Spearman, or, when it is undefined, the defined dimensions' average, said so."""
+    averages = [row for row in correlation_rows(d.get("humans")) if row.is_average]
+    gap = _fmt(d.get("mean_abs_diff_from_panel")) + " gap"
+    if not averages:
+        return gap, "-"
+    paper = averages[0].spearman
+    if paper is not None and paper["value"] is not None:
+        return gap, _fmt(paper["value"]) + " rho"
+    defined = averages[1] if len(averages) > 1 else None
+    if defined is None or defined.spearman is None or defined.spearman["value"] is None:
+        return gap, "undefined rho"
+    return gap, f"undefined rho ({_fmt(defined.spearman['value'])} over {', '.join(defined.covers or ())})"
 
 
 def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[ModelRow]:
@@ -69,6 +91,7 @@ def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[Mode
 
     ``vs humans`` is accuracy (pairwise) or average Spearman (direct); ``agrees with panel`` is
     the label agreement share (pairwise) or the mean absolute score gap (direct, marked ``gap``).
+    Metrics of earlier releases lack the later columns' keys: those read ``-``.
     """
     found: list[tuple[str, PairwiseModelDiagnostics | DirectModelDiagnostics, tuple[str, str]]]
     if isinstance(view, PairwiseView):
@@ -100,9 +123,12 @@ def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[Mode
                 vs_humans,
                 changed,
                 echo,
+                recitation_text(parroting),
                 words_copy_text(parroting),
                 verdict_copy_text(parroting),
                 cut_off_text(d.get("cut_off")),
+                empty_text(d.get("empty_assessments")),
+                ceiling_text(d.get("ceiling")),
             )
         )
     return rows

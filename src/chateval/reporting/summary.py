@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.evaluation.diagnostics import cut_off_kinds
+from chateval.evaluation.diagnostics_text import COPY_RULE, cut_off_kinds, empty_text
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.model_rows import per_model_rows
@@ -117,22 +117,29 @@ def _print_models(console: Console, view: MetricsView, result: RunResult) -> Non
         return
     # Lines, not a table: eight columns do not fit an 80-column terminal.
     console.print("per model:")
-    for model, referees, requests, with_panel, vs_humans, changed, echo, words, copy, cut in rows:
+    for row in rows:
+        changed = row.changed
         opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
         for line in (
-            f"  {model} ({referees}; {requests} requests)",
-            f"    agrees with panel {with_panel}, vs humans {vs_humans}, {opinions}",
-            f"    echoes the prompt: {echo}",
-            f"    copies another referee's words it saw: {words}",
-            f"    copies a verdict it saw: {copy}",
-            f"    cut off at the token cap: {cut}",
+            f"  {row.model} ({row.referees}; {row.requests} requests)",
+            f"    agrees with panel {row.with_panel}, vs humans {row.vs_humans}, {opinions}",
+            f"    echoes the prompt: {row.echo}",
+            f"    recites the item: {row.recites}",
+            f"    copies another referee's words it saw: {row.words}",
+            f"    equals a verdict it saw: {row.copy}",
+            f"    cut off at the token cap: {row.cut}",
+            f"    empty assessments: {row.empty}",
+            f"    scores at the scale's ends: {row.ends}",
         ):
             console.print(line, highlight=False, soft_wrap=True)
     console.print(
-        "  echoes: utterances repeating the prompt's instructions; copies: utterances\n"
-        "  repeating 8 words in a row of another referee's, verdicts equal to one the\n"
-        "  referee saw; chance: the same tests between referees who had seen none of\n"
-        "  each other's words. High shares: a panel that repeats instead of judging.",
+        "  echoes: utterances repeating the prompt's instructions; recites: utterances\n"
+        "  repeating 8 words in a row of the item's question or answers; copies:\n"
+        "  utterances repeating 8 words in a row of another referee's; chance: the same\n"
+        "  tests between referees who had seen none of each other's words; on another\n"
+        "  item: the seen referee's verdict on another debate, which nobody copied.\n"
+        + "".join(f"  {line}\n" for line in COPY_RULE.splitlines())
+        + "  High shares: a panel that repeats instead of judging.",
         highlight=False,
     )
 
@@ -165,8 +172,10 @@ def print_summary(result: RunResult) -> None:
     ):
         table.add_row(key, str(info.get(key, "-")))
         if key == "verdict_parse_failures":
-            # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine.
+            # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine,
+            # and so do scores after an empty assessment.
             table.add_row("cut_off_at_token_cap", cut_off_kinds(view.cut_off))
+            table.add_row("empty_assessments", empty_text(view.empty_assessments))
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")

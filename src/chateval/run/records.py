@@ -6,12 +6,8 @@ from chateval.core.items import DirectItem, PairwiseItem
 from chateval.core.schema.records import RefereeRow, TranscriptRecord, VerdictRecord
 from chateval.core.transcript import Debate
 from chateval.debate.panel import Panel
-from chateval.evaluation.panel_behaviour import (
-    EchoDetector,
-    debate_behaviour,
-    referee_cut_off,
-    summaries_cut_off,
-)
+from chateval.evaluation.cut_off import referee_cut_off, summaries_cut_off
+from chateval.evaluation.panel_behaviour import EchoDetector, debate_behaviour
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.judging.formats import DirectFormat, PairwiseFormat
 

@@ -1,6 +1,7 @@
 """metrics.json's parts: agreement with intervals (pairwise and direct), reference baselines,
-position statistics, paired comparisons, the debate's effect, score-distribution statistics and
-per-model diagnostics (``chateval.evaluation.run_metrics`` puts them together)."""
+position statistics, paired comparisons, the debate's effect and score-distribution statistics
+(``chateval.evaluation.run_metrics`` puts them together; the panel's diagnostics are in
+``chateval.core.schema.diagnostics``)."""
 
 from typing import Generic, NotRequired, Required, TypedDict, TypeVar
 
@@ -49,6 +50,11 @@ class Correlations(TypedDict):
 
 
 class AverageCorrelations(TypedDict):
+    """The mean of some dimensions' correlations. As ``average`` (the paper's): over its
+    dimensions, undefined (value null, with the reason) when any of them is undefined; as
+    ``average_defined``: over the dimensions whose correlation is defined, the others left out.
+    Runs of earlier releases have only ``average``, over the defined dimensions."""
+
     dimensions: list[str]  # the dimensions averaged
     left_out: NotRequired[dict[str, str]]  # dimensions whose correlation is undefined: why
     spearman: CorrelationInterval
@@ -56,11 +62,13 @@ class AverageCorrelations(TypedDict):
 
 
 class DirectMetrics(TypedDict, total=False):
-    """Per-dimension correlations, what was resampled, and their average."""
+    """Per-dimension correlations, what was resampled, and their average (the paper's: every
+    averaged dimension defined) and, when some are undefined, the average of the others."""
 
     dimensions: Required[dict[str, Correlations]]
     resampled: Required[str]
     average: AverageCorrelations
+    average_defined: AverageCorrelations  # only when some averaged dimension is undefined
 
 
 class BaselineScore(TypedDict):
@@ -268,85 +276,3 @@ class Aggregations(TypedDict, Generic[Agreement]):
 
     hard: Agreement
     soft: NotRequired[Agreement]
-
-
-class OpinionChanges(TypedDict):
-    """Over a model's referees' debates with opinion probes: how often the verdict moved."""
-
-    referee_debates: int
-    changed_share: float | None  # final verdict differs from the one before any discussion
-    mean_changes: float | None  # changes along [before discussion, after round 1, ..., final]
-
-
-class ParrotingSummary(TypedDict):
-    """Echo and copy shares with their chance baselines (chateval.evaluation.panel_behaviour
-    .parroting_summary); a share is None when there was nothing to count, a baseline then says
-    why in ``*_reason``."""
-
-    utterances: int
-    echoing: int
-    echo_share: float | None
-    verdicts_that_saw_one: int
-    copied: int
-    copy_share: float | None
-    utterances_that_saw_words: int | None
-    copied_words: int | None
-    words_copy_share: float | None
-    blind_words: int | None
-    blind_words_shared: int | None
-    words_copy_chance: float | None
-    words_copy_chance_reason: str | None
-    blind_verdicts: int | None
-    blind_verdicts_equal: int | None
-    copy_chance: float | None
-    copy_chance_reason: str | None
-
-
-class CutOffKind(TypedDict):
-    """Utterances of one kind, those cut off at their token cap, and the share (None: none)."""
-
-    utterances: int
-    cut: int
-    share: float | None
-
-
-class CutOffSummary(TypedDict):
-    """Turns cut off at the token cap per kind, and verdicts resting on a cut-off assessment."""
-
-    discussion: CutOffKind
-    summary: CutOffKind
-    assessment: CutOffKind
-    verdicts_with_assessment: int
-    verdicts_cut_off: int
-
-
-class PanelDiagnostics(TypedDict, total=False):
-    """metrics.json's ``parroting`` and ``cut_off`` over the whole panel (absent in runs of
-    early releases; None when the run recorded none)."""
-
-    parroting: ParrotingSummary | None
-    cut_off: CutOffSummary | None
-
-
-class PairwiseModelDiagnostics(TypedDict):
-    """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics)."""
-
-    referees: list[str]
-    verdicts: int
-    agreement_with_panel: float | None  # share of its referees' labels equal to the panel's
-    humans: PairwiseMetrics | None
-    opinion_changes: OpinionChanges | None
-    parroting: ParrotingSummary | None
-    cut_off: CutOffSummary | None
-
-
-class DirectModelDiagnostics(TypedDict):
-    """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics)."""
-
-    referees: list[str]
-    verdicts: int
-    mean_abs_diff_from_panel: float | None
-    humans: DirectMetrics | None
-    opinion_changes: OpinionChanges | None
-    parroting: ParrotingSummary | None
-    cut_off: CutOffSummary | None

@@ -9,7 +9,8 @@ from chateval.core.items import Label
 
 class RefereeBehaviourRecord(TypedDict):
     """A verdict row's ``parroting`` (chateval.evaluation.panel_behaviour.RefereeBehaviour);
-    rows of earlier releases lack the copied words and the blind turns."""
+    rows of earlier releases lack the copied words and the blind turns, then the recitations
+    and whose verdicts it saw."""
 
     utterances: int
     echoing: int
@@ -21,16 +22,23 @@ class RefereeBehaviourRecord(TypedDict):
     blind_words_shared: NotRequired[int]
     blind_verdicts: NotRequired[int]
     blind_verdicts_equal: NotRequired[int]
+    reciting: NotRequired[int]  # utterances repeating 8 words in a row of the item's text
+    saw_verdicts_of: NotRequired[list[str]]  # the referees whose (parsed) verdict it saw
 
 
 class RefereeCutOff(TypedDict):
-    """A verdict row's ``cut_off``: its referee's turns in the debate that hit the token cap."""
+    """A verdict row's ``cut_off``: its referee's turns in the debate that hit the token cap,
+    and its assessments that came out empty."""
 
     discussions: int
     discussions_cut: int
     assessments: int
     assessments_cut: int
     verdict_assessment_cut: bool | None  # None: no verdict, or one without assessment
+    # empty assessments (the referee began with its scores, or wrote nothing); rows of earlier
+    # releases lack them
+    assessments_empty: NotRequired[int]
+    verdict_assessment_empty: NotRequired[bool | None]
 
 
 class SummariesCutOff(TypedDict):
@@ -73,7 +81,7 @@ class RefereeRow(TypedDict, total=False):
     opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
     assessment: str
     parroting: RefereeBehaviourRecord
-    # its turns cut off at the token cap (chateval.evaluation.panel_behaviour.referee_cut_off)
+    # its turns cut off at the token cap (chateval.evaluation.cut_off.referee_cut_off)
     cut_off: RefereeCutOff
 
 

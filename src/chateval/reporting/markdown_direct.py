@@ -1,0 +1,54 @@
+"""report.md's direct-scoring table: each run's Spearman / Kendall per dimension, the paper's
+average over them (undefined when one of them is), and the average of the defined dimensions,
+labelled with the dimensions it covers (chateval.evaluation.metrics)."""
+
+from collections.abc import Sequence
+
+from chateval.core.schema.metrics import CorrelationInterval
+from chateval.reporting.formatting import ci_text
+from chateval.reporting.metrics_view import AVERAGE, CorrelationRow, DirectView, correlation_rows, run_view
+from chateval.run.folder import FinishedRun
+
+
+def _panel_desc(run: FinishedRun) -> str:
+    agents = run.config.get("agents", [])
+    models = sorted({a.get("model", "") for a in agents})
+    return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
+
+
+def direct_table(runs: Sequence[FinishedRun]) -> str:
+    views = [(run, view) for run in runs if isinstance(view := run_view(run), DirectView)]
+    found = [(run, {row.name: row for row in correlation_rows(view.panel)}) for run, view in views]
+    dims = list(dict.fromkeys(name for _, rows in found for name, row in rows.items() if not row.is_average))
+    header = (
+        "| run | strategy | panel | "
+        + " | ".join(f"{d} rho / tau" for d in dims)
+        + " | average rho | average tau | average of the defined dimensions rho / tau | parse failures |"
+    )
+    lines = [header, "|" + " --- |" * (len(dims) + 7)]
+    for run, rows in found:
+        cells = [f"{_value(m.spearman)} / {_value(m.kendall)}" if (m := rows.get(d)) else "-" for d in dims]
+        average = rows.get(AVERAGE)
+        # Only labelled with the dimensions it covers: the paper's average is over all four.
+        defined = next((row for name, row in rows.items() if row.is_average and name != AVERAGE), None)
+        lines.append(
+            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | "
+            + " | ".join(cells)
+            + f" | {ci_text(average.spearman if average else None)}"
+            + f" | {ci_text(average.kendall if average else None)}"
+            + f" | {_defined_text(defined)}"
+            + f" | {run.info['verdict_parse_failures']} |"
+        )
+    return "\n".join(lines)
+
+
+def _defined_text(row: CorrelationRow | None) -> str:
+    """``0.312 / 0.250 (naturalness, coherence, groundedness)``; ``-`` without one."""
+    if row is None:
+        return "-"
+    return f"{_value(row.spearman)} / {_value(row.kendall)} ({', '.join(row.covers or ())})"
+
+
+def _value(metric: CorrelationInterval | None) -> str:
+    """A correlation's value alone; ``undefined`` when it has none (a constant prediction)."""
+    return "undefined" if metric is None or metric["value"] is None else f"{metric['value']:.3f}"
