@@ -16,7 +16,7 @@ from chateval.reporting.markdown import model_table
 from chateval.reporting.summary import print_summary
 from chateval.run.folder import load_finished_run
 from chateval.run.runner import RunResult, run
-from tests.support.helpers import prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 
 AGENTS = [{"role": "critic", "model": "scores-first"}, {"role": "everyday_reader", "model": "explains"}]
 
@@ -24,9 +24,11 @@ AGENTS = [{"role": "critic", "model": "scores-first"}, {"role": "everyday_reader
 def referee(request: GenerationRequest) -> str:
     """``scores-first`` answers its verdict's assessment request with score lines; both give
     the constrained scores request 7 and 5."""
-    if request.regex:
+    if asks_for_scores(request):
         return "\nAssistant 1: 7\nAssistant 2: 5"
-    if "Give your final verdict" in prompt_text(request) and request.model == "scores-first":
+    # A scripted backend ignores the assessment's constraint (an explanation first): it is
+    # what a backend without constraints would let through.
+    if request.regex is not None and request.model == "scores-first":
         return "Assistant 1: 7\nAssistant 2: 5"
     return f"{request.model}: the first answer is more precise than the second."
 
