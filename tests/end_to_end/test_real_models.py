@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from chateval.config.files import load_config
+from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
-from tests.support.helpers import assert_close, read_jsonl, tiny_config
+from tests.support.helpers import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
 
@@ -82,14 +84,40 @@ def check_run(outdir: Path, steps: int, items: int, agents: int) -> list[dict]: 
     return verdicts
 
 
+# configs/paper's config of each strategy.
+PAPER_CONFIGS = {
+    "one_by_one": "faireval_chateval",
+    "simultaneous": "faireval_simultaneous",
+    "simultaneous_summarizer": "faireval_simultaneous_summarizer",
+}
+
+
+def paper_config(strategy: str, backend_name: str) -> RunConfig:
+    """configs/paper's config of ``strategy`` (its roles, prompts and summarizer) on two
+    quickstart items, with short turns."""
+    return load_config(
+        CONFIGS_DIR / "paper" / f"{PAPER_CONFIGS[strategy]}.yaml",
+        [
+            f"backend={backend_name}",
+            "data.format=jsonl_pairwise",
+            "data.path=../samples/quickstart_pairwise.jsonl",
+            "data.limit=2",
+            "sampling.discussion_max_tokens=12",
+            "sampling.summary_max_tokens=12",
+            "verdict.reasoning_max_tokens=12",
+        ],
+    )
+
+
 @pytest.mark.parametrize("strategy", list(STEPS))
 @pytest.mark.parametrize("backend_name", ["vllm", "transformers"])
 def test_pairwise_debate_parses_every_verdict(
     backend_name: str, strategy: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    """Every strategy of configs/paper: every verdict parses, and no assessment comes out
+    empty (its constraint keeps the scores from coming first)."""
     backend: Backend = request.getfixturevalue(f"{backend_name}_backend")
-    config = tiny_config(backend=backend_name, strategy=strategy)
-    run(config, tmp_path, backends={DEFAULT_MODEL: backend})
+    result = run(paper_config(strategy, backend_name), tmp_path, backends={DEFAULT_MODEL: backend})
     verdicts = check_run(tmp_path, STEPS[strategy], items=2, agents=2)
     check_soft(verdicts)
     assert all(v["label"] in ("A", "B", "tie") for v in verdicts)
@@ -97,7 +125,9 @@ def test_pairwise_debate_parses_every_verdict(
     transcripts = read_jsonl(tmp_path / "transcripts.jsonl")
     kinds = [m["kind"] for m in transcripts[0]["messages"]]
     assert kinds.count("verdict") == kinds.count("assessment") == 2
-    assert kinds.count("summary") == (1 if strategy == "simultaneous_summarizer" else 0)
+    assert kinds.count("summary") == (2 if strategy == "simultaneous_summarizer" else 0)  # one per referee
+    assert result.metrics is not None
+    assert result.metrics["empty_assessments"]["empty"] == 0  # type: ignore[typeddict-item]
 
 
 @pytest.mark.parametrize("backend_name", ["vllm", "transformers"])
