@@ -120,7 +120,7 @@ def test_an_item_view_shows_the_debate_round_by_round(page: str) -> None:
     assert section.count('<div class="debate">') == 2  # both answer orders, side by side
     assert "answers in order (A shown first)" in section and "answers swapped (B shown first)" in section
     assert section.count("<h4>Round 1</h4>") == 2 and section.count("<h4>Round 2</h4>") == 2
-    assert '<div class="utt summary">' in section and "summary of round 1" in section
+    assert '<div class="utt summary">' in section and "summary for Critic after round 1" in section
     assert "Critic</b> · smollm2-135m · discussion · stop · " in section
     assert re.search(r"· \d+ tokens</div>", section)
     assert "hidden turns" in section and "opinion probe: scores (before any discussion)" in section
@@ -235,3 +235,18 @@ def test_a_big_run_gets_one_page_per_item(runs: dict[str, Path], tmp_path: Path)
 def test_a_non_positive_split_size_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["report", str(runs["plain"]), "--html", "--split-above", "0"])
     assert result.exit_code != 0 and "--split-above must be a positive size" in result.output
+
+
+def test_compressed_transcripts_still_show_every_debate(runs: dict[str, Path], tmp_path: Path) -> None:
+    """A run kept for reading (docs/results) may hold transcripts.jsonl.gz instead."""
+    import gzip
+    import shutil
+
+    kept = tmp_path / "kept"
+    shutil.copytree(runs["summarized"], kept)
+    transcripts = kept / "transcripts.jsonl"
+    (kept / "transcripts.jsonl.gz").write_bytes(gzip.compress(transcripts.read_bytes()))
+    transcripts.unlink()
+    page = render([kept], tmp_path / "report")
+    section = first_section(page)
+    assert section.count("<h4>Round 2</h4>") == 2 and "summary for Everyday Reader after round 1" in section

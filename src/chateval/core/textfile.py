@@ -2,6 +2,7 @@
 writing ours atomically (a temporary name in the same folder, renamed into place, so a reader
 never sees a half-written file)."""
 
+import gzip
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -12,8 +13,9 @@ from chateval.errors import ChatEvalError, DataError
 
 
 def read_utf8(path: Path, error: type[ChatEvalError] = DataError) -> str:
-    """The file's text; ``error`` names the file, line and byte when it is not UTF-8."""
-    raw = path.read_bytes()
+    """The file's text (a ``.gz`` file's, uncompressed); ``error`` names the file, line and
+    byte when it is not UTF-8."""
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -124,7 +124,9 @@ def direct_referee(row: RefereeRow, dims: Sequence[str], scales: Sequence[range]
 def _message_label(message: TranscriptMessage) -> str:
     kind, turn = message.get("kind"), message.get("turn")
     if kind == "summary":
-        return f"summary of round {int(message.get('round', 0)) + 1}"
+        after = f"round {int(message.get('round', 0)) + 1}"
+        referee = message.get("for_referee")
+        return f"summary for {referee} after {after}" if referee else f"summary of {after}"
     what = "scores" if kind in ("verdict", "probe") else str(kind)
     if turn == "probe":
         return f"opinion probe: {what}"

@@ -28,6 +28,8 @@ class RunFolder:
         self.config = path / "config.yaml"
         self.journal = path / "journal.jsonl"
         self.transcripts = path / "transcripts.jsonl"
+        # A folder kept for reading (docs/results) may hold them compressed.
+        self.transcripts_gz = path / "transcripts.jsonl.gz"
         self.verdicts = path / "verdicts.jsonl"
         self.metrics = path / "metrics.json"
         self.engine_log = path / "engine.log"
@@ -74,9 +76,13 @@ class RunFolder:
         """verdicts.jsonl's records with their line numbers (DataError names a bad line)."""
         return read_jsonl(self.verdicts)
 
+    def transcripts_file(self) -> Path | None:
+        """transcripts.jsonl, or its gzip-compressed copy when only that is here; None: neither."""
+        return next((p for p in (self.transcripts, self.transcripts_gz) if p.is_file()), None)
+
     def read_transcripts(self) -> list[tuple[int, dict[str, Any]]]:
-        """transcripts.jsonl's records with their line numbers."""
-        return read_jsonl(self.transcripts)
+        """transcripts.jsonl's records (or transcripts.jsonl.gz's) with their line numbers."""
+        return read_jsonl(self.transcripts_file() or self.transcripts)
 
     def write_config(self, text: str) -> None:
         write_text(self.config, text)

@@ -3,8 +3,8 @@
 from collections.abc import Sequence
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.schema.records import RefereeRow, TranscriptRecord, VerdictRecord
-from chateval.core.transcript import Debate
+from chateval.core.schema.records import RefereeRow, TranscriptMessage, TranscriptRecord, VerdictRecord
+from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.evaluation.cut_off import referee_cut_off, summaries_cut_off
 from chateval.evaluation.panel_behaviour import EchoDetector, debate_behaviour
@@ -72,23 +72,29 @@ def stopped_early(debate: Debate) -> bool:
     return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
 
 
-def transcript_record(debate: Debate) -> TranscriptRecord:
+def transcript_record(debate: Debate, names: Sequence[str]) -> TranscriptRecord:
+    """``debate`` as transcripts.jsonl keeps it; ``names``: the referees' names in panel order
+    (a summary names the referee it was written for)."""
     return {
         "key": debate.key,
         "item_id": debate.item.id,
         "swapped": debate.swapped,
-        "messages": [
-            {
-                "round": u.turn.round,
-                "speaker": u.speaker,
-                "kind": u.kind,
-                "turn": u.turn.kind,
-                "probe": u.turn.hidden,  # hidden: an opinion probe or an early-stop check
-                "scoring": u.turn.scoring,  # the scores that continue the assessment before
-                "text": u.text,
-                "finish_reason": u.finish_reason,
-                "tokens": u.tokens,  # generated tokens
-            }
-            for u in debate.transcript.utterances
-        ],
+        "messages": [_message(u, names) for u in debate.transcript.utterances],
     }
+
+
+def _message(u: Utterance, names: Sequence[str]) -> TranscriptMessage:
+    message: TranscriptMessage = {
+        "round": u.turn.round,
+        "speaker": u.speaker,
+        "kind": u.kind,
+        "turn": u.turn.kind,
+        "probe": u.turn.hidden,  # hidden: an opinion probe or an early-stop check
+        "scoring": u.turn.scoring,  # the scores that continue the assessment before
+        "text": u.text,
+        "finish_reason": u.finish_reason,
+        "tokens": u.tokens,  # generated tokens
+    }
+    if u.turn.is_summary and u.turn.agent is not None:
+        message["for_referee"] = names[u.turn.agent]
+    return message

@@ -80,7 +80,8 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     copy = RunFolder(into)
     copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
     copy.write_verdicts(cast(list[VerdictRecord], records))  # as the run wrote them
-    if source.transcripts.is_file():
-        shutil.copyfile(source.transcripts, copy.transcripts)
+    transcripts = source.transcripts_file()
+    if transcripts is not None:
+        shutil.copyfile(transcripts, into / transcripts.name)
     copy.write_info(cast(RunInfo, source.read_info() | {"name": into.name}))
     return rescore(into)

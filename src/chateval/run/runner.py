@@ -180,7 +180,8 @@ def run(
     for record in records:
         cuts = truncations.get(record["item_id"])
         record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
-    files.write_transcripts(transcript_record(d) for d in debates)
+    names = [agent.name for agent in panel.agents]
+    files.write_transcripts(transcript_record(d, names) for d in debates)
     files.write_verdicts(records)
 
     metrics = compute_metrics(config, records)

@@ -134,6 +134,7 @@ class TranscriptMessage(TypedDict, total=False):
     round: int
     speaker: str
     kind: str  # discussion, assessment, verdict, summary, probe
+    for_referee: str  # a summary: the referee it was written for (absent before per-referee summaries)
     turn: str  # the turn it answers: discussion, summary, verdict, check, probe
     probe: bool  # a hidden turn: an opinion probe or an early-stop check
     scoring: bool  # the scores that continue the assessment before
