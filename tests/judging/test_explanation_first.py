@@ -22,6 +22,7 @@ EXPLANATIONS = [
     '"Quoted" words first',
     "The answer of Assistant 2 is wrong.",
     "Scarcely any difference.",
+    " The answers differ.",  # one space: the reply continues a lead such as "Critic:"
 ]
 SCORES_FIRST = [
     "Assistant 1: 8\nAssistant 2: 5",
@@ -35,8 +36,9 @@ SCORES_FIRST = [
     "Evaluation evidence: Evaluation evidence: x",
     "Evaluation evidence:  two spaces",
     "**Assistant 1:** 7",
-    " Both",
+    "  Both",
     "\nBoth",
+    "Evaluation evidence\nAssistant 1: 8",
     "1. Both",
     "",
     "Ass",  # a text may not stop inside a forbidden prefix
@@ -66,6 +68,11 @@ def test_a_score_first_answer_leaves_an_empty_assessment() -> None:
     kept = PAIRWISE.assessment("Evaluation evidence: the first is right.\nAssistant 1: 8\nAssistant 2: 5")
     assert kept == "Evaluation evidence: the first is right."
     assert explanation(kept) == "the first is right."
+
+
+@pytest.mark.parametrize("text", EXPLANATIONS)
+def test_what_the_constraint_lets_through_is_never_cut_to_nothing(text: str) -> None:
+    assert PAIRWISE.assessment(text + "\nAssistant 1: 8\nAssistant 2: 5")
 
 
 def test_the_engine_index_follows_the_same_rule() -> None:

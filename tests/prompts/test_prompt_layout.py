@@ -27,7 +27,7 @@ STRATEGIES = ["one_by_one", "simultaneous", "simultaneous_summarizer"]
 
 
 SPEAKERS = {"Critic", "Critic 1", "Critic 2", "Everyday Reader", "Editor", "Summarizer"}
-SUMMARY = "[The note taker's summary of the discussion so far]\n"
+SUMMARY = "[Your summary of the discussion so far, by your summarizer]\n"
 # What informed_responder says, as any layout shows it: talk, or a verdict (assessment, scores).
 SAID = r"I count \d+\.(?:\n\nScores:(?:\n(?:Assistant \d|Coherence): \d+)+)?"
 QUOTED = re.compile(rf"(?m)^(?:({'|'.join(sorted(SPEAKERS))}): |{re.escape(SUMMARY)})({SAID})")

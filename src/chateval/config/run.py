@@ -71,7 +71,8 @@ class RunConfig(StrictModel):
         default="paper",
         description="What the turns say: paper says only what the paper's turns said; nudged adds an "
         "earlier release's instructions (answer the others where you disagree, no scores before the "
-        "verdict, equal scores only for equally good answers), kept to measure what they change.",
+        "verdict, equal scores only for equally good answers), kept to measure what they change. "
+        "The other layouts keep their own discussion instruction; the equal-scores rule follows the style.",
     )
     backend: BackendName = Field(default="vllm", description="vllm or transformers.")
     context_policy: Literal["truncate", "fail"] = Field(

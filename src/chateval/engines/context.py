@@ -68,6 +68,8 @@ def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
                 continue
             visible = panel.visible(debate, turn)
             grown = sum(_max_tokens(panel, u) for u in visible)
+            if turn.is_summary and any(u.kind == "summary" for u in visible):
+                grown += panel.sampling.summary_max_tokens  # the current summary is shown twice
             if turn.scoring:  # it continues its own assessment
                 grown += panel.verdict_format.assessment_max_tokens
             worst = max(worst, backend.count_prompt_tokens(request.messages) + grown + request.max_tokens)

@@ -62,7 +62,7 @@ def _assessment_only(text: str, first_score_label: str) -> str:
     line, e.g. ``Assistant 1: 7``): the constrained request writes the scores from there. A
     lone "Evaluation evidence:" label with nothing after it is no explanation: empty."""
     start = re.search(
-        rf"(?im)^[ \t*#]*(?:{re.escape(SCORES_LEAD)}|{re.escape(first_score_label)}[ \t]*:[ \t]*\d)", text
+        rf"(?im)^[ \t*#]*(?:{re.escape(SCORES_LEAD)}|{re.escape(first_score_label)} ?:[ \t]*\d)", text
     )
     kept = (text[: start.start()] if start else text).strip()
     return "" if kept.lower().rstrip(" :") == EVIDENCE_LABEL.lower().rstrip(":") else kept
@@ -87,6 +87,8 @@ def _instruction(form: str, reasoning: bool) -> str:
 def _escape(char: str) -> str:
     """``char`` as a regular expression (spaces and letters unescaped: the engines' regular
     expression syntax is not Python's, and both read them the same way bare)."""
+    if char in "\n\t":
+        return {"\n": r"\n", "\t": r"\t"}[char]
     return char if char.isalnum() or char == " " else re.escape(char)
 
 
@@ -102,8 +104,8 @@ FREE_TAIL = r"[\s\S]*"
 
 
 def _explanation_first(forbidden: Sequence[str], label: str) -> str:
-    """A regular expression for the texts that begin with one of ``_FIRST_CHARACTERS`` and with
-    none of the ``forbidden`` prefixes (compared case-insensitively), where ``label`` (and a
+    """A regular expression for the texts that begin (after one optional space) with one of
+    ``_FIRST_CHARACTERS`` and with none of the ``forbidden`` prefixes (compared case-insensitively), where ``label`` (and a
     space) may come first and the same holds after it.
 
     Built as the complement of the prefixes' trie, without lookahead (the engines' regular
@@ -138,14 +140,17 @@ def _explanation_first(forbidden: Sequence[str], label: str) -> str:
         # every accepting state lies in a free tail, which only leads to accepting states.
         return "(" + "|".join(options) + ")"
 
-    return branch(trie, True, branch(trie, True, None))
+    # One space may come first: outside the paper layout the answer continues a lead ("Critic:").
+    return " ?" + branch(trie, True, branch(trie, True, None))
 
 
 def _assessment_regex(score_labels: Sequence[str]) -> str:
     """The constraint of an assessment: after an optional "Evaluation evidence:" label, its first
     words are not a score line, a ``Scores:`` heading or the paper's "The score of ..."; a line
     break or a space cannot come before them."""
-    forbidden = ["score", "the score", EVIDENCE_LABEL.replace(":", " :")]
+    # The cut (``_assessment_only``) reads a score line as "<label>:" or "<label> :": the same
+    # two are forbidden here, so what the constraint lets through is never cut to nothing.
+    forbidden = ["score", "the score", EVIDENCE_LABEL.replace(":", " :"), EVIDENCE_LABEL.replace(":", "\n")]
     forbidden += [f"{label}{colon}" for label in score_labels for colon in (":", " :")]
     return _explanation_first(forbidden, EVIDENCE_LABEL)
 

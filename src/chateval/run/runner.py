@@ -60,6 +60,11 @@ def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) 
         )
     for key, utterances in state.utterances.items():
         for utterance in utterances:
+            if utterance.turn.is_summary and utterance.turn.agent is None:
+                raise DataError(
+                    f"{path}: written by a release whose one summary served the whole panel; this "
+                    "release gives each referee its own summaries: pass --force to start over"
+                )
             by_key[key].transcript = by_key[key].transcript.add(utterance)
 
 
