@@ -105,8 +105,8 @@ FREE_TAIL = r"[\s\S]*"
 
 def _explanation_first(forbidden: Sequence[str], label: str) -> str:
     """A regular expression for the texts that begin (after one optional space) with one of
-    ``_FIRST_CHARACTERS`` and with none of the ``forbidden`` prefixes (compared case-insensitively), where ``label`` (and a
-    space) may come first and the same holds after it.
+    ``_FIRST_CHARACTERS`` and with none of the ``forbidden`` prefixes (compared
+    case-insensitively), where ``label`` (and a space) may come first and the same holds after it.
 
     Built as the complement of the prefixes' trie, without lookahead (the engines' regular
     expressions have none) and with one way to read each text: the engines' automata may drop
