@@ -26,10 +26,9 @@ EXPLANATIONS = [
 ]
 SCORES_FIRST = [
     "Assistant 1: 8\nAssistant 2: 5",
-    "assistant 2 : 3",
+    "assistant 1 : 3",
     "Scores:\nAssistant 1: 7",
     "Score: 7",
-    "The score of Assistant 1: 7",
     "Evaluation evidence:\nAssistant 1: 10",
     "Evaluation evidence: Assistant 1: 10",
     "Evaluation evidence: Scores: 7",
@@ -57,7 +56,7 @@ def test_scores_cannot_start_the_assessment(text: str) -> None:
 
 def test_direct_scoring_refuses_a_first_dimension_line() -> None:
     assert not re.fullmatch(DIRECT.assessment_regex, "Naturalness: 3\nCoherence: 4")
-    assert not re.fullmatch(DIRECT.assessment_regex, "coherence : 4")
+    assert not re.fullmatch(DIRECT.assessment_regex, "naturalness : 4")
     assert re.fullmatch(DIRECT.assessment_regex, "Natural enough, and it follows the last turn.")
 
 
@@ -102,5 +101,5 @@ def test_the_engine_index_follows_the_same_rule() -> None:
 
     for text in ["Evaluation evidence: Both are fine", "Assistant 1 is better", "The answer is"]:
         assert walks(text), text
-    for text in ["Assistant 1: 8", "Scores:", "Evaluation evidence:\nAssistant", "The score of"]:
+    for text in ["Assistant 1: 8", "Scores:", "Evaluation evidence:\nAssistant", "Score of"]:
         assert not walks(text), text

@@ -61,7 +61,14 @@ def cpu_engine_settings(settings: VllmSettings, ranks: int = 1) -> dict[str, str
         "VLLM_CPU_NUM_OF_RESERVED_CPU": "0",
         "OMP_NUM_THREADS": str(cores),
         "VLLM_USE_AOT_COMPILE": "0",
+        **REGEX_COMPILATION,
     }
+
+
+# vLLM gives up on compiling a constraint after 5 s and then finishes the request with no
+# tokens. Each constraint is compiled once per engine, but the assessments' (an explanation
+# first) takes seconds on a busy 2-core machine: give it time rather than lose answers.
+REGEX_COMPILATION = {"VLLM_REGEX_COMPILATION_TIMEOUT_S": "300"}
 
 
 _BIND_SET_HERE: str | None = None  # the core binding chateval chose (a user's is never replaced)
@@ -185,6 +192,8 @@ class VllmBackend(HFTokenCounting):
             )
         if not gpu:
             _cpu_engine_environment(settings, parallel_ranks(engine_args(model, spec, settings)))
+        for name, value in REGEX_COMPILATION.items():
+            os.environ.setdefault(name, value)
         try:
             from vllm import LLM
         except ImportError as exc:
