@@ -144,15 +144,14 @@ def _explanation_first(forbidden: Sequence[str], label: str) -> str:
     return " ?" + branch(trie, True, branch(trie, True, None))
 
 
-def _assessment_regex(score_labels: Sequence[str]) -> str:
+def _assessment_regex(first: str) -> str:
     """The constraint of an assessment: after an optional "Evaluation evidence:" label, its first
     words are not the first score line or a ``Score``/``Scores:`` heading; a line break cannot
     come before them."""
     # The cut (``_assessment_only``) reads the first score line as "<label>:" or "<label> :":
     # the same two are forbidden here, so what the constraint lets through is never cut to
     # nothing. Few prefixes: the engines compile the expression's every state against the
-    # whole vocabulary (about 0.03 s a state on two cores).
-    first = score_labels[0]
+    # whole vocabulary (about 0.03 s a state on two cores). ``first``: the first score's label.
     forbidden = ["score", f"{first}:", f"{first} :"]
     forbidden += [EVIDENCE_LABEL.replace(":", " :"), EVIDENCE_LABEL.replace(":", "\n")]
     return _explanation_first(forbidden, EVIDENCE_LABEL)
@@ -242,7 +241,7 @@ class PairwiseFormat:
     @property
     def assessment_regex(self) -> str:
         """The constraint of the assessment request: an explanation comes first."""
-        return _assessment_regex(["Assistant 1", "Assistant 2"])
+        return _assessment_regex("Assistant 1")
 
     @property
     def scales(self) -> tuple[tuple[int, ...], ...]:
@@ -348,7 +347,7 @@ class DirectFormat:
     @property
     def assessment_regex(self) -> str:
         """The constraint of the assessment request: an explanation comes first."""
-        return _assessment_regex([d.label for d in self.dimensions])
+        return _assessment_regex(self.dimensions[0].label)
 
     @property
     def scales(self) -> tuple[tuple[int, ...], ...]:

@@ -174,8 +174,7 @@ class PromptBuilder:
         )
         self.nudged = style == "nudged"
         nudge = f"\n{_EQUAL_SCORES_RULE}" if self.nudged and not self.dimensions else ""
-        verdict_instruction = verdict_format.instruction + nudge
-        self.verdict_instruction = verdict_instruction
+        self.verdict_instruction = verdict_format.instruction + nudge
         self.layout = layout
         # One line per persona, whatever line breaks a custom description has.
         self.roster = {name: " ".join(persona.split()) for name, persona in roster}
@@ -187,7 +186,7 @@ class PromptBuilder:
         # The conversation layouts' rules are the same for every item and turn: rendered once.
         if layout == "compact":
             self.rules = _render(
-                "compact_rules.j2", roster=list(self.roster.items()), verdict_instruction=verdict_instruction
+                "compact_rules.j2", roster=list(self.roster.items()), verdict_instruction=self.verdict_instruction
             ).strip()
         else:
             self.rules = _render("panel_rules.j2", names=", ".join(self.roster)).strip()
