@@ -186,7 +186,9 @@ class PromptBuilder:
         # The conversation layouts' rules are the same for every item and turn: rendered once.
         if layout == "compact":
             self.rules = _render(
-                "compact_rules.j2", roster=list(self.roster.items()), verdict_instruction=self.verdict_instruction
+                "compact_rules.j2",
+                roster=list(self.roster.items()),
+                verdict_instruction=self.verdict_instruction,
             ).strip()
         else:
             self.rules = _render("panel_rules.j2", names=", ".join(self.roster)).strip()
