@@ -5,11 +5,13 @@ from pathlib import Path
 
 import pytest
 
-from chateval.backends.scripted import ScriptedBackend
-from chateval.core.backend import GenerationRequest
+from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
+from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.core.items import PairwiseItem
 from chateval.debate.building import build_debates, build_panel
+from chateval.debate import scheduler
 from chateval.debate.scheduler import Scheduler
+from chateval.errors import BackendError
 from chateval.run.runner import run
 from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 
@@ -108,3 +110,33 @@ def test_finished_run_folder_is_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--force"):
         run(config, tmp_path, backends=backends)
     run(config, tmp_path, backends=backends, force=True)
+
+
+class SlowToStart(StreamingScriptedBackend):
+    """An engine whose first ``quiet`` polls finish nothing, as vLLM's do while it compiles a
+    constraint; ``quiet=None``: it never finishes anything."""
+
+    def __init__(self, quiet: int | None) -> None:
+        super().__init__("smollm2-135m", responder, per_poll=100)
+        self.quiet = quiet
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        if self.quiet is None or self.polls < self.quiet:
+            self.polls += 1
+            return []
+        return super().poll()
+
+
+def streaming_run(backend: StreamingScriptedBackend) -> None:
+    config = tiny_config()
+    Scheduler({"smollm2-135m": backend}).run_streaming(build_panel(config), build_debates(eighty_items()[:2]))
+
+
+def test_many_quiet_polls_are_no_stall_until_they_also_last(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Idle polls alone do not end a run (fast empty steps while a constraint compiles); idle
+    polls that also last past the time bound do."""
+    monkeypatch.setattr(scheduler, "_MAX_IDLE_POLLS", 50)
+    streaming_run(SlowToStart(quiet=500))  # 500 quiet polls, well within the time bound
+    monkeypatch.setattr(scheduler, "_MAX_IDLE_SECONDS", 0.05)
+    with pytest.raises(BackendError, match="streaming stalled: 2 requests never finished"):
+        streaming_run(SlowToStart(quiet=None))

@@ -6,6 +6,7 @@ results to the transcripts. 80 items x 2 agents x 2 rounds under one_by_one is 4
 backend calls for a single-model panel.
 """
 
+import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
@@ -37,7 +38,12 @@ DebateStepDone = Callable[[int, Debate, list[Utterance], dict[str, ModelUsage]],
 
 # Engine steps in a row that finish nothing before streaming gives up (a prefill of a big
 # batch takes tens of steps; an engine that lost a request would spin forever).
+# A streaming run is stalled when its engines have finished nothing for this many polls AND
+# this long: polls are cheap while an engine waits on something else (vLLM compiling a
+# constraint for a large vocabulary takes seconds, its empty steps microseconds), slow while it
+# decodes a long batch, so neither bound alone tells a stall from work.
 _MAX_IDLE_POLLS = 100_000
+_MAX_IDLE_SECONDS = 600.0
 _REMOTE_WAIT_S = 0.05  # longest sleep between polls when only servers are busy
 
 
@@ -121,16 +127,19 @@ class Scheduler:
         stream = _Stream(self, panel, debates, progress or {}, on_debate_step)
         over = sum(1 for debate in debates if not stream.submit_next(debate))  # finished before a resume
         self.progress.start(len(debates), over, len(debates) * len(stream.plan), sum(stream.done.values()))
-        idle = 0
+        idle, idle_since = 0, time.monotonic()
         while stream.waiting:
             busy = [m for m, keys in stream.in_flight.items() if keys]
             progressed = False
             for model in busy:
                 progressed = stream.poll(model) or progressed
-            idle = 0 if progressed else idle + 1
-            if not progressed:
+            if progressed:
+                idle, idle_since = 0, time.monotonic()
+            else:
+                idle += 1
                 _wait_if_all_remote([self.pool.get(m) for m in busy])
-            if idle > _MAX_IDLE_POLLS or (stream.waiting and not any(stream.in_flight.values())):
+            stalled = idle > _MAX_IDLE_POLLS and time.monotonic() - idle_since > _MAX_IDLE_SECONDS
+            if stalled or (stream.waiting and not any(stream.in_flight.values())):
                 raise BackendError(
                     f"streaming stalled: {sum(map(len, stream.in_flight.values()))} requests never finished"
                 )
