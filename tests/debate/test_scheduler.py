@@ -8,8 +8,8 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.core.items import PairwiseItem
-from chateval.debate.building import build_debates, build_panel
 from chateval.debate import scheduler
+from chateval.debate.building import build_debates, build_panel
 from chateval.debate.scheduler import Scheduler
 from chateval.errors import BackendError
 from chateval.run.runner import run
