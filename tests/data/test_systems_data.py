@@ -252,10 +252,10 @@ def test_design_errors(options: dict[str, Any], error: type[Exception], message:
 @pytest.mark.parametrize(
     ("compare", "message"),
     [
-        ({"opponents": 0}, r"data.compare: Value error, opponents: K must be at least 1, got 0"),
+        ({"opponents": 0}, r"data.compare: opponents: K must be at least 1, got 0"),
         ({"opponents": 2, "against": "x"}, r"give either against or opponents, not both"),
         ("every_pair", r"expected all_pairs, \{against: SYSTEM\} or \{opponents: K\}, got 'every_pair'"),
-        ({"baseline": "x"}, r"data.compare: Value error, baseline: unknown key"),
+        ({"baseline": "x"}, r"data.compare: baseline: unknown key"),
     ],
 )
 def test_bad_compare_is_a_config_error(compare: object, message: str) -> None:

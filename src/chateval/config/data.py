@@ -13,6 +13,21 @@ from chateval.core.strict_model import StrictModel
 # responses registry holds exactly these (a test checks).
 RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
 
+# The responses formats that read files of the user's own: several files (a folder, a glob, a
+# mapping system -> file), a questions file and a labels file.
+FILE_RESPONSES_FORMATS = ("jsonl_responses", "table_responses")
+
+# Which `fields` each format reads; setting one a format ignores is refused (no silent no-ops).
+FIELDS_READ = {
+    "table_pairwise": {"id", "question", "answer_a", "answer_b", "label", "system_a", "system_b", "prompt"},
+    "table_direct": {"id", "context", "response", "knowledge"},
+    "table_responses": {"prompt", "question", "system", "response"},
+}
+
+SystemFrom = Literal["field", "file", "folder"]
+
+_IDENTITY_LABELS: dict[str, Literal["A", "B", "tie"]] = {"A": "A", "B": "B", "tie": "tie"}
+
 
 class FieldMap(StrictModel):
     """Which source field holds each item field (generic ``table_*`` formats).
@@ -48,6 +63,51 @@ class FieldMap(StrictModel):
         if (self.system_a is None) != (self.system_b is None):
             raise ValueError("fields: map both system_a and system_b, or neither")
         return self
+
+
+class QuestionsFile(StrictModel):
+    """A file of the prompts' questions, for responses files that hold only answers (MT-Bench's
+    and Arena-Hard's ``model_answer/<model>.jsonl`` beside ``question.jsonl``)."""
+
+    path: Path = Field(
+        description="The questions file (.jsonl, .json, .csv, .parquet), relative to the config."
+    )
+    prompt: str = Field(
+        default="question_id", description="The field holding the prompt's id (matched to the responses')."
+    )
+    question: str = Field(default="question", description="The field holding the question (may be dotted).")
+
+
+class LabelsFile(StrictModel):
+    """Human pairwise labels for responses data: one row per judged comparison, in either order.
+
+    Each row names a prompt, two systems and which answer the human preferred; it is joined to
+    the comparison the design builds for that prompt and pair (flipped when the design puts the
+    systems the other way round).
+    """
+
+    path: Path = Field(description="The labels file (.jsonl, .json, .csv, .parquet), relative to the config.")
+    prompt: str = Field(default="prompt", description="The field holding the prompt's id.")
+    system_a: str = Field(default="system_a", description="The field naming the first system.")
+    system_b: str = Field(default="system_b", description="The field naming the second system.")
+    label: str = Field(default="label", description="The field holding the human preference.")
+    values: dict[str, Literal["A", "B", "tie"]] = Field(
+        default_factory=lambda: dict(_IDENTITY_LABELS),
+        description="The label field's values mapped to A (system_a better), B or tie.",
+    )
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _values_as_text(cls, value: Any) -> Any:
+        return _text_keys(value)
+
+
+def _text_keys(value: Any) -> Any:
+    """``{1: A, 2: B}``: YAML reads bare numbers as numbers; a data file's values are compared
+    as text, so the keys are too."""
+    if isinstance(value, dict):
+        return {str(key): label for key, label in value.items()}
+    return value
 
 
 class CompareDesign(StrictModel):
@@ -90,7 +150,27 @@ class DataConfig(StrictModel):
         "table_pairwise or table_direct; responses (one row per prompt and system): "
         "jsonl_responses, table_responses or faireval_systems."
     )
-    path: Path = Field(description="The data file or folder, relative to the config file.")
+    path: Path | dict[str, Path] = Field(
+        description="The data file or folder, relative to the config file. Responses formats "
+        "(jsonl_responses, table_responses) also take a folder of files, a glob pattern "
+        "(`results/*/model_outputs.json`) or a mapping system -> file."
+    )
+    system_from: SystemFrom | None = Field(
+        default=None,
+        description="jsonl_responses, table_responses: what names each response's system: a "
+        "`field` (fields.system), the `file`'s name without its suffix, or its `folder`'s name. "
+        "Default: the mapping's keys when `path` is a mapping, else `field`.",
+    )
+    questions: QuestionsFile | None = Field(
+        default=None,
+        description="jsonl_responses, table_responses: a file of the prompts' questions, joined "
+        "by prompt id, for answer files that hold no question text (MT-Bench, Arena-Hard).",
+    )
+    labels_file: LabelsFile | None = Field(
+        default=None,
+        description="jsonl_responses, table_responses, pairwise: human labels of some comparisons "
+        "(prompt, system_a, system_b, label; either order), joined to the comparisons built.",
+    )
     limit: int | None = Field(
         default=None, ge=1, description="Use the first N items only (responses formats: the first N prompts)."
     )
@@ -137,11 +217,7 @@ class DataConfig(StrictModel):
     @field_validator("labels", mode="before")
     @classmethod
     def _label_keys_as_text(cls, value: Any) -> Any:
-        """``{1: A, 2: B}``: YAML reads bare numbers as numbers; a data file's values are
-        compared as text, so the keys are too."""
-        if isinstance(value, dict):
-            return {str(key): label for key, label in value.items()}
-        return value
+        return _text_keys(value)
 
     @field_validator("compare", mode="before")
     @classmethod
@@ -167,6 +243,51 @@ class DataConfig(StrictModel):
             raise ValueError("; ".join(p.replace("Value error, ", "") for p in problems)) from None
 
     @model_validator(mode="after")
+    def _settings_read(self) -> "DataConfig":
+        """Refuse every setting the format would ignore: a silent no-op looks like it worked."""
+        # Fields changed from their defaults (a run folder's config.yaml spells out every one).
+        changed = {k for k, v in self.fields if v != FieldMap.model_fields[k].default}
+        ignored = sorted(changed - FIELDS_READ.get(self.format, set()))
+        if ignored:
+            hint = (
+                "; pairwise human labels on responses data come from data.labels_file"
+                if "label" in ignored and self.format in RESPONSES_FORMATS
+                else ""
+            )
+            raise ValueError(
+                f"fields.{', fields.'.join(ignored)}: format {self.format!r} does not read "
+                f"{'it' if len(ignored) == 1 else 'them'}{hint}"
+            )
+        if self.labels and self.format != "table_pairwise":
+            where = "data.labels_file.values" if self.format in FILE_RESPONSES_FORMATS else "table_pairwise"
+            raise ValueError(f"labels: format {self.format!r} reads no label values (see {where})")
+        if self.scores and self.format not in ("table_direct", "table_responses"):
+            raise ValueError(
+                f"scores: format {self.format!r} does not map score fields "
+                "(table_direct and table_responses do)"
+            )
+        own_files = {
+            "system_from": self.system_from is not None,
+            "questions": self.questions is not None,
+            "labels_file": self.labels_file is not None,
+            "path (a mapping)": isinstance(self.path, dict),
+        }
+        unread = [key for key, is_set in own_files.items() if is_set]
+        if unread and self.format not in FILE_RESPONSES_FORMATS:
+            raise ValueError(
+                f"{', '.join(unread)}: only the formats {', '.join(FILE_RESPONSES_FORMATS)} read "
+                f"them; format {self.format!r} does not"
+            )
+        if isinstance(self.path, dict):
+            if not self.path:
+                raise ValueError("path: the mapping system -> file is empty")
+            if self.system_from is not None:
+                raise ValueError("system_from: with path a mapping, its keys name the systems")
+        if self.system_from in ("file", "folder") and "system" in changed:
+            raise ValueError(f"fields.system: the systems are named by their {self.system_from}s")
+        return self
+
+    @model_validator(mode="after")
     def _responses_options(self) -> "DataConfig":
         if self.format in RESPONSES_FORMATS:
             if self.pair is not None:
@@ -184,6 +305,21 @@ class DataConfig(StrictModel):
                 "reads its items as they are"
             )
         return self
+
+    @property
+    def file(self) -> Path:
+        """The one file or folder ``path`` names, for the formats that read one (validation
+        lets only the responses formats take a mapping)."""
+        if isinstance(self.path, dict):
+            raise TypeError(f"format {self.format!r}: data.path is a mapping, not one file")
+        return self.path
+
+    @property
+    def source(self) -> str:
+        """The data's name in messages: its path, or its mapping's files."""
+        if isinstance(self.path, dict):
+            return "{" + ", ".join(f"{system}: {path}" for system, path in self.path.items()) + "}"
+        return str(self.path)
 
     def design(self) -> CompareDesign:
         """The comparison design (all pairs unless ``compare`` says otherwise)."""

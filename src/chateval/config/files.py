@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from chateval.config.data import DataConfig
 from chateval.config.run import RunConfig
 from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
@@ -49,7 +50,7 @@ def _format_validation_error(source: str, exc: ValidationError) -> str:
     problems = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        message = err["msg"]
+        message = err["msg"].removeprefix("Value error, ")  # pydantic's prefix for a validator's message
         if err["type"] == "extra_forbidden":
             message = "unknown key"
         problems.append(f"{where}: {message}")
@@ -62,9 +63,7 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
         config = RunConfig.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(source, exc)) from None
-    data = config.data
-    if not data.path.is_absolute():
-        data = data.model_copy(update={"path": (base_dir / data.path).resolve()})
+    data = _data_paths(config.data, base_dir)
     models_dir = config.models_dir
     if models_dir is not None and not models_dir.is_absolute():
         models_dir = (base_dir / models_dir).resolve()
@@ -75,6 +74,27 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
     return config.model_copy(
         update={"data": data, "models_dir": models_dir, "agents": agents, "summarizer": summarizer}
     )
+
+
+def _absolute(path: Path, base_dir: Path) -> Path:
+    return path if path.is_absolute() else (base_dir / path).resolve()
+
+
+def _data_paths(data: DataConfig, base_dir: Path) -> DataConfig:
+    """The data section with every file path (the data, a mapping's files, the questions and
+    labels files) made absolute against ``base_dir``."""
+    update: dict[str, Any] = {
+        "path": (
+            {system: _absolute(p, base_dir) for system, p in data.path.items()}
+            if isinstance(data.path, dict)
+            else _absolute(data.path, base_dir)
+        )
+    }
+    for key in ("questions", "labels_file"):
+        side = getattr(data, key)
+        if side is not None:
+            update[key] = side.model_copy(update={"path": _absolute(side.path, base_dir)})
+    return data.model_copy(update=update)
 
 
 def _model_path(model: str, base_dir: Path) -> str:
@@ -127,11 +147,22 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     base_path = path.parent / base_name
     base = _read_tree(base_path, chain + (path.resolve(),))
     # Paths in the base are relative to the base's folder: make them absolute before merging.
-    for section, key in (("data", "path"), (None, "models_dir")):
-        holder = base.get(section) if section else base
-        if isinstance(holder, dict) and isinstance(holder.get(key), str):
+    data = base.get("data")
+    for holder, key in _path_keys(data if isinstance(data, dict) else {}) + [(base, "models_dir")]:
+        if isinstance(holder.get(key), str):
             holder[key] = str((base_path.parent / holder[key]).resolve())
     return _merge(base, tree)
+
+
+def _path_keys(data: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """Where a raw data section holds file paths: (the mapping, its key)."""
+    keys: list[tuple[dict[str, Any], str]] = [(data, "path")]
+    if isinstance(data.get("path"), dict):
+        keys = [(data["path"], system) for system in data["path"]]
+    for side in ("questions", "labels_file"):
+        if isinstance(data.get(side), dict):
+            keys.append((data[side], "path"))
+    return keys
 
 
 def load_config(path: Path | str, overrides: list[str] | None = None) -> RunConfig:

@@ -68,13 +68,14 @@ class Responses:
     """What a responses loader read: its rows, and human labels of some comparisons.
 
     ``labels`` maps (prompt, system_a, system_b) to the human label in that orientation (a
-    comparison built the other way round gets the label flipped); ``source`` names the file or
-    folder in error messages.
+    comparison built the other way round gets the label flipped), ``label_where`` locates each
+    label given in a labels file; ``source`` names the file or folder in error messages.
     """
 
     source: str
     rows: list[Response]
     labels: Mapping[tuple[str, str, str], Label] = field(default_factory=dict)
+    label_where: Mapping[tuple[str, str, str], str] = field(default_factory=dict)
 
 
 Item = PairwiseItem | DirectItem

@@ -10,9 +10,9 @@ from chateval.data import jsonl as _jsonl  # noqa: F401
 from chateval.data import responses as _responses
 from chateval.data import table as _table  # noqa: F401
 from chateval.data import topical_chat as _topical_chat  # noqa: F401
-from chateval.data.labels import keep_labels
+from chateval.data.labels import is_labelled, keep_labels
 from chateval.data.loaders import LOADERS, RESPONSE_LOADERS, data_formats
-from chateval.errors import ConfigError
+from chateval.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -33,6 +33,16 @@ def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwi
         items = items[: data.limit] if data.limit else items
     else:
         raise ConfigError(f"unknown data format {data.format!r}; known: {', '.join(data_formats())}")
+    if data.label_fraction < 1.0 and not any(is_labelled(item) for item in items):
+        hint = (
+            " (pairwise labels on responses data come from data.labels_file)"
+            if data.format in RESPONSE_LOADERS
+            else ""
+        )
+        raise DataError(
+            f"{data.source}: data.label_fraction is {data.label_fraction:g}, but no item carries a human "
+            f"label to keep{hint}"
+        )
     return keep_labels(items, data.label_fraction, data.seed)
 
 

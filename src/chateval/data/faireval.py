@@ -70,7 +70,7 @@ def _review_labels(folder: Path, a: str, b: str, count: int) -> list[Label] | No
 @LOADERS.register("faireval")
 def load_faireval(data: "DataConfig") -> list[Item]:
     """Load the raw FairEval release as pairwise items (default pair gpt35 vs vicuna-13b)."""
-    folder = data.path
+    folder = data.file
     a, b = data.pair or ("gpt35", "vicuna-13b")
     questions_path = folder / "question.jsonl"
     if not questions_path.is_file():
@@ -110,7 +110,7 @@ def _available(folder: Path) -> list[str]:
 @RESPONSE_LOADERS.register("faireval_systems")
 def load_faireval_systems(data: "DataConfig") -> Responses:
     """The raw FairEval release as responses: every question answered by each system."""
-    folder = data.path
+    folder = data.file
     questions_path = folder / "question.jsonl"
     if not questions_path.is_file():
         raise DataError(f"{questions_path}: not found (path must be the FairEval release folder)")
@@ -143,7 +143,7 @@ def load_faireval_systems(data: "DataConfig") -> Responses:
 @LOADERS.register("chateval_faireval")
 def load_chateval_faireval(data: "DataConfig") -> list[Item]:
     """Load ChatEval's preprocessed FairEval ``test.json`` (default pair gpt35 vs vicuna)."""
-    path = data.path
+    path = data.file
     a, b = data.pair or ("gpt35", "vicuna")
     records = read_json_list(path)
     label_map: dict[str, Label] = {a: "A", b: "B", "tie": "tie"}

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import LABELS, DirectItem, Item, PairwiseItem
 from chateval.core.textfile import read_utf8
+from chateval.data.fields import field_value, is_absent, missing_text
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -64,11 +65,12 @@ def numeric_scores(record: dict[str, Any], where: str) -> dict[str, float]:
 
 
 def text_field(record: dict[str, Any], key: str, where: str, *, required: bool = True) -> str:
-    """The string field ``key``; DataError names ``where`` and the field when it is bad."""
-    value = record.get(key)
-    if value is None:
+    """The string field ``key`` (plain or dotted, data/fields.py); DataError names ``where`` and
+    the field when it is bad."""
+    value = field_value(record, key)
+    if is_absent(value):
         if required:
-            raise DataError(f"{where}: missing field {key!r}")
+            raise DataError(f"{where}: {missing_text(key, value)}")
         return ""
     if not isinstance(value, str):
         raise DataError(f"{where}: field {key!r} must be a string, got {type(value).__name__}")
@@ -79,21 +81,29 @@ def text_field(record: dict[str, Any], key: str, where: str, *, required: bool =
 
 def optional_text(record: dict[str, Any], key: str, where: str) -> str | None:
     """The optional string field ``key`` (None when absent or null); present, it must not be empty."""
-    if record.get(key) is None:
+    if is_absent(field_value(record, key)):
         return None
     return text_field(record, key, where)
 
 
 def optional_id(record: dict[str, Any], key: str, where: str) -> str | None:
     """The optional id field ``key`` (a string or integer) as a string; None when absent or null."""
-    raw = record.get(key)
-    if raw is None:
+    raw = field_value(record, key)
+    if is_absent(raw):
         return None
     if isinstance(raw, bool) or not isinstance(raw, (str, int)):
         raise DataError(f"{where}: field {key!r} must be a string or integer, got {type(raw).__name__}")
     if not str(raw).strip():
         raise DataError(f"{where}: field {key!r} is empty")
     return str(raw)
+
+
+def required_id(record: dict[str, Any], key: str, where: str) -> str:
+    """The id field ``key`` (a string or integer) as a string; DataError when it is absent."""
+    value = optional_id(record, key, where)
+    if value is None:
+        raise DataError(f"{where}: {missing_text(key, field_value(record, key))}")
+    return value
 
 
 def system_pair(
@@ -123,7 +133,7 @@ def item_id(record: dict[str, Any], where: str, seen: set[str], key: str = "id")
 @LOADERS.register("jsonl_pairwise")
 def load_pairwise(data: "DataConfig") -> list[Item]:
     """Load pairwise items from chateval JSONL."""
-    path = data.path
+    path = data.file
     items: list[Item] = []
     seen: set[str] = set()
     for number, record in read_jsonl(path):
@@ -152,7 +162,7 @@ def load_pairwise(data: "DataConfig") -> list[Item]:
 @LOADERS.register("jsonl_direct")
 def load_direct(data: "DataConfig") -> list[Item]:
     """Load direct-scoring items from chateval JSONL."""
-    path = data.path
+    path = data.file
     items: list[Item] = []
     seen: set[str] = set()
     for number, record in read_jsonl(path):

@@ -2,26 +2,35 @@
 
 ``jsonl_responses``: ``{"prompt", "question", "system", "response", "scores"?}`` per line
 (``prompt`` a string or integer id; rows of one prompt repeat its question). ``table_responses``:
-a .jsonl, .json (list) or .csv file mapped by ``fields`` (prompt, question, system, response)
-and ``scores``. ``faireval_systems`` lives in data/faireval.py.
+.jsonl, .json (list), .csv or .parquet files (or a saved dataset) mapped by ``fields`` (prompt,
+question, system, response; dotted paths reach into nested records) and ``scores``. Both read
+one file or several (a folder, a glob, a mapping system -> file; data/files.py), the system
+named by a field, the file or its folder; ``data.questions`` supplies questions by prompt id
+and ``data.labels_file`` human pairwise labels (data/side_files.py). ``faireval_systems``
+lives in data/faireval.py.
 
 Pairwise: per prompt, the comparisons of ``data.compare`` (data/designs.py), each a
 PairwiseItem ``"{prompt}:{A}-vs-{B}"`` naming its systems and prompt. Direct: one DirectItem
 ``"{prompt}:{system}"`` per row, grouped by prompt. Every system must answer every prompt
-(``missing_responses: skip_prompt`` leaves incomplete prompts out instead).
+(``missing_responses: skip_prompt`` leaves incomplete prompts out instead). A prompt id longer
+than 40 characters (AlpacaEval's prompts are their instructions) appears in item ids as
+``q`` and 10 hex digits of its SHA-1.
 """
 
+import hashlib
 import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.items import DirectItem, Item, Label, PairwiseItem, Response, Responses
+from chateval.core.items import DirectItem, Item, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
-from chateval.data.jsonl import numeric_scores, optional_id, read_jsonl, text_field
+from chateval.data.files import read_records, response_files
+from chateval.data.jsonl import numeric_scores, required_id, text_field
 from chateval.data.loaders import RESPONSE_LOADERS
-from chateval.data.table import mapped_scores, table_records
+from chateval.data.side_files import PairKey, PairLabels, read_pair_labels, read_questions
+from chateval.data.table import mapped_scores
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -29,44 +38,56 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_FLIP: dict[Label, Label] = {"A": "B", "B": "A", "tie": "tie"}
+_Keys = tuple[str, str, str, str]
+"""The fields holding (prompt, question, system, response)."""
 
 
-def _row(record: dict[str, Any], where: str, keys: tuple[str, str, str, str]) -> tuple[str, str, str, str]:
-    """(prompt, question, system, response) of a record, by the fields ``keys`` names."""
+def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
+    """Responses rows from every file ``data.path`` names (data/files.py), the question from
+    ``data.questions`` when given, the human labels from ``data.labels_file``."""
     prompt_key, question_key, system_key, response_key = keys
-    prompt = optional_id(record, prompt_key, where)
-    if prompt is None:
-        raise DataError(f"{where}: missing field {prompt_key!r}")
-    return (
-        prompt,
-        text_field(record, question_key, where),
-        text_field(record, system_key, where),
-        text_field(record, response_key, where),
-    )
+    questions_file = data.questions.path if data.questions else None
+    questions = read_questions(data.questions) if data.questions else None
+
+    def question(record: dict[str, Any], prompt: str, where: str) -> str:
+        if questions is None:
+            return text_field(record, question_key, where)
+        if prompt not in questions:
+            raise DataError(f"{where}: prompt {prompt!r} is not in the questions file {questions_file}")
+        return questions[prompt]
+
+    rows = []
+    for file in response_files(data):
+        for where, record in read_records(file.path):
+            prompt = required_id(record, prompt_key, where)
+            rows.append(
+                Response(
+                    prompt,
+                    question(record, prompt, where),
+                    file.system or text_field(record, system_key, where),
+                    text_field(record, response_key, where),
+                    where,
+                    numeric_scores(record, where) if jsonl else mapped_scores(record, data, where),
+                )
+            )
+    if data.labels_file is None:
+        return Responses(data.source, rows)
+    labels = read_pair_labels(data.labels_file)
+    return Responses(data.source, rows, labels.labels, labels.where)
 
 
 @RESPONSE_LOADERS.register("jsonl_responses")
 def load_jsonl_responses(data: "DataConfig") -> Responses:
-    """Responses rows from chateval JSONL."""
-    rows = []
-    for number, record in read_jsonl(data.path):
-        where = f"{data.path}:{number}"
-        prompt, question, system, response = _row(record, where, ("prompt", "question", "system", "response"))
-        rows.append(Response(prompt, question, system, response, where, numeric_scores(record, where)))
-    return Responses(str(data.path), rows)
+    """Responses rows with chateval's field names and a ``scores`` mapping (JSONL, or any file
+    type data/files.py reads; one file or several)."""
+    return _read(data, ("prompt", "question", "system", "response"), jsonl=True)
 
 
 @RESPONSE_LOADERS.register("table_responses")
 def load_table_responses(data: "DataConfig") -> Responses:
-    """Responses rows from a mapped table (fields prompt, question, system, response; scores)."""
+    """Responses rows from mapped tables (fields prompt, question, system, response; scores)."""
     f = data.fields
-    keys = (f.prompt or "prompt", f.question, f.system, f.response)
-    rows = []
-    for where, record in table_records(data):
-        prompt, question, system, response = _row(record, where, keys)
-        rows.append(Response(prompt, question, system, response, where, mapped_scores(record, data, where)))
-    return Responses(str(data.path), rows)
+    return _read(data, (f.prompt or "prompt", f.question, f.system, f.response), jsonl=False)
 
 
 @dataclass(frozen=True)
@@ -137,22 +158,24 @@ def _complete_prompts(table: _Table, systems: Sequence[str], data: "DataConfig",
     return kept
 
 
+_LONG_PROMPT = 40
+
+
 def _slug(name: str) -> str:
     """A name as it appears in an item id: whitespace runs become underscores."""
     return re.sub(r"\s+", "_", name.strip())
 
 
+def _prompt_slug(prompt: str) -> str:
+    """A prompt id in an item id; a long one (a whole instruction) as a short stable hash."""
+    if len(prompt) <= _LONG_PROMPT:
+        return _slug(prompt)
+    return "q" + hashlib.sha1(prompt.encode("utf-8")).hexdigest()[:10]
+
+
 def comparison_id(prompt: str, system_a: str, system_b: str) -> str:
     """The id of one comparison: ``"{prompt}:{A}-vs-{B}"``."""
-    return f"{_slug(prompt)}:{_slug(system_a)}-vs-{_slug(system_b)}"
-
-
-def _label(responses: Responses, prompt: str, a: str, b: str) -> Label | None:
-    label = responses.labels.get((prompt, a, b))
-    if label is not None:
-        return label
-    flipped = responses.labels.get((prompt, b, a))
-    return _FLIP[flipped] if flipped is not None else None
+    return f"{_prompt_slug(prompt)}:{_slug(system_a)}-vs-{_slug(system_b)}"
 
 
 def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwise", "direct"]) -> list[Item]:
@@ -175,6 +198,13 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
     prompts = _complete_prompts(table, systems, data, source)
     if data.limit is not None:
         prompts = prompts[: data.limit]
+    labels = PairLabels(responses.labels, responses.label_where)
+    if task == "direct" and data.labels_file is not None:
+        raise DataError(
+            f"{data.labels_file.path}: pairwise labels; direct scoring reads human scores (data.scores)"
+        )
+    _check_label_systems(labels, table.systems)
+    used: set[PairKey] = set()
     items: list[Item] = []
     seen: dict[str, tuple[str, str, str]] = {}
     for prompt in prompts:
@@ -182,7 +212,7 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
         if task == "direct":
             for system in systems:
                 row = rows[system]
-                item_id = f"{_slug(prompt)}:{_slug(system)}"
+                item_id = f"{_prompt_slug(prompt)}:{_slug(system)}"
                 _unique(item_id, (prompt, system, ""), seen, source)
                 items.append(
                     DirectItem(
@@ -193,19 +223,58 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
         for a, b in design_pairs(design, systems, data.seed, prompt):
             item_id = comparison_id(prompt, a, b)
             _unique(item_id, (prompt, a, b), seen, source)
+            found = labels.find(prompt, a, b)
+            if found is not None:
+                used.add(found[0])
             items.append(
                 PairwiseItem(
                     item_id,
                     rows[a].question,
                     rows[a].response,
                     rows[b].response,
-                    _label(responses, prompt, a, b),
+                    found[1] if found else None,
                     system_a=a,
                     system_b=b,
                     prompt=prompt,
                 )
             )
+    _report_unjoined(labels, used, set(prompts), set(systems), table)
     return items
+
+
+def _check_label_systems(labels: PairLabels, systems: Sequence[str]) -> None:
+    """A labels file naming a system the data does not have is a typo, not a subset: refuse."""
+    known = set(systems)
+    for key, where in labels.where.items():
+        unknown = [s for s in key[1:] if s not in known]
+        if unknown:
+            raise DataError(
+                f"{where}: system {unknown[0]!r} is not in the responses data (systems: {', '.join(systems)})"
+            )
+
+
+def _report_unjoined(
+    labels: PairLabels, used: set[PairKey], prompts: set[str], systems: set[str], table: _Table
+) -> None:
+    """Labels of a labels file that no built comparison took, counted by why (a warning, so a
+    design or a limit that leaves labels unused is seen, not silently lost)."""
+    reasons: dict[str, list[str]] = {}
+    for key, where in labels.where.items():
+        if key in used:
+            continue
+        prompt, a, b = key
+        if prompt not in table.prompts:
+            why = "prompt not in the responses data"
+        elif prompt not in prompts:
+            why = "prompt not judged (data.limit, or left out for a missing response)"
+        elif a not in systems or b not in systems:
+            why = "system not in data.systems"
+        else:
+            why = "pair not compared by the design (data.compare)"
+        reasons.setdefault(why, []).append(where)
+    for why, places in reasons.items():
+        plural = "" if len(places) == 1 else "s"
+        log.warning("%d human label%s not used: %s (first: %s)", len(places), plural, why, places[0])
 
 
 def _unique(

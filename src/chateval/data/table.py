@@ -1,4 +1,4 @@
-"""A user's own data in JSONL, JSON (a list of objects) or CSV, mapped by the config.
+"""A user's own data in JSONL, JSON (a list of objects), CSV or parquet, mapped by the config.
 
 ``format: table_pairwise`` or ``table_direct``; ``fields`` names the source field of each item
 field (pairwise: optionally ``system_a``, ``system_b`` and ``prompt`` too), ``labels`` maps label
@@ -7,15 +7,12 @@ scores. No code needed for a new data set. (``table_responses``, one row per sys
 is in data/responses.py.)
 """
 
-import csv
-import io
-import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import DirectItem, Item, Label, PairwiseItem
-from chateval.core.textfile import read_utf8
-from chateval.data.jsonl import item_id, optional_id, read_jsonl, system_pair, text_field
+from chateval.data.fields import field_value, is_absent
+from chateval.data.files import Record, read_records
+from chateval.data.jsonl import required_id, system_pair, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -23,36 +20,11 @@ if TYPE_CHECKING:
     from chateval.config.data import DataConfig
 
 
-def read_table(path: Path) -> list[tuple[str, dict[str, Any]]]:
-    """Records of a .jsonl, .json or .csv file, each with a location for error messages."""
-    if not path.is_file():
-        raise DataError(f"{path}: data file not found")
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        return [(f"{path}:{n}", r) for n, r in read_jsonl(path)]
-    if suffix == ".json":
-        try:
-            records = json.loads(read_utf8(path))
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
-        if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-            raise DataError(f"{path}: expected a JSON list of objects")
-        return [(f"{path}: item {i}", r) for i, r in enumerate(records)]
-    if suffix == ".csv":
-        try:
-            rows = list(csv.DictReader(io.StringIO(read_utf8(path), newline="")))
-        except csv.Error as exc:
-            raise DataError(f"{path}: invalid CSV ({exc})") from None
-        # Line numbers count the header as line 1.
-        return [(f"{path}:{i + 2}", dict(r)) for i, r in enumerate(rows)]
-    raise DataError(f"{path}: unsupported file type {suffix!r}; use .jsonl, .json or .csv")
-
-
 def mapped_scores(record: dict[str, Any], data: "DataConfig", where: str) -> dict[str, float]:
     """The human scores ``data.scores`` maps (dimension -> field), as numbers."""
     scores: dict[str, float] = {}
     for dimension, column in data.scores.items():
-        raw: Any = record.get(column)  # whatever the file holds: float() decides
+        raw: Any = field_value(record, column)  # whatever the file holds: float() decides
         try:
             scores[dimension] = float(raw)
         except (TypeError, ValueError):
@@ -66,28 +38,25 @@ def _mapped_text(record: dict[str, Any], key: str | None, where: str) -> str | N
 
 
 def _mapped_id(record: dict[str, Any], key: str | None, where: str) -> str | None:
-    if key is None:
-        return None
-    value = optional_id(record, key, where)
-    if value is None:
-        raise DataError(f"{where}: missing field {key!r}")
-    return value
+    return None if key is None else required_id(record, key, where)
 
 
-def table_records(data: "DataConfig") -> list[tuple[str, dict[str, Any]]]:
+def table_records(data: "DataConfig") -> list[Record]:
     """The records of ``data.path`` (at least one), each with its location."""
-    records = read_table(data.path)
+    records = read_records(data.file)
     if not records:
-        raise DataError(f"{data.path}: no records")
+        raise DataError(f"{data.file}: no records")
     return records
 
 
 def _id(record: dict[str, Any], where: str, seen: set[str], key: str | None, index: int) -> str:
     if key is None:
         return str(index)
-    if key not in record:
-        raise DataError(f"{where}: missing field {key!r}")
-    return item_id(record, where, seen, key)
+    value = required_id(record, key, where)
+    if value in seen:
+        raise DataError(f"{where}: duplicate id {value!r}")
+    seen.add(value)
+    return value
 
 
 @LOADERS.register("table_pairwise")
@@ -99,8 +68,9 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
     for index, (where, record) in enumerate(table_records(data)):
         label: Label | None = None
         if f.label is not None:
-            raw = record.get(f.label)
-            if raw is None or str(raw) not in data.labels:
+            raw = field_value(record, f.label)
+            if is_absent(raw) or str(raw) not in data.labels:
+                raw = None if is_absent(raw) else raw
                 allowed = ", ".join(sorted(data.labels)) or "(none: set data.labels)"
                 raise DataError(f"{where}: field {f.label!r} is {raw!r}; mapped values: {allowed}")
             label = data.labels[str(raw)]

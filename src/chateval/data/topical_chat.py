@@ -29,7 +29,7 @@ def _dialogue(source: str) -> str:
 @LOADERS.register("topical_chat")
 def load_topical_chat(data: "DataConfig") -> list[Item]:
     """Load UniEval's topical_chat.json as direct-scoring items (ids are the record index)."""
-    path = data.path
+    path = data.file
     records = read_json_list(path)
     items: list[Item] = []
     dialogues: dict[str, str] = {}  # dialogue text -> its group name, in first-seen order

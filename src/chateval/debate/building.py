@@ -82,7 +82,7 @@ def load_run_items(config: RunConfig) -> list[Item]:
     expected = PairwiseItem if config.task == "pairwise" else DirectItem
     if items and not isinstance(items[0], expected):
         raise DataError(
-            f"{config.data.path}: format {config.data.format!r} gives "
+            f"{config.data.source}: format {config.data.format!r} gives "
             f"{type(items[0]).__name__} records, but the task is {config.task!r}"
         )
     return items

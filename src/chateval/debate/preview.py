@@ -95,11 +95,11 @@ def preview(config: RunConfig, item_id: str | None = None, swapped: bool = False
     texts to fit a model's context (it says so before it starts)."""
     items = load_run_items(config)
     if not items:
-        raise ConfigError(f"{config.data.path}: no items to preview")
+        raise ConfigError(f"{config.data.source}: no items to preview")
     chosen = items[0] if item_id is None else next((i for i in items if i.id == item_id), None)
     if chosen is None:
         shown = ", ".join(i.id for i in items[:10]) + (", ..." if len(items) > 10 else "")
-        raise ConfigError(f"--item {item_id!r}: no such item in {config.data.path} (ids: {shown})")
+        raise ConfigError(f"--item {item_id!r}: no such item in {config.data.source} (ids: {shown})")
     debates = build_debates([chosen], position_calibration=swapped)
     return preview_debate(build_panel(config), debates[-1])
 

@@ -11,7 +11,6 @@ import concurrent.futures
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Literal
 
 from chateval.core.backend import GenerationResult, Keep, TokenCounter
@@ -117,7 +116,7 @@ def _cut(item: Item, backend: TokenCounter, excess: int) -> tuple[Item, dict[str
 
 
 def fit_item(
-    panel: Panel, item: Item, backend: TokenCounter, policy: ContextPolicy, source: Path
+    panel: Panel, item: Item, backend: TokenCounter, policy: ContextPolicy, source: str
 ) -> tuple[Item, Truncation | None]:
     """``item`` as it fits ``backend``'s context (cut if the policy allows), and what was cut."""
     window = backend.context_window
@@ -166,7 +165,7 @@ def fit_items(
     items: Sequence[Item],
     backends: Mapping[str, TokenCounter],
     policy: ContextPolicy,
-    source: Path,
+    source: str,
 ) -> tuple[list[Item], dict[str, list[Truncation]]]:
     """Every item made to fit every model of the panel; the cuts made, by item id."""
 

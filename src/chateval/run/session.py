@@ -30,7 +30,7 @@ class Session:
     def fit(self, counters: Mapping[str, TokenCounter]) -> tuple[list[Item], dict[str, list[Truncation]]]:
         """The items cut to fit every model's context (the config's policy), and what was cut."""
         config = self.config
-        return fit_items(self.panel, self.items, counters, config.context_policy, config.data.path)
+        return fit_items(self.panel, self.items, counters, config.context_policy, config.data.source)
 
 
 def open_session(

@@ -1,0 +1,82 @@
+"""Files read beside responses data: the prompts' questions (``data.questions``) and human
+pairwise labels (``data.labels_file``), both tables mapped by the config like the data itself.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from chateval.core.items import Label
+from chateval.data.fields import field_value, is_absent
+from chateval.data.files import read_records
+from chateval.data.jsonl import required_id, text_field
+from chateval.errors import DataError
+
+if TYPE_CHECKING:
+    from chateval.config.data import LabelsFile, QuestionsFile
+
+FLIP: dict[Label, Label] = {"A": "B", "B": "A", "tie": "tie"}
+
+PairKey = tuple[str, str, str]
+"""(prompt, system_a, system_b) of one comparison."""
+
+
+def read_questions(source: "QuestionsFile") -> dict[str, str]:
+    """Each prompt's question by prompt id; a prompt given twice with different text is refused."""
+    questions: dict[str, str] = {}
+    first: dict[str, str] = {}
+    for where, record in read_records(source.path):
+        prompt = required_id(record, source.prompt, where)
+        question = text_field(record, source.question, where)
+        if prompt in questions and questions[prompt] != question:
+            raise DataError(f"{where}: prompt {prompt!r} has another question at {first[prompt]}")
+        questions.setdefault(prompt, question)
+        first.setdefault(prompt, where)
+    if not questions:
+        raise DataError(f"{source.path}: no records")
+    return questions
+
+
+@dataclass(frozen=True)
+class PairLabels:
+    """Human labels by (prompt, system_a, system_b) as the file gives them, and where each is."""
+
+    labels: Mapping[PairKey, Label]
+    where: Mapping[PairKey, str]
+
+    def find(self, prompt: str, a: str, b: str) -> tuple[PairKey, Label] | None:
+        """The label of comparison (prompt, a, b) in a-b terms (flipped if the file has b-a)."""
+        if (prompt, a, b) in self.labels:
+            return (prompt, a, b), self.labels[(prompt, a, b)]
+        if (prompt, b, a) in self.labels:
+            return (prompt, b, a), FLIP[self.labels[(prompt, b, a)]]
+        return None
+
+
+def read_pair_labels(source: "LabelsFile") -> PairLabels:
+    """The labels file's rows; a bad value, a pair of one system, or a comparison labelled twice
+    (in either order) is refused with the file, row and field."""
+    labels: dict[PairKey, Label] = {}
+    where_of: dict[PairKey, str] = {}
+    allowed = ", ".join(sorted(source.values))
+    for where, record in read_records(source.path):
+        prompt = required_id(record, source.prompt, where)
+        a = text_field(record, source.system_a, where)
+        b = text_field(record, source.system_b, where)
+        if a == b:
+            raise DataError(f"{where}: fields {source.system_a!r} and {source.system_b!r} both name {a!r}")
+        raw = field_value(record, source.label)
+        value = None if is_absent(raw) else str(raw)
+        if value not in source.values:
+            raise DataError(f"{where}: field {source.label!r} is {value!r}; mapped values: {allowed}")
+        for key in ((prompt, a, b), (prompt, b, a)):
+            if key in labels:
+                raise DataError(
+                    f"{where}: prompt {prompt!r}, {a} vs {b} is labelled again (first at {where_of[key]}); "
+                    "give one label per comparison (combine several annotators' votes first)"
+                )
+        labels[(prompt, a, b)] = source.values[value]
+        where_of[(prompt, a, b)] = where
+    if not labels:
+        raise DataError(f"{source.path}: no records")
+    return PairLabels(labels, where_of)
