@@ -46,8 +46,9 @@ def test_a_label_for_a_pair_not_built_is_reported(caplog: pytest.LogCaptureFixtu
         joined = labelled(section)
     assert joined == {"101:alpha-vs-gamma": "B", "102:beta-vs-gamma": "tie"}
     warnings = [r.getMessage() for r in caplog.records if "human label" in r.getMessage()]
+    first = LAYOUTS / "labels.csv"
     assert warnings == [
-        f"2 human labels not used: pair not compared by the design (data.compare) (first: {LAYOUTS / 'labels.csv'}:2)"
+        f"2 human labels not used: pair not compared by the design (data.compare) (first: {first}:2)"
     ]
 
 
@@ -71,9 +72,13 @@ def _labels_file(tmp_path: Path, text: str) -> dict[str, Any]:
 def test_bad_labels_name_the_row(tmp_path: Path) -> None:
     header = "question_id,model_a,model_b,winner\n"
     cases = {
-        "101,alpha,delta,model_a\n": r"labels.csv:2: system 'delta' is not in the responses data \(systems: alpha, beta, gamma\)",
-        "101,alpha,beta,model_a\n101,beta,alpha,tie\n": r"labels.csv:3: prompt '101', beta vs alpha is labelled again \(first at .*labels.csv:2\)",
-        "101,alpha,beta,left\n": r"labels.csv:2: field 'winner' is 'left'; mapped values: model_a, model_b, tie",
+        "101,alpha,delta,model_a\n": (
+            r"labels.csv:2: system 'delta' is not in the responses data \(systems: alpha, beta, gamma\)"
+        ),
+        "101,alpha,beta,model_a\n101,beta,alpha,tie\n": (
+            r"labels.csv:3: prompt '101', beta vs alpha is labelled again \(first at .*labels.csv:2\)"
+        ),
+        "101,alpha,beta,left\n": r"labels.csv:2: field 'winner' is 'left'; mapped values: model_a, model_b",
         "101,alpha,alpha,tie\n": r"labels.csv:2: fields 'model_a' and 'model_b' both name 'alpha'",
     }
     for rows, message in cases.items():
@@ -93,12 +98,26 @@ def _config(tmp_path: Path, data: str) -> Path:
 
 
 REFUSED = {
-    "  format: table_responses\n  path: x.jsonl\n  fields: {label: winner}\n": "data: fields.label: format 'table_responses' does not read it; pairwise human labels on responses data come from data.labels_file",
-    "  format: jsonl_responses\n  path: x.jsonl\n  labels: {1: A}\n": "data: labels: format 'jsonl_responses' reads no label values (see data.labels_file.values)",
-    "  format: faireval\n  path: x\n  labels_file: {path: l.csv}\n": "data: labels_file: only the formats jsonl_responses, table_responses read them; format 'faireval' does not",
-    "  format: jsonl_pairwise\n  path: x.jsonl\n  fields: {question: q}\n": "data: fields.question: format 'jsonl_pairwise' does not read it",
-    "  format: table_direct\n  path: x.csv\n  fields: {question: q, label: l}\n": "data: fields.label, fields.question: format 'table_direct' does not read them",
-    "  format: table_responses\n  path: {a: x.jsonl}\n  system_from: file\n": "data: system_from: with path a mapping, its keys name the systems",
+    "  format: table_responses\n  path: x.jsonl\n  fields: {label: winner}\n": (
+        "data: fields.label: format 'table_responses' does not read it; "
+        "pairwise human labels on responses data come from data.labels_file"
+    ),
+    "  format: jsonl_responses\n  path: x.jsonl\n  labels: {1: A}\n": (
+        "data: labels: format 'jsonl_responses' reads no label values (see data.labels_file.values)"
+    ),
+    "  format: faireval\n  path: x\n  labels_file: {path: l.csv}\n": (
+        "data: labels_file: only the formats jsonl_responses, table_responses read them; "
+        "format 'faireval' does not"
+    ),
+    "  format: jsonl_pairwise\n  path: x.jsonl\n  fields: {question: q}\n": (
+        "data: fields.question: format 'jsonl_pairwise' does not read it"
+    ),
+    "  format: table_direct\n  path: x.csv\n  fields: {question: q, label: l}\n": (
+        "data: fields.label, fields.question: format 'table_direct' does not read them"
+    ),
+    "  format: table_responses\n  path: {a: x.jsonl}\n  system_from: file\n": (
+        "data: system_from: with path a mapping, its keys name the systems"
+    ),
 }
 
 
@@ -111,8 +130,8 @@ def test_settings_a_format_ignores_are_refused(tmp_path: Path, data: str) -> Non
 
 
 def test_label_fraction_without_labels_is_refused() -> None:
-    with pytest.raises(
-        DataError,
-        match=r"label_fraction is 0.25, but no item carries a human label to keep \(pairwise labels on responses data come from data.labels_file\)",
-    ):
+    message = (
+        r"label_fraction is 0.25, but no item carries a human label to keep \(pairwise labels on responses"
+    )
+    with pytest.raises(DataError, match=message):
         load_items(data_config({**RECIPES["MT-Bench"], "label_fraction": 0.25}), "pairwise")

@@ -122,9 +122,9 @@ def test_dataset_saved_to_disk(tmp_path: Path) -> None:
     folder = tmp_path / "saved"
     folder.mkdir()
     table = pa.Table.from_pylist(_reference_rows())
-    with pa.OSFile(str(folder / "data-00000-of-00001.arrow"), "wb") as sink:
-        with pa.ipc.new_stream(sink, table.schema) as writer:
-            writer.write_table(table)
+    arrow = pa.OSFile(str(folder / "data-00000-of-00001.arrow"), "wb")
+    with arrow as sink, pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
     state = {"_data_files": [{"filename": "data-00000-of-00001.arrow"}], "_split": "train"}
     (folder / "state.json").write_text(json.dumps(state))
     (folder / "dataset_info.json").write_text("{}")

@@ -24,19 +24,20 @@ from chateval.run.runner import run
 from tests.support.helpers import (
     CONFIGS_DIR,
     MODELS_DIR,
+    SAMPLE_SYSTEMS,
     asks_for_scores,
     prompt_dependent,
     read_jsonl,
     tiny_config,
 )
 
-SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
+SAMPLE = SAMPLE_SYSTEMS
 SYSTEMS = ["careful", "brief", "rambling"]
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 needs_shared = pytest.mark.skipif(not (SHARED / "faireval").is_dir(), reason="../shared/datasets not present")
 
 
-def data(fmt: str = "jsonl_responses", path: Path = SAMPLE, **options: Any) -> DataConfig:
+def data(fmt: str = "jsonl_responses", path: Any = SAMPLE, **options: Any) -> DataConfig:
     return DataConfig.model_validate({"format": fmt, "path": path, **options})
 
 
@@ -235,7 +236,7 @@ def test_table_pairwise_maps_systems(tmp_path: Path) -> None:
         (
             {"compare": {"against": "nope"}},
             ConfigError,
-            r"systems_responses.jsonl: data.compare.against: 'nope' is not one of the systems "
+            r"systems \(3 mapped files\): data.compare.against: 'nope' is not one of the systems "
             r"\(careful, brief, rambling\)",
         ),
         ({"compare": {"opponents": 3}}, ConfigError, r"data.compare.opponents: K=3 but there are 3 systems"),
@@ -260,7 +261,7 @@ def test_design_errors(options: dict[str, Any], error: type[Exception], message:
 )
 def test_bad_compare_is_a_config_error(compare: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE), "compare": compare})
+        tiny_config(data={"format": "jsonl_responses", "path": SAMPLE, "compare": compare})
 
 
 def test_compare_needs_a_responses_format_and_a_pairwise_task() -> None:
@@ -270,10 +271,10 @@ def test_compare_needs_a_responses_format_and_a_pairwise_task() -> None:
         tiny_config(
             task="direct",
             dimensions=[{"name": "fluency", "description": "reads well"}],
-            data={"format": "jsonl_responses", "path": str(SAMPLE), "compare": "all_pairs"},
+            data={"format": "jsonl_responses", "path": SAMPLE, "compare": "all_pairs"},
         )
     with pytest.raises(ConfigError, match="choose them with `systems`"):
-        tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE), "pair": ["a", "b"]})
+        tiny_config(data={"format": "jsonl_responses", "path": SAMPLE, "pair": ["a", "b"]})
 
 
 def test_missing_response_is_an_error_or_skipped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -329,7 +330,7 @@ def test_a_bad_design_fails_the_run_before_any_model_loads(tmp_path: Path) -> No
     """`chateval run` refuses it in one line; an unknown model name shows nothing got further."""
     config = {
         "task": "pairwise",
-        "data": {"format": "jsonl_responses", "path": str(SAMPLE), "compare": {"against": "gpt-5"}},
+        "data": {"format": "jsonl_responses", "path": SAMPLE, "compare": {"against": "gpt-5"}},
         "agents": [{"role": "critic", "model": "no-such-model"}],
         "models_dir": str(MODELS_DIR),
     }
@@ -407,9 +408,7 @@ def test_faireval_systems_attaches_the_human_labels_in_orientation() -> None:
 
 
 def test_a_scripted_run_debates_both_orders_and_records_the_systems(tmp_path: Path) -> None:
-    config = tiny_config(
-        data={"format": "jsonl_responses", "path": str(SAMPLE), "compare": {"against": "brief"}}
-    )
+    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE, "compare": {"against": "brief"}})
     run(config, tmp_path, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
     transcripts = read_jsonl(tmp_path / "transcripts.jsonl")
     records = read_jsonl(tmp_path / "verdicts.jsonl")
@@ -428,7 +427,7 @@ def test_a_direct_run_records_system_and_prompt(tmp_path: Path) -> None:
         task="direct",
         position_calibration=False,
         dimensions=[{"name": "fluency", "description": "reads well", "low": 1, "high": 3}],
-        data={"format": "jsonl_responses", "path": str(SAMPLE), "limit": 1},
+        data={"format": "jsonl_responses", "path": SAMPLE, "limit": 1},
     )
     run(
         config,

@@ -202,8 +202,10 @@ def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, 
 
 
 def test_three_systems_get_a_leaderboard_on_vllm(vllm_backend: Backend, tmp_path: Path) -> None:
-    """Responses data: three systems on one prompt, all pairs (3 comparisons, 6 debates)."""
-    data = {"format": "jsonl_responses", "path": "samples/systems_responses.jsonl", "limit": 1}
+    """The systems quickstart's data (one file per system, a labels file in either order) on
+    its first prompt: all pairs (3 comparisons, 6 debates)."""
+    data = load_config(CONFIGS_DIR / "systems_quickstart.yaml").data.model_dump(mode="json")
+    data["limit"] = 1
     result = run(
         tiny_config(data=data, verdict={"reasoning_max_tokens": 12, "soft": True}),
         tmp_path,
@@ -215,6 +217,12 @@ def test_three_systems_get_a_leaderboard_on_vllm(vllm_backend: Backend, tmp_path
         ("careful", "brief"),
         ("careful", "rambling"),
         ("brief", "rambling"),
+    }
+    # samples/systems_labels.csv labels careful vs brief on p1 ("first": careful).
+    assert {v["item_id"]: v.get("human_label") for v in verdicts} == {
+        "p1:careful-vs-brief": "A",
+        "p1:careful-vs-rambling": None,
+        "p1:brief-vs-rambling": None,
     }
     assert result.metrics is not None
     section = result.metrics["systems"]

@@ -15,6 +15,7 @@ from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
 from tests.support.helpers import (
     CONFIGS_DIR,
+    SAMPLE_SYSTEMS,
     asks_for_scores,
     direct_responses_config,
     prompt_text,
@@ -22,13 +23,13 @@ from tests.support.helpers import (
 )
 from tests.support.scripted import soft_checksum_referee
 
-SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
+SAMPLE = SAMPLE_SYSTEMS
 
 
 @pytest.fixture(scope="module")
 def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("systems_metrics")
-    config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
+    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE})
     run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return out
 

@@ -18,7 +18,7 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.export import choose_format, export_run
 from chateval.run.runner import run
 from tests.support.helpers import (
-    CONFIGS_DIR,
+    SAMPLE_SYSTEMS,
     asks_for_scores,
     direct_responses_config,
     prompt_text,
@@ -28,7 +28,7 @@ from tests.support.helpers import (
 )
 from tests.support.scripted import soft_checksum_referee
 
-SAMPLE = CONFIGS_DIR / "samples" / "systems_responses.jsonl"
+SAMPLE = SAMPLE_SYSTEMS
 REFEREES = ["Critic", "Everyday Reader"]
 REFEREE_FIELDS = [
     "score_a",
@@ -49,7 +49,7 @@ runner = CliRunner()
 def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The systems sample, all pairs (12 items, both orders), with soft verdicts."""
     out = tmp_path_factory.mktemp("systems_run")
-    config = tiny_config(data={"format": "jsonl_responses", "path": str(SAMPLE)})
+    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE})
     run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return out
 

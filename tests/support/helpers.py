@@ -17,6 +17,10 @@ from chateval.judging.formats import FREE_TAIL
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "models"
 CONFIGS_DIR = ROOT / "configs"
+# The systems sample: one JSONL file per made-up system (configs/systems_quickstart.yaml).
+SAMPLE_SYSTEMS = {
+    s: str(CONFIGS_DIR / "samples" / "systems" / f"{s}.jsonl") for s in ("careful", "brief", "rambling")
+}
 SECOND_MODEL = "gemma3-270m"
 
 

@@ -2,6 +2,7 @@
 them, and (responses formats) which systems' answers are compared.
 """
 
+import os
 from pathlib import Path
 from typing import Any, Literal
 
@@ -318,7 +319,8 @@ class DataConfig(StrictModel):
     def source(self) -> str:
         """The data's name in messages: its path, or its mapping's files."""
         if isinstance(self.path, dict):
-            return "{" + ", ".join(f"{system}: {path}" for system, path in self.path.items()) + "}"
+            files = [str(path) for path in self.path.values()]
+            return f"{os.path.commonpath(files) if len(files) > 1 else files[0]} ({len(files)} mapped files)"
         return str(self.path)
 
     def design(self) -> CompareDesign:
