@@ -173,3 +173,21 @@ def test_systems_that_never_meet_are_not_identified() -> None:
     x = bradley_terry_design(np.array([0, 0, 2, 2]), np.array([1, 1, 3, 3]), 4, anchor=0)
     with pytest.raises(ValueError, match="not identified"):
         classical_logistic(x, np.array([1.0, 0.0, 1.0, 0.0]))
+    # At lam = 1 only the unlabelled comparisons' curvature counts: one of them cannot place 3 systems.
+    full = bradley_terry_design(np.array([0, 1, 2, 0]), np.array([1, 2, 0, 2]), 3, anchor=0)
+    with pytest.raises(ValueError, match="left unlabelled do not connect"):
+        ppi_logistic(full[:3], [1.0, 0.0, 0.5], [1.0, 0.0, 1.0], full[3:], [0.5], lam=1.0)
+
+
+def test_tuning_starts_from_the_labelled_fit_when_lam_one_has_no_minimum() -> None:
+    # Systems 0, 1, 2; the panel says 0 beats 1 where the humans say 1 beats 0, and the two
+    # unlabelled comparisons alone cannot bound the lam = 1 loss.
+    pairs = [(0, 1), (0, 2), (1, 2)] * 3 + [(0, 1)]
+    x = bradley_terry_design(np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs]), 3, anchor=0)
+    yhat = [1.0, 1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    y = [0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0, 0.0]
+    x_u = bradley_terry_design(np.array([0, 1]), np.array([2, 2]), 3, anchor=0)
+    with pytest.raises(ValueError, match="unbounded"):
+        ppi_logistic(x, y, yhat, x_u, [0.0, 0.5], lam=1.0)
+    fit = ppi_logistic(x, y, yhat, x_u, [0.0, 0.5])
+    assert 0.0 <= fit.lam < 1.0 and np.all(np.isfinite(fit.theta)) and np.all(np.isfinite(fit.se))

@@ -31,8 +31,10 @@ The formulas and conventions are those of ``ppi-python`` 0.2.3 (``ppi_logistic_p
 imported (see ``ppi``); the tests hold this module to numbers it produced. One deviation in the
 tuning: ppi-python's point estimate tunes lam at the lam = 1 fit, while its interval tunes lam
 again at that tuned fit and is centred on the refit with the second lam; here the estimate is
-that centre (the interval's lam is used throughout), so estimate and interval agree. Another:
-with no unlabelled comparisons lam is 0 (ppi-python divides by N = 0). The optimiser is Newton's
+that centre (the interval's lam is used throughout), so estimate and interval agree. Where the
+lam = 1 loss has no finite minimum (a few unlabelled comparisons that one system wins all of),
+the first tuning step starts from the labelled-only fit instead. With no unlabelled comparisons
+lam is 0 (ppi-python divides by N = 0). The optimiser is Newton's
 method on the convex loss (its Hessian, lam H_u + (1 - lam) H_l, is positive definite once the
 comparisons connect every system to the anchor) rather than L-BFGS-B: the same minimum.
 
@@ -42,6 +44,7 @@ The labelled comparisons must be a uniformly random subset of all comparisons.
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.special import expit
 from scipy.stats import norm
 
@@ -86,8 +89,8 @@ def _loss(
     theta: np.ndarray,
     x: np.ndarray,
     y: np.ndarray,
-    x_u: np.ndarray,
     yhat: np.ndarray,
+    x_u: np.ndarray,
     yhat_u: np.ndarray,
     lam: float,
 ) -> float:
@@ -117,10 +120,15 @@ def _fit(
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
-            raise ValueError("the ratings are not identified: some systems never meet the others") from None
+            # At lam = 1 the curvature is the unlabelled comparisons' alone: they must connect the systems.
+            raise ValueError(
+                "the ratings are not identified: the comparisons"
+                + (" left unlabelled" if lam == 1 else "")
+                + " do not connect every system to the anchor"
+            ) from None
         # Halve the step until the loss does not rise: Newton's full step can overshoot far from the minimum.
-        current, size = _loss(theta, x, y, x_u, yhat, yhat_u, lam), 1.0
-        while size > 1e-10 and _loss(theta - size * step, x, y, x_u, yhat, yhat_u, lam) > current:
+        current, size = _loss(theta, x, y, yhat, x_u, yhat_u, lam), 1.0
+        while size > 1e-10 and _loss(theta - size * step, x, y, yhat, x_u, yhat_u, lam) > current:
             size /= 2
         theta = theta - size * step
         if np.max(np.abs(theta)) > MAX_ABS_THETA:
@@ -156,7 +164,9 @@ def _stats(
     try:
         inv_hessian = np.linalg.inv(hessian)
     except np.linalg.LinAlgError:
-        raise ValueError("the ratings are not identified: some systems never meet the others") from None
+        raise ValueError(
+            "the ratings are not identified: the comparisons do not connect every system"
+        ) from None
     return _Stats(
         grads=x * (mu - y)[:, None],
         grads_hat=x * (mu - yhat)[:, None],
@@ -189,11 +199,11 @@ def tuned_lambda(stats: _Stats) -> float:
 
 
 def ppi_logistic(
-    x: np.ndarray,
-    y: np.ndarray,
-    yhat: np.ndarray,
-    x_u: np.ndarray,
-    yhat_u: np.ndarray,
+    x: ArrayLike,
+    y: ArrayLike,
+    yhat: ArrayLike,
+    x_u: ArrayLike,
+    yhat_u: ArrayLike,
     alpha: float = 0.05,
     lam: float | None = None,
 ) -> LogisticFit:
@@ -201,28 +211,35 @@ def ppi_logistic(
     ``yhat``: the labelled rows, their human targets and the panel's predictions; ``x_u``,
     ``yhat_u``: the unlabelled rows and predictions. ``lam`` None tunes it; 1 is plain PPI, 0
     the classical fit of the labelled rows alone."""
-    x, x_u = np.atleast_2d(np.asarray(x, dtype=float)), np.asarray(x_u, dtype=float).reshape(-1, x.shape[1])
-    y, yhat, yhat_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_u))
-    n, big_n = len(y), len(yhat_u)
-    if len(x) != n or len(yhat) != n or len(x_u) != big_n:
+    rows = np.atleast_2d(np.asarray(x, dtype=float))
+    rows_u = np.asarray(x_u, dtype=float).reshape(-1, rows.shape[1])
+    target, pred, pred_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_u))
+    n, big_n = len(target), len(pred_u)
+    if len(rows) != n or len(pred) != n or len(rows_u) != big_n:
         raise ValueError("rows, targets and predictions must have matching lengths")
     if n < 2:
         raise ValueError(f"a PPI fit needs at least 2 labelled rows, got {n}")
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie in (0, 1)")
-    for values in (y, yhat, yhat_u):
+    for values in (target, pred, pred_u):
         if not np.all((values >= 0) & (values <= 1)):
             raise ValueError("targets and predictions must lie in [0, 1]")
     if big_n == 0:
         lam = 0.0
     if lam is None:
         # As ppi_logistic_ci: tune at the lam = 1 fit, refit, tune again there (see the module doc).
-        first = _fit(x, y, yhat, x_u, yhat_u, 1.0)
-        once = tuned_lambda(_stats(first, x, y, yhat, x_u, yhat_u, use_unlabelled=True))
-        tuned = _fit(x, y, yhat, x_u, yhat_u, once)
-        lam = tuned_lambda(_stats(tuned, x, y, yhat, x_u, yhat_u, use_unlabelled=True))
-    theta = _fit(x, y, yhat, x_u, yhat_u, lam)
-    stats = _stats(theta, x, y, yhat, x_u, yhat_u, use_unlabelled=lam != 0)
+        data = (rows, target, pred, rows_u, pred_u)
+        try:
+            first = _fit(*data, 1.0)
+        except ValueError:
+            # Few unlabelled comparisons can leave the lam = 1 loss without a minimum (ppi-python
+            # hands L-BFGS-B the unbounded loss); the tuning needs only a consistent point to take
+            # the gradients at: the labelled-only fit.
+            first = _fit(*data, 0.0)
+        once = tuned_lambda(_stats(first, *data, use_unlabelled=True))
+        lam = tuned_lambda(_stats(_fit(*data, once), *data, use_unlabelled=True))
+    theta = _fit(rows, target, pred, rows_u, pred_u, lam)
+    stats = _stats(theta, rows, target, pred, rows_u, pred_u, use_unlabelled=lam != 0)
     middle = _cov(stats.grads - lam * stats.grads_hat)
     if lam != 0:
         middle = middle + n / big_n * _cov(lam * stats.grads_hat_u)
@@ -237,7 +254,7 @@ def ppi_logistic(
     )
 
 
-def classical_logistic(x: np.ndarray, y: np.ndarray, alpha: float = 0.05) -> LogisticFit:
+def classical_logistic(x: ArrayLike, y: ArrayLike, alpha: float = 0.05) -> LogisticFit:
     """The logistic fit of ``y`` alone with its sandwich intervals (lam = 0): the labelled-only
     estimate, or, given the panel's predictions on every comparison, the panel-only one."""
     empty = np.zeros((0, np.atleast_2d(x).shape[1]))
