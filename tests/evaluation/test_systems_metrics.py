@@ -125,6 +125,10 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
         row["system"] for row in section["leaderboard"]["rows"]
     )
     assert board["best"]["system"] == board["rows"][0]["system"]
+    from chateval.reporting.systems_view import systems_tables
+
+    titles = [t.title for t in systems_tables(section)]
+    assert "calibrated leaderboard (10 labelled of 12 comparisons)" in titles
 
 
 def test_every_report_shows_the_leaderboard(
@@ -146,6 +150,9 @@ def test_every_report_shows_the_leaderboard(
     assert f"| 1 | {best} |" in report
     html = write_html_report([systems_run], tmp_path / "html").read_text()
     assert "Systems judged" in html and f"<td>{best}</td>" in html
+    # No human labels: every report says why there is no calibrated leaderboard.
+    reason = "no calibrated leaderboard: 0 labelled comparisons; at least 10 needed"
+    assert reason in said and reason in report and reason in html
 
 
 @pytest.fixture(scope="module")
