@@ -58,6 +58,8 @@ def test_a_systems_run_reports_win_rates_and_leaderboards(systems_run: Path) -> 
         and section["length_controlled"]["length_coefficient"] is not None
     )
     assert section["calibrated"] == []  # no human labels: nothing to calibrate
+    assert section["calibrated_leaderboard"] is None
+    assert section["calibrated_leaderboard_error"] == "0 labelled comparisons; at least 10 needed"
 
 
 def _record(swapped_first: dict[str, float], swapped_second: dict[str, float]) -> VerdictRecord:
@@ -103,6 +105,31 @@ def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> N
     assert (calibrated["system_a"], calibrated["system_b"]) == pair
     assert (calibrated["n"], calibrated["N"]) == (3, 1)
     assert calibrated["classical"] == pytest.approx(2 / 3)
+    # Three labels calibrate one pair, but not a leaderboard: the reason is recorded.
+    assert section["calibrated_leaderboard"] is None
+    assert section["calibrated_leaderboard_error"] == "3 labelled comparisons; at least 10 needed"
+
+
+def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path) -> None:
+    from chateval.config.files import load_config
+
+    config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    for k, r in enumerate(records[:10]):  # humans disagree with the panel on every third item
+        r["human_label"] = r["label"] if k % 3 else {"A": "B", "B": "A", "tie": "tie"}[r["label"]]
+    section = compute_metrics(config, records)["systems"]
+    board = section["calibrated_leaderboard"]
+    assert board is not None and section["calibrated_leaderboard_error"] is None
+    assert (board["labelled"], board["comparisons"]) == (10, 12)
+    assert board["anchor"] == section["anchor"]
+    assert sorted(row["system"] for row in board["rows"]) == sorted(
+        row["system"] for row in section["leaderboard"]["rows"]
+    )
+    assert board["best"]["system"] == board["rows"][0]["system"]
+    from chateval.reporting.systems_view import systems_tables
+
+    titles = [t.title for t in systems_tables(section)]
+    assert "calibrated leaderboard (10 labelled of 12 comparisons)" in titles
 
 
 def test_every_report_shows_the_leaderboard(
@@ -124,6 +151,9 @@ def test_every_report_shows_the_leaderboard(
     assert f"| 1 | {best} |" in report
     html = write_html_report([systems_run], tmp_path / "html").read_text()
     assert "Systems judged" in html and f"<td>{best}</td>" in html
+    # No human labels: every report says why there is no calibrated leaderboard.
+    reason = "no calibrated leaderboard: 0 labelled comparisons; at least 10 needed"
+    assert reason in said and reason in report and reason in html
 
 
 @pytest.fixture(scope="module")

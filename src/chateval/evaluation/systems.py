@@ -11,17 +11,20 @@ not decide (every verdict failed) are counted as ``undecided`` and left out.
 
 Calibrated estimates (prediction-powered inference, ``ppi``): where only some comparisons of a
 pair of systems (direct: some responses of a system) carry a human label, the panel's verdicts
-on all of them estimate the human win rate (mean score), corrected by the labelled slice.
+on all of them estimate the human win rate (mean score), corrected by the labelled slice. The
+labels of all pairs together calibrate a leaderboard (``calibrated_leaderboard``): each system's
+rating and win rate against the field, and which system is best.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
 from chateval.config.data import CompareDesign
 from chateval.config.run import RunConfig
 from chateval.core.schema.records import Distribution, VerdictRecord
+from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard
@@ -59,6 +62,9 @@ class PairwiseSystems(TypedDict):
     length_controlled: Leaderboard | None
     leaderboard_error: str | None
     calibrated: list[CalibratedPair]
+    # Absent in runs written before the calibrated leaderboard; None with the reason beside it.
+    calibrated_leaderboard: NotRequired[CalibratedLeaderboard | None]
+    calibrated_leaderboard_error: NotRequired[str | None]
 
 
 class DirectSystemsMetrics(TypedDict):
@@ -153,6 +159,13 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
             error = str(exc)
     else:
         error = "fewer than two systems have a decided comparison"
+    soft = config.verdict.aggregation == "soft"
+    human = [_outcome(label) if (label := r.get("human_label")) else None for r in decided]
+    calibrated = calibrated_error = None
+    try:
+        calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
+    except ValueError as exc:  # too few labels, or ratings the comparisons cannot pin down
+        calibrated_error = str(exc)
     return {
         "task": "pairwise",
         "comparisons": len(comparisons),
@@ -162,7 +175,9 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
-        "calibrated": _calibrated_pairs(decided, comparisons, soft=config.verdict.aggregation == "soft"),
+        "calibrated": _calibrated_pairs(decided, comparisons, soft=soft),
+        "calibrated_leaderboard": calibrated,
+        "calibrated_leaderboard_error": calibrated_error,
     }
 
 

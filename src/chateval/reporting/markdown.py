@@ -52,16 +52,17 @@ def _panel_desc(run: FinishedRun) -> str:
 
 def pairwise_table(runs: Sequence[FinishedRun]) -> str:
     lines = [
-        "| run | strategy | panel | items | accuracy [95% CI] | baselines (accuracy) | kappa [95% CI] "
-        "| predicted A/B/tie | position consistency (decisive items) | first-position wins "
-        "| parse failures |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| run | strategy | panel | items | labelled | accuracy [95% CI] | baselines (accuracy) "
+        "| kappa [95% CI] | predicted A/B/tie | position consistency (decisive items) "
+        "| first-position wins | parse failures |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run, view in [(run, view) for run in runs if isinstance(view := run_view(run), PairwiseView)]:
         panel, position = view.panel, view.metrics.get("position")
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
-            f"| {ci_text(panel['accuracy'] if panel else None)} | {baselines_text(view)} "
+            f"| {panel['n'] if panel else '-'} | {ci_text(panel['accuracy'] if panel else None)} "
+            f"| {baselines_text(view)} "
             f"| {ci_text(panel['kappa'] if panel else None)} | {_counts(panel)} "
             f"| {position_text(position) or '-'} "
             f"| {_pct(position.get('first_position_win_share') if position else None)} "
@@ -74,7 +75,10 @@ def aggregation_table(runs: Sequence[FinishedRun]) -> str:
     """Each run's hard and soft verdicts side by side: agreement with CIs and the tie share."""
     pairwise = runs[0].info["task"] == "pairwise"
     if pairwise:
-        header = "| run | verdicts | items scored | accuracy [95% CI] | kappa [95% CI] | tie decisions |"
+        header = (
+            "| run | verdicts | items scored | labelled | accuracy [95% CI] | kappa [95% CI] "
+            "| tie decisions |"
+        )
     else:
         header = "| run | verdicts | items scored | average rho [95% CI] | average tau [95% CI] |"
     lines = [header, "|" + " --- |" * (header.count("|") - 1)]
@@ -82,7 +86,8 @@ def aggregation_table(runs: Sequence[FinishedRun]) -> str:
         view = run_view(run)
         if isinstance(view, PairwiseView):
             cells = [
-                [row.aggregation, _or_dash(row.items_scored), ci_text(row.accuracy), ci_text(row.kappa)]
+                [row.aggregation, _or_dash(row.items_scored), _or_dash(row.panel["n"] if row.panel else None)]
+                + [ci_text(row.accuracy), ci_text(row.kappa)]
                 + [_pct(row.tie_share)]
                 for row in view.aggregations
             ]

@@ -1,8 +1,9 @@
 """report.md's direct-scoring table: each run's Spearman / Kendall per dimension, the paper's
-average over them (undefined when one of them is), and the average of the defined dimensions,
-labelled with the dimensions it covers (chateval.evaluation.metrics)."""
+average over them (undefined when one of them is), the average of the defined dimensions,
+labelled with the dimensions it covers (chateval.evaluation.metrics), and the labelled
+responses they rest on."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from chateval.core.schema.metrics import CorrelationInterval
 from chateval.reporting.formatting import ci_text
@@ -23,9 +24,10 @@ def direct_table(runs: Sequence[FinishedRun]) -> str:
     header = (
         "| run | strategy | panel | "
         + " | ".join(f"{d} rho / tau" for d in dims)
-        + " | average rho | average tau | average of the defined dimensions rho / tau | parse failures |"
+        + " | average rho | average tau | average of the defined dimensions rho / tau | labelled "
+        "| parse failures |"
     )
-    lines = [header, "|" + " --- |" * (len(dims) + 7)]
+    lines = [header, "|" + " --- |" * (len(dims) + 8)]
     for run, rows in found:
         cells = [f"{_value(m.spearman)} / {_value(m.kendall)}" if (m := rows.get(d)) else "-" for d in dims]
         average = rows.get(AVERAGE)
@@ -37,9 +39,18 @@ def direct_table(runs: Sequence[FinishedRun]) -> str:
             + f" | {ci_text(average.spearman if average else None)}"
             + f" | {ci_text(average.kendall if average else None)}"
             + f" | {_defined_text(defined)}"
+            + f" | {_labelled(rows.values())}"
             + f" | {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
+
+
+def _labelled(rows: Iterable[CorrelationRow]) -> str:
+    """The labelled responses the correlations rest on: one n, or the range over dimensions."""
+    counts = sorted({row.n for row in rows if row.n is not None})
+    if not counts:
+        return "-"
+    return str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
 
 
 def _defined_text(row: CorrelationRow | None) -> str:

@@ -24,7 +24,8 @@ def _print_agreement(console: Console, view: MetricsView) -> None:
     """Agreement with the humans, hard and soft verdicts side by side."""
     if isinstance(view, PairwiseView):
         table = Table(title="agreement with human labels (95% CI)")
-        for column in ("verdicts", "n", "accuracy", "kappa", "ties"):
+        # n: the labelled items the accuracy and kappa rest on, not the run's items.
+        for column in ("verdicts", "labelled n", "accuracy", "kappa", "ties"):
             table.add_column(column)
         for row in view.aggregations:
             if row.panel is None:
@@ -43,7 +44,7 @@ def _print_agreement(console: Console, view: MetricsView) -> None:
         if found.panel is None:
             continue
         table = Table(title=f"correlation with human scores, {found.aggregation} verdicts (95% CI)")
-        for column in ("dimension", "n", "spearman", "kendall"):
+        for column in ("dimension", "labelled n", "spearman", "kendall"):
             table.add_column(column)
         for dimension in found.correlations:
             n = "" if dimension.n is None else str(dimension.n)

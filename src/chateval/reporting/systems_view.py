@@ -1,11 +1,12 @@
 """The systems section of metrics.json as tables and sentences, shared by the console summary,
 report.md and the HTML report: a leaderboard (plain and length-controlled side by side), win
-rates per pair of systems, the length bias, calibrated estimates; direct scoring's per-system
-means and paired differences."""
+rates per pair of systems, the length bias, the calibrated leaderboard, calibrated estimates;
+direct scoring's per-system means and paired differences."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chateval.evaluation.calibrated_leaderboard import BestSystem
 from chateval.evaluation.ppi import PPIMean
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
 from chateval.reporting.formatting import ci_text, signed_ci
@@ -91,6 +92,49 @@ def _pairs(section: PairwiseSystems) -> SystemsTable:
     return SystemsTable("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
 
 
+def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
+    # Runs written before the calibrated leaderboard have neither key: nothing to show.
+    board, error = section.get("calibrated_leaderboard"), section.get("calibrated_leaderboard_error")
+    if not board:
+        return (
+            SystemsTable("calibrated leaderboard", [], [], [f"no calibrated leaderboard: {error}"])
+            if error
+            else None
+        )
+    rows = [
+        [
+            str(row["rank"]),
+            row["system"],
+            _rating(row["rating"], row["ci95"]),
+            _estimate(rate["estimate"], rate["ci"]) if (rate := row["field"]) else "-",
+            f"{row['labelled']} of {row['comparisons']}",
+            _rating(row["panel_rating"], row["panel_ci95"]),
+        ]
+        for row in board["rows"]
+    ]
+    notes = [
+        f"prediction-powered (PPI++) estimates from the panel's {board['predictions']} verdicts on all "
+        f"{board['comparisons']} comparisons, corrected by the human labels of {board['labelled']} "
+        f"(lambda {board['lam']:.2f}): Bradley-Terry ratings ({board['scale']}, ties counted half) and "
+        "each system's win rate against the field (ties half); panel only: the ratings uncorrected. "
+        "Valid only when the labelled comparisons are a uniformly random subset of all comparisons.",
+        _best_sentence("calibrated rating", board["best"], board["rule"]),
+    ]
+    if board["best_field"]:
+        notes.append(_best_sentence("field win rate", board["best_field"], board["rule"]))
+    headers = ["rank", "system", "rating [95% CI]", "field win rate [95% CI]", "labelled", "panel only"]
+    title = f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
+    return SystemsTable(title, headers, rows, notes)
+
+
+def _best_sentence(by: str, best: BestSystem, rule: str) -> str:
+    if best["resolved"]:
+        return f"best by {by}: {best['system']}, resolved ({rule})."
+    return (
+        f"best by {by}: {best['system']}, not resolved: its interval overlaps {best['runner_up']}'s ({rule})."
+    )
+
+
 def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable | None:
     found: list[tuple[str, PPIMean]]
     if section["task"] == "pairwise":
@@ -166,7 +210,8 @@ def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> li
     if section["task"] == "direct":
         tables = _direct(section)
     else:
-        tables = [t for t in (_leaderboard(section), _pairs(section)) if t is not None]
+        found = (_leaderboard(section), _pairs(section), _calibrated_leaderboard(section))
+        tables = [t for t in found if t is not None]
     calibrated = _calibrated(section)
     return tables + ([calibrated] if calibrated else [])
 

@@ -1,0 +1,206 @@
+"""A leaderboard of systems calibrated by human labels on a random slice of all comparisons:
+each system's Bradley-Terry rating (``ppi_bradley_terry``) and its win rate against the field
+(``ppi.ppi_mean``), both prediction-powered (PPI++), and which system is best.
+
+Unlike the per-pair calibrated win rates (``systems``), which need labelled comparisons of every
+pair, this pools the labels of all pairs: 40 labels spread over 10 pairs of 5 systems calibrate
+every system's rating and field win rate, where no single pair has enough.
+
+- Rating: logistic Bradley-Terry, ties as half wins, on the scale of ``leaderboard`` (the anchor
+  at 1000); its interval from the PPI sandwich covariance (the anchor's is [1000, 1000]).
+- Field win rate: over every comparison a system took part in, its outcome from its own side
+  (win 1, tie 0.5, loss 0), the human one on labelled comparisons and the panel's as prediction.
+- Best system: the top rating, called resolved only when its interval overlaps no other system's
+  (conservative: two overlapping 95% intervals can still differ significantly); otherwise the
+  highest-rated system whose interval overlaps it is named. The same for the field win rates.
+
+The panel's predictions are its hard decisions, or its soft probabilities when the run
+aggregates soft verdicts and every comparison has one. The labelled comparisons must be a
+uniformly random subset of all comparisons; comparisons of one prompt are treated as independent.
+"""
+
+from collections.abc import Callable, Sequence
+from typing import Literal, TypedDict
+
+import numpy as np
+
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.ppi import PPIMean, ppi_mean
+from chateval.evaluation.ppi_bradley_terry import (
+    LogisticFit,
+    bradley_terry_design,
+    classical_logistic,
+    ppi_logistic,
+)
+
+# Fewer labels than this leave the sandwich covariance resting on a handful of labelled
+# gradients, and the normal interval is not to be trusted; 10 is the floor, not a target.
+MIN_LABELLED_OVERALL = 10
+# Every system needs labelled comparisons of its own for a variance of its correction.
+MIN_LABELLED_PER_SYSTEM = 2
+RESOLUTION_RULE = (
+    "resolved only when the best system's 95% interval overlaps no other system's "
+    "(conservative: overlapping intervals can still differ)"
+)
+
+
+class CalibratedRow(TypedDict):
+    """One system's calibrated rating and field win rate."""
+
+    rank: int  # 1 = highest calibrated rating
+    system: str
+    rating: float
+    ci95: list[float]
+    panel_rating: float  # the panel alone on all comparisons, uncorrected
+    panel_ci95: list[float]
+    labelled: int  # labelled comparisons the system took part in
+    comparisons: int  # all its comparisons, labelled or not
+    field: PPIMean | None  # win rate against the field; None with < 2 labelled or no unlabelled
+
+
+class BestSystem(TypedDict):
+    """The top system by an estimate, and whether its interval sets it apart."""
+
+    system: str
+    resolved: bool
+    runner_up: str | None  # the highest-ranked other system whose interval overlaps; None if resolved
+
+
+class CalibratedLeaderboard(TypedDict):
+    """``metrics.json["systems"]["calibrated_leaderboard"]``."""
+
+    anchor: str
+    scale: str
+    predictions: Literal["hard", "soft"]
+    labelled: int  # n labelled comparisons
+    comparisons: int  # n + N, all comparisons
+    lam: float  # the ratings' power-tuning parameter
+    alpha: float
+    rows: list[CalibratedRow]
+    best: BestSystem  # by rating
+    best_field: BestSystem | None  # by field win rate; None when fewer than two systems have one
+    rule: str
+
+
+def calibrated_leaderboard(
+    comparisons: Sequence[Comparison],
+    human: Sequence[float | None],
+    anchor: str,
+    soft: bool,
+    alpha: float = 0.05,
+) -> CalibratedLeaderboard:
+    """The calibrated leaderboard of the module doc. ``human[i]`` is the human outcome of
+    ``comparisons[i]`` (A's share: 1, 0.5, 0) or None where it has no label. ValueError, with
+    the reason, when the labels are too few or the ratings cannot be fitted."""
+    if len(human) != len(comparisons):
+        raise ValueError("one human outcome (or None) per comparison")
+    systems = list(dict.fromkeys(s for c in comparisons for s in (c.system_a, c.system_b)))
+    if len(systems) < 2:
+        raise ValueError("fewer than two systems have a decided comparison")
+    labelled = np.array([h is not None for h in human])
+    n = int(labelled.sum())
+    if n < MIN_LABELLED_OVERALL:
+        raise ValueError(f"{n} labelled comparisons; at least {MIN_LABELLED_OVERALL} needed")
+    if n == len(comparisons):
+        raise ValueError("every comparison is labelled: the human labels alone are the estimate")
+    use_soft = soft and all(c.soft is not None for c in comparisons)
+    predicted = np.array([c.soft if use_soft and c.soft is not None else c.outcome for c in comparisons])
+    outcome = np.array([0.5 if h is None else h for h in human])
+    position = {s: i for i, s in enumerate(systems)}
+    a = np.array([position[c.system_a] for c in comparisons])
+    b = np.array([position[c.system_b] for c in comparisons])
+    for system in systems:
+        mine = int(np.sum(labelled & ((a == position[system]) | (b == position[system]))))
+        if mine < MIN_LABELLED_PER_SYSTEM:
+            raise ValueError(
+                f"{system} has {mine} labelled comparisons; "
+                f"every system needs at least {MIN_LABELLED_PER_SYSTEM}"
+            )
+
+    anchor_index = position.get(anchor, 0)
+    x = bradley_terry_design(a, b, len(systems), anchor_index)
+    fit = ppi_logistic(
+        x[labelled], outcome[labelled], predicted[labelled], x[~labelled], predicted[~labelled], alpha
+    )
+    panel = classical_logistic(x, predicted, alpha)
+    ratings, intervals = _ratings(fit, anchor_index)
+    panel_ratings, panel_intervals = _ratings(panel, anchor_index)
+
+    fields: list[PPIMean | None] = []
+    counts: list[tuple[int, int]] = []
+    for i in range(len(systems)):
+        mine = (a == i) | (b == i)
+        # The outcome from this system's side: A's share when it was A, the rest when it was B.
+        side = np.where(a == i, 1.0, 0.0)
+
+        def own(values: np.ndarray, side: np.ndarray = side) -> np.ndarray:
+            return np.asarray(side * values + (1 - side) * (1 - values))
+
+        mine_l, mine_u = mine & labelled, mine & ~labelled
+        counts.append((int(mine_l.sum()), int(mine.sum())))
+        enough = mine_l.sum() >= 2 and mine_u.sum() >= 1
+        fields.append(
+            ppi_mean(own(outcome)[mine_l], own(predicted)[mine_l], own(predicted)[mine_u], alpha=alpha)
+            if enough
+            else None
+        )
+    order = sorted(range(len(systems)), key=lambda i: (-round(ratings[i], 6), i))
+    rows: list[CalibratedRow] = [
+        {
+            "rank": rank,
+            "system": systems[i],
+            "rating": ratings[i],
+            "ci95": intervals[i],
+            "panel_rating": panel_ratings[i],
+            "panel_ci95": panel_intervals[i],
+            "labelled": counts[i][0],
+            "comparisons": counts[i][1],
+            "field": fields[i],
+        }
+        for rank, i in enumerate(order, start=1)
+    ]
+    with_field = [r for r in rows if r["field"] is not None]
+    return {
+        "anchor": systems[anchor_index],
+        "scale": f"{BASE_RATING:g} + 400 log10(strength / strength of {systems[anchor_index]})",
+        "predictions": "soft" if use_soft else "hard",
+        "labelled": n,
+        "comparisons": len(comparisons),
+        "lam": fit.lam,
+        "alpha": alpha,
+        "rows": rows,
+        "best": best_system(rows, lambda r: (r["rating"], r["ci95"])),
+        "best_field": best_system(with_field, _field_interval) if len(with_field) >= 2 else None,
+        "rule": RESOLUTION_RULE,
+    }
+
+
+def _ratings(fit: LogisticFit, anchor: int) -> tuple[list[float], list[list[float]]]:
+    """Ratings and their intervals per system, the anchor's (fixed at the base) put back in."""
+    low, high = fit.intervals()
+    point = [float(v) for v in np.insert(BASE_RATING + ELO_SCALE * fit.theta, anchor, BASE_RATING)]
+    lows = np.insert(BASE_RATING + ELO_SCALE * low, anchor, BASE_RATING)
+    highs = np.insert(BASE_RATING + ELO_SCALE * high, anchor, BASE_RATING)
+    return point, [[float(lo), float(hi)] for lo, hi in zip(lows, highs, strict=True)]
+
+
+def _field_interval(row: CalibratedRow) -> tuple[float, list[float]]:
+    field = row["field"]
+    assert field is not None  # only rows with a field win rate are ranked by it
+    return field["estimate"], field["ci"]
+
+
+def best_system(
+    rows: Sequence[CalibratedRow], estimate: Callable[[CalibratedRow], tuple[float, list[float]]]
+) -> BestSystem:
+    """The row with the highest estimate; resolved when its interval overlaps no other row's,
+    else the highest other row whose interval overlaps it is the runner-up."""
+    ranked = sorted(rows, key=lambda r: -estimate(r)[0])
+    top, (_, (low, _)) = ranked[0], estimate(ranked[0])
+    overlapping = [r for r in ranked[1:] if estimate(r)[1][1] >= low]
+    return {
+        "system": top["system"],
+        "resolved": not overlapping,
+        "runner_up": overlapping[0]["system"] if overlapping else None,
+    }

@@ -1,0 +1,261 @@
+"""Prediction-powered inference for a Bradley-Terry fit: the panel's decisions on every
+comparison, corrected by a human-labelled slice (PPI++, Angelopoulos, Duchi, Zrnic 2023), for
+the logistic M-estimator behind a leaderboard.
+
+The model. Each comparison of systems A and B has features x = e_A - e_B with the anchor's
+column dropped (so the anchor's log-strength is 0) and no intercept; its outcome y in [0, 1] is
+A's share of the win (ties count half, as Chatbot Arena does; the logistic loss takes
+fractional targets), and P(A beats B) = sigmoid(x . theta). A rating is
+``1000 + 400 log10(e) theta``, the scale of ``leaderboard``.
+
+The estimate. With human outcomes y and panel predictions yhat on n labelled comparisons and
+predictions yhat_u on N unlabelled ones, theta minimises
+
+    lam * mean_u l(theta; x, yhat_u) + mean_l [ l(theta; x, y) - lam * l(theta; x, yhat) ]
+
+(l the logistic loss), which is consistent for every lam: the labelled slice measures and
+removes what the panel gets wrong. Its covariance is the PPI sandwich
+``H^-1 (n / N * V_u + V_l) H^-1 / n`` with V_u the covariance of lam times the gradients at
+the predictions on the unlabelled comparisons, V_l that of (gradient at y - lam * gradient at
+yhat) on the labelled ones, and H the loss's Hessian averaged over all n + N comparisons (over
+the labelled alone when lam = 0, which is the classical sandwich interval of the labelled fit).
+Intervals are normal: theta +- z se.
+
+lam is tuned as ppi-python's ``_calc_lam_glm`` (``optim_mode="overall"``, clipped to [0, 1]):
+the trace of H^-1 Cov(g, ghat) H^-1 over twice (1 + n / N) that of H^-1 Var(ghat) H^-1, with
+the covariance of the gradients on the labelled comparisons (divided by n) and the variance of
+the gradients at the predictions on all n + N (``np.cov``, divided by n + N - 1).
+
+The formulas and conventions are those of ``ppi-python`` 0.2.3 (``ppi_logistic_pointestimate``,
+``ppi_logistic_ci``, ``_logistic_get_stats``, ``_calc_lam_glm``), transcribed rather than
+imported (see ``ppi``); the tests hold this module to numbers it produced. One deviation in the
+tuning: ppi-python's point estimate tunes lam at the lam = 1 fit, while its interval tunes lam
+again at that tuned fit and is centred on the refit with the second lam; here the estimate is
+that centre (the interval's lam is used throughout), so estimate and interval agree. Where the
+lam = 1 loss has no finite minimum (a few unlabelled comparisons that one system wins all of),
+the first tuning step starts from the labelled-only fit instead. With no unlabelled comparisons
+lam is 0 (ppi-python divides by N = 0). The optimiser is Newton's
+method on the convex loss (its Hessian, lam H_u + (1 - lam) H_l, is positive definite once the
+comparisons connect every system to the anchor) rather than L-BFGS-B: the same minimum.
+
+The labelled comparisons must be a uniformly random subset of all comparisons.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+from scipy.special import expit
+from scipy.stats import norm
+
+MAX_ABS_THETA = 20.0  # log-strength: 3,474 rating points; beyond it a system's record is all wins or losses
+_GRADIENT_TOL = 1e-12
+_MAX_NEWTON_STEPS = 200
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """A (PPI++) logistic fit: coefficients, their standard errors, the lam used, n labelled and N
+    unlabelled rows, and the normal quantile of the (1 - alpha) intervals."""
+
+    theta: np.ndarray
+    se: np.ndarray
+    lam: float
+    n: int
+    N: int
+    z: float
+
+    def intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """The coefficients' (1 - alpha) intervals: lower and upper bounds."""
+        return self.theta - self.z * self.se, self.theta + self.z * self.se
+
+
+def bradley_terry_design(a: np.ndarray, b: np.ndarray, n_systems: int, anchor: int) -> np.ndarray:
+    """Rows x = e_a - e_b (systems as positions 0 .. n_systems - 1), the anchor's column dropped."""
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    if np.any(a == b):
+        raise ValueError("a comparison needs two different systems")
+    rows = np.zeros((len(a), n_systems))
+    rows[np.arange(len(a)), a] += 1.0
+    rows[np.arange(len(b)), b] -= 1.0
+    return np.delete(rows, anchor, axis=1)
+
+
+def _log1pexp(t: np.ndarray) -> np.ndarray:
+    return np.asarray(np.logaddexp(0.0, t))
+
+
+def _loss(
+    theta: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    yhat: np.ndarray,
+    x_u: np.ndarray,
+    yhat_u: np.ndarray,
+    lam: float,
+) -> float:
+    """The rectified loss of the module doc."""
+    eta, eta_u = x @ theta, x_u @ theta
+    labelled = np.mean(_log1pexp(eta) - y * eta) - lam * np.mean(_log1pexp(eta) - yhat * eta)
+    unlabelled = lam * np.mean(_log1pexp(eta_u) - yhat_u * eta_u) if len(yhat_u) else 0.0
+    return float(labelled + unlabelled)
+
+
+def _fit(
+    x: np.ndarray, y: np.ndarray, yhat: np.ndarray, x_u: np.ndarray, yhat_u: np.ndarray, lam: float
+) -> np.ndarray:
+    """Minimise the rectified loss by damped Newton steps; ValueError when it has no finite
+    minimum (a system that only wins or only loses) or the systems are not connected."""
+    n, big_n = len(y), len(yhat_u)
+    theta = np.zeros(x.shape[1])
+    for _ in range(_MAX_NEWTON_STEPS):
+        mu, mu_u = expit(x @ theta), expit(x_u @ theta)
+        gradient = x.T @ (mu - y) / n - lam * x.T @ (mu - yhat) / n
+        hessian = (1 - lam) * (x.T * (mu * (1 - mu))) @ x / n
+        if big_n:
+            gradient += lam * x_u.T @ (mu_u - yhat_u) / big_n
+            hessian += lam * (x_u.T * (mu_u * (1 - mu_u))) @ x_u / big_n
+        if np.max(np.abs(gradient)) < _GRADIENT_TOL:
+            break
+        try:
+            step = np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            # At lam = 1 the curvature is the unlabelled comparisons' alone: they must connect the systems.
+            raise ValueError(
+                "the ratings are not identified: the comparisons"
+                + (" left unlabelled" if lam == 1 else "")
+                + " do not connect every system to the anchor"
+            ) from None
+        # Halve the step until the loss does not rise: Newton's full step can overshoot far from the minimum.
+        current, size = _loss(theta, x, y, yhat, x_u, yhat_u, lam), 1.0
+        while size > 1e-10 and _loss(theta - size * step, x, y, yhat, x_u, yhat_u, lam) > current:
+            size /= 2
+        theta = theta - size * step
+        if np.max(np.abs(theta)) > MAX_ABS_THETA:
+            raise ValueError("a system won or lost every comparison: its rating is unbounded")
+    return theta
+
+
+@dataclass(frozen=True)
+class _Stats:
+    grads: np.ndarray  # labelled rows: x (mu - y)
+    grads_hat: np.ndarray  # labelled rows: x (mu - yhat)
+    grads_hat_u: np.ndarray  # unlabelled rows: x (mu - yhat_u)
+    inv_hessian: np.ndarray
+
+
+def _stats(
+    theta: np.ndarray,
+    x: np.ndarray,
+    y: np.ndarray,
+    yhat: np.ndarray,
+    x_u: np.ndarray,
+    yhat_u: np.ndarray,
+    use_unlabelled: bool,
+) -> _Stats:
+    """ppi-python's ``_logistic_get_stats``: the gradients and the inverse Hessian, averaged over
+    all n + N rows (or the labelled n alone)."""
+    mu, mu_u = expit(x @ theta), expit(x_u @ theta)
+    hessian = (x.T * (mu * (1 - mu))) @ x
+    if use_unlabelled:
+        hessian = (hessian + (x_u.T * (mu_u * (1 - mu_u))) @ x_u) / (len(y) + len(yhat_u))
+    else:
+        hessian = hessian / len(y)
+    try:
+        inv_hessian = np.linalg.inv(hessian)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            "the ratings are not identified: the comparisons do not connect every system"
+        ) from None
+    return _Stats(
+        grads=x * (mu - y)[:, None],
+        grads_hat=x * (mu - yhat)[:, None],
+        grads_hat_u=x_u * (mu_u - yhat_u)[:, None],
+        inv_hessian=inv_hessian,
+    )
+
+
+def _cov(rows: np.ndarray) -> np.ndarray:
+    """The covariance of the rows' columns, divided by rows - 1 (``np.cov`` of the transpose)."""
+    centred = rows - rows.mean(axis=0)
+    return np.asarray(centred.T @ centred / (len(rows) - 1))
+
+
+def tuned_lambda(stats: _Stats) -> float:
+    """PPI++'s lam minimising the trace of the estimate's covariance, clipped to [0, 1] (0 when
+    the predictions' gradients do not vary: constant predictions carry nothing)."""
+    n, big_n = len(stats.grads), len(stats.grads_hat_u)
+    if big_n == 0:
+        return 0.0
+    grads = stats.grads - stats.grads.mean(axis=0)
+    grads_hat = stats.grads_hat - stats.grads_hat.mean(axis=0)
+    covariance = (grads.T @ grads_hat + grads_hat.T @ grads) / n
+    variance = _cov(np.concatenate([stats.grads_hat, stats.grads_hat_u]))
+    v = stats.inv_hessian
+    denominator = 2 * (1 + n / big_n) * np.trace(v @ variance @ v)
+    if denominator <= 0:
+        return 0.0
+    return float(np.clip(np.trace(v @ covariance @ v) / denominator, 0.0, 1.0))
+
+
+def ppi_logistic(
+    x: ArrayLike,
+    y: ArrayLike,
+    yhat: ArrayLike,
+    x_u: ArrayLike,
+    yhat_u: ArrayLike,
+    alpha: float = 0.05,
+    lam: float | None = None,
+) -> LogisticFit:
+    """The PPI++ logistic fit of the module doc with its standard errors. ``x``, ``y``,
+    ``yhat``: the labelled rows, their human targets and the panel's predictions; ``x_u``,
+    ``yhat_u``: the unlabelled rows and predictions. ``lam`` None tunes it; 1 is plain PPI, 0
+    the classical fit of the labelled rows alone."""
+    rows = np.atleast_2d(np.asarray(x, dtype=float))
+    rows_u = np.asarray(x_u, dtype=float).reshape(-1, rows.shape[1])
+    target, pred, pred_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_u))
+    n, big_n = len(target), len(pred_u)
+    if len(rows) != n or len(pred) != n or len(rows_u) != big_n:
+        raise ValueError("rows, targets and predictions must have matching lengths")
+    if n < 2:
+        raise ValueError(f"a PPI fit needs at least 2 labelled rows, got {n}")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must lie in (0, 1)")
+    for values in (target, pred, pred_u):
+        if not np.all((values >= 0) & (values <= 1)):
+            raise ValueError("targets and predictions must lie in [0, 1]")
+    if big_n == 0:
+        lam = 0.0
+    if lam is None:
+        # As ppi_logistic_ci: tune at the lam = 1 fit, refit, tune again there (see the module doc).
+        data = (rows, target, pred, rows_u, pred_u)
+        try:
+            first = _fit(*data, 1.0)
+        except ValueError:
+            # Few unlabelled comparisons can leave the lam = 1 loss without a minimum (ppi-python
+            # hands L-BFGS-B the unbounded loss); the tuning needs only a consistent point to take
+            # the gradients at: the labelled-only fit.
+            first = _fit(*data, 0.0)
+        once = tuned_lambda(_stats(first, *data, use_unlabelled=True))
+        lam = tuned_lambda(_stats(_fit(*data, once), *data, use_unlabelled=True))
+    theta = _fit(rows, target, pred, rows_u, pred_u, lam)
+    stats = _stats(theta, rows, target, pred, rows_u, pred_u, use_unlabelled=lam != 0)
+    middle = _cov(stats.grads - lam * stats.grads_hat)
+    if lam != 0:
+        middle = middle + n / big_n * _cov(lam * stats.grads_hat_u)
+    sigma = stats.inv_hessian @ middle @ stats.inv_hessian
+    return LogisticFit(
+        theta=theta,
+        se=np.sqrt(np.clip(np.diag(sigma), 0.0, None) / n),
+        lam=float(lam),
+        n=n,
+        N=big_n,
+        z=float(norm.ppf(1 - alpha / 2)),
+    )
+
+
+def classical_logistic(x: ArrayLike, y: ArrayLike, alpha: float = 0.05) -> LogisticFit:
+    """The logistic fit of ``y`` alone with its sandwich intervals (lam = 0): the labelled-only
+    estimate, or, given the panel's predictions on every comparison, the panel-only one."""
+    empty = np.zeros((0, np.atleast_2d(x).shape[1]))
+    return ppi_logistic(x, y, y, empty, np.zeros(0), alpha=alpha, lam=0.0)

@@ -1,0 +1,100 @@
+"""The calibrated leaderboard in the reports: its table and sentences, and run folders written
+before it existed (no ``calibrated_leaderboard`` key) still render."""
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.systems import PairwiseSystems
+from chateval.reporting.metrics_view import metrics_view
+from chateval.reporting.summary import _print_systems
+from chateval.reporting.systems_view import markdown, systems_tables
+
+# A run folder of an earlier release: its systems section has no calibrated leaderboard.
+OLD_RUN = Path(__file__).resolve().parents[2] / "docs" / "results" / "faireval_systems_quarter_labels"
+
+
+def _board() -> CalibratedLeaderboard:
+    """Three systems of log-strengths 0, 1, 2 on 60 prompts, a third of the comparisons labelled."""
+    rng = np.random.default_rng(5)
+    comparisons, human = [], []
+    for prompt in range(60):
+        for a, b in ((0, 1), (1, 2), (2, 0)):
+            u = rng.random()
+            panel = float(u < 1 / (1 + math.exp(-(a - b + 0.5))))
+            comparisons.append(Comparison(f"p{prompt}", f"s{a}", f"s{b}", panel, None, 5, 5))
+            human.append(float(u < 1 / (1 + math.exp(-(a - b)))) if rng.random() < 1 / 3 else None)
+    return calibrated_leaderboard(comparisons, human, anchor="s0", soft=False)
+
+
+def _old_section() -> PairwiseSystems:
+    section: PairwiseSystems = json.loads((OLD_RUN / "metrics.json").read_text())["systems"]
+    assert "calibrated_leaderboard" not in section  # the point of this fixture
+    return section
+
+
+def test_the_table_shows_ratings_field_win_rates_labels_and_the_best_system() -> None:
+    board = _board()
+    section = _old_section() | {"calibrated_leaderboard": board, "calibrated_leaderboard_error": None}
+    (table,) = [t for t in systems_tables(section) if t.title.startswith("calibrated leaderboard")]
+    assert (
+        table.title
+        == f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
+    )
+    assert table.headers == [
+        "rank",
+        "system",
+        "rating [95% CI]",
+        "field win rate [95% CI]",
+        "labelled",
+        "panel only",
+    ]
+    top = board["rows"][0]
+    field = top["field"]
+    assert field is not None
+    assert table.rows[0][:5] == [
+        "1",
+        top["system"],
+        f"{top['rating']:.0f} [{top['ci95'][0]:.0f}, {top['ci95'][1]:.0f}]",
+        f"{field['estimate']:.3f} [{field['ci'][0]:.3f}, {field['ci'][1]:.3f}]",
+        f"{top['labelled']} of {top['comparisons']}",
+    ]
+    text = markdown(table)
+    assert "PPI++" in text and "uniformly random subset" in text and "ties counted half" in text
+    assert f"best by calibrated rating: {board['best']['system']}" in text
+    assert "best by field win rate:" in text
+    assert "overlaps no other system's" in text  # the rule is stated
+
+
+def test_a_reason_is_shown_when_there_is_no_calibrated_leaderboard() -> None:
+    section = _old_section() | {
+        "calibrated_leaderboard": None,
+        "calibrated_leaderboard_error": "3 labelled comparisons; at least 10 needed",
+    }
+    notes = [note for t in systems_tables(section) for note in t.notes]
+    assert "no calibrated leaderboard: 3 labelled comparisons; at least 10 needed" in notes
+
+
+def test_an_old_run_folder_still_renders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The HTML report builds its systems section from the same systems_tables (it needs the
+    # transcripts this folder does not keep).
+    from chateval.reporting.markdown import write_report
+
+    tables = systems_tables(_old_section())
+    assert tables and not any(t.title.startswith("calibrated leaderboard") for t in tables)
+    metrics = json.loads((OLD_RUN / "metrics.json").read_text())
+    _print_systems(Console(width=120), metrics_view("pairwise", copy.deepcopy(metrics)))
+    assert "leaderboard" in capsys.readouterr().out
+    report = write_report([OLD_RUN], tmp_path / "md").read_text()
+    assert "### leaderboard" in report and "calibrated leaderboard" not in report
+    # The accuracy rests on the labelled items, not the run's: both are shown.
+    panel = metrics["panel"]
+    assert panel["n"] < metrics.get("items", 72)
+    assert f"| {panel['n']} | {panel['accuracy']['value']:.3f}" in report
