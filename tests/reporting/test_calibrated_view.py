@@ -4,7 +4,9 @@ before it existed (no ``calibrated_leaderboard`` key) still render."""
 import copy
 import json
 import math
+import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,8 +19,24 @@ from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.summary import _print_systems
 from chateval.reporting.systems_view import markdown, systems_tables
 
-# A run folder of an earlier release: its systems section has no calibrated leaderboard.
-OLD_RUN = Path(__file__).resolve().parents[2] / "docs" / "results" / "faireval_systems_quarter_labels"
+# A run folder in docs/results; with the calibrated leaderboard's keys taken out, it is the
+# folder an earlier release wrote.
+RESULTS_RUN = Path(__file__).resolve().parents[2] / "docs" / "results" / "faireval_systems_quarter_labels"
+NEW_KEYS = ("calibrated_leaderboard", "calibrated_leaderboard_error")
+
+
+def _old_metrics() -> dict[str, Any]:
+    metrics: dict[str, Any] = json.loads((RESULTS_RUN / "metrics.json").read_text())
+    for key in NEW_KEYS:
+        metrics["systems"].pop(key, None)
+    return metrics
+
+
+def _old_run(folder: Path) -> Path:
+    """A copy of the results run as an earlier release wrote it."""
+    shutil.copytree(RESULTS_RUN, folder)
+    (folder / "metrics.json").write_text(json.dumps(_old_metrics()))
+    return folder
 
 
 def _board() -> CalibratedLeaderboard:
@@ -35,8 +53,7 @@ def _board() -> CalibratedLeaderboard:
 
 
 def _old_section() -> PairwiseSystems:
-    section: PairwiseSystems = json.loads((OLD_RUN / "metrics.json").read_text())["systems"]
-    assert "calibrated_leaderboard" not in section  # the point of this fixture
+    section: PairwiseSystems = _old_metrics()["systems"]
     return section
 
 
@@ -89,10 +106,10 @@ def test_an_old_run_folder_still_renders(tmp_path: Path, capsys: pytest.CaptureF
 
     tables = systems_tables(_old_section())
     assert tables and not any(t.title.startswith("calibrated leaderboard") for t in tables)
-    metrics = json.loads((OLD_RUN / "metrics.json").read_text())
+    metrics = _old_metrics()
     _print_systems(Console(width=120), metrics_view("pairwise", copy.deepcopy(metrics)))
     assert "leaderboard" in capsys.readouterr().out
-    report = write_report([OLD_RUN], tmp_path / "md").read_text()
+    report = write_report([_old_run(tmp_path / "old")], tmp_path / "md").read_text()
     assert "### leaderboard" in report and "calibrated leaderboard" not in report
     # The accuracy rests on the labelled items, not the run's: both are shown.
     panel = metrics["panel"]
