@@ -5,6 +5,7 @@ import pytest
 
 from chateval.evaluation.ppi_bradley_terry import (
     _fit,
+    _Rows,
     _stats,
     bradley_terry_design,
     classical_logistic,
@@ -120,10 +121,11 @@ def test_interval_matches_ppi_python(alpha: float, lam: float | None) -> None:
 
 def test_first_tuning_step_matches_ppi_pythons_point_estimate_lam() -> None:
     yhat, yhat_u = np.array(YHAT), np.array(YHAT_U)
-    first = _fit(X, YY, yhat, X_U, yhat_u, 1.0)
-    assert tuned_lambda(_stats(first, X, YY, yhat, X_U, yhat_u, use_unlabelled=True)) == pytest.approx(
-        LAM_POINT, abs=TOL
+    rows = _Rows(
+        np.array(X, dtype=float), np.array(YY, dtype=float), yhat, np.array(X_U, dtype=float), yhat_u
     )
+    first = _fit(rows, 1.0)
+    assert tuned_lambda(_stats(first, rows, use_unlabelled=True)) == pytest.approx(LAM_POINT, abs=TOL)
 
 
 def test_lambda_zero_is_the_labelled_only_fit() -> None:

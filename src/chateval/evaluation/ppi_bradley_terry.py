@@ -85,35 +85,38 @@ def _log1pexp(t: np.ndarray) -> np.ndarray:
     return np.asarray(np.logaddexp(0.0, t))
 
 
-def _loss(
-    theta: np.ndarray,
-    x: np.ndarray,
-    y: np.ndarray,
-    yhat: np.ndarray,
-    x_u: np.ndarray,
-    yhat_u: np.ndarray,
-    lam: float,
-) -> float:
+@dataclass(frozen=True)
+class _Rows:
+    """The fit's data: labelled rows ``x`` with human targets ``y`` and panel predictions
+    ``yhat``, unlabelled rows ``x_u`` with predictions ``yhat_u``."""
+
+    x: np.ndarray
+    y: np.ndarray
+    yhat: np.ndarray
+    x_u: np.ndarray
+    yhat_u: np.ndarray
+
+
+def _loss(theta: np.ndarray, rows: _Rows, lam: float) -> float:
     """The rectified loss of the module doc."""
-    eta, eta_u = x @ theta, x_u @ theta
-    labelled = np.mean(_log1pexp(eta) - y * eta) - lam * np.mean(_log1pexp(eta) - yhat * eta)
-    unlabelled = lam * np.mean(_log1pexp(eta_u) - yhat_u * eta_u) if len(yhat_u) else 0.0
+    eta, eta_u = rows.x @ theta, rows.x_u @ theta
+    labelled = np.mean(_log1pexp(eta) - rows.y * eta) - lam * np.mean(_log1pexp(eta) - rows.yhat * eta)
+    unlabelled = lam * np.mean(_log1pexp(eta_u) - rows.yhat_u * eta_u) if len(rows.yhat_u) else 0.0
     return float(labelled + unlabelled)
 
 
-def _fit(
-    x: np.ndarray, y: np.ndarray, yhat: np.ndarray, x_u: np.ndarray, yhat_u: np.ndarray, lam: float
-) -> np.ndarray:
+def _fit(rows: _Rows, lam: float) -> np.ndarray:
     """Minimise the rectified loss by damped Newton steps; ValueError when it has no finite
     minimum (a system that only wins or only loses) or the systems are not connected."""
-    n, big_n = len(y), len(yhat_u)
+    x, x_u = rows.x, rows.x_u
+    n, big_n = len(rows.y), len(rows.yhat_u)
     theta = np.zeros(x.shape[1])
     for _ in range(_MAX_NEWTON_STEPS):
         mu, mu_u = expit(x @ theta), expit(x_u @ theta)
-        gradient = x.T @ (mu - y) / n - lam * x.T @ (mu - yhat) / n
+        gradient = x.T @ (mu - rows.y) / n - lam * x.T @ (mu - rows.yhat) / n
         hessian = (1 - lam) * (x.T * (mu * (1 - mu))) @ x / n
         if big_n:
-            gradient += lam * x_u.T @ (mu_u - yhat_u) / big_n
+            gradient += lam * x_u.T @ (mu_u - rows.yhat_u) / big_n
             hessian += lam * (x_u.T * (mu_u * (1 - mu_u))) @ x_u / big_n
         if np.max(np.abs(gradient)) < _GRADIENT_TOL:
             break
@@ -127,8 +130,8 @@ def _fit(
                 + " do not connect every system to the anchor"
             ) from None
         # Halve the step until the loss does not rise: Newton's full step can overshoot far from the minimum.
-        current, size = _loss(theta, x, y, yhat, x_u, yhat_u, lam), 1.0
-        while size > 1e-10 and _loss(theta - size * step, x, y, yhat, x_u, yhat_u, lam) > current:
+        current, size = _loss(theta, rows, lam), 1.0
+        while size > 1e-10 and _loss(theta - size * step, rows, lam) > current:
             size /= 2
         theta = theta - size * step
         if np.max(np.abs(theta)) > MAX_ABS_THETA:
@@ -144,23 +147,16 @@ class _Stats:
     inv_hessian: np.ndarray
 
 
-def _stats(
-    theta: np.ndarray,
-    x: np.ndarray,
-    y: np.ndarray,
-    yhat: np.ndarray,
-    x_u: np.ndarray,
-    yhat_u: np.ndarray,
-    use_unlabelled: bool,
-) -> _Stats:
+def _stats(theta: np.ndarray, rows: _Rows, use_unlabelled: bool) -> _Stats:
     """ppi-python's ``_logistic_get_stats``: the gradients and the inverse Hessian, averaged over
     all n + N rows (or the labelled n alone)."""
+    x, x_u = rows.x, rows.x_u
     mu, mu_u = expit(x @ theta), expit(x_u @ theta)
     hessian = (x.T * (mu * (1 - mu))) @ x
     if use_unlabelled:
-        hessian = (hessian + (x_u.T * (mu_u * (1 - mu_u))) @ x_u) / (len(y) + len(yhat_u))
+        hessian = (hessian + (x_u.T * (mu_u * (1 - mu_u))) @ x_u) / (len(rows.y) + len(rows.yhat_u))
     else:
-        hessian = hessian / len(y)
+        hessian = hessian / len(rows.y)
     try:
         inv_hessian = np.linalg.inv(hessian)
     except np.linalg.LinAlgError:
@@ -168,9 +164,9 @@ def _stats(
             "the ratings are not identified: the comparisons do not connect every system"
         ) from None
     return _Stats(
-        grads=x * (mu - y)[:, None],
-        grads_hat=x * (mu - yhat)[:, None],
-        grads_hat_u=x_u * (mu_u - yhat_u)[:, None],
+        grads=x * (mu - rows.y)[:, None],
+        grads_hat=x * (mu - rows.yhat)[:, None],
+        grads_hat_u=x_u * (mu_u - rows.yhat_u)[:, None],
         inv_hessian=inv_hessian,
     )
 
@@ -226,20 +222,20 @@ def ppi_logistic(
             raise ValueError("targets and predictions must lie in [0, 1]")
     if big_n == 0:
         lam = 0.0
+    data = _Rows(rows, target, pred, rows_u, pred_u)
     if lam is None:
         # As ppi_logistic_ci: tune at the lam = 1 fit, refit, tune again there (see the module doc).
-        data = (rows, target, pred, rows_u, pred_u)
         try:
-            first = _fit(*data, 1.0)
+            first = _fit(data, 1.0)
         except ValueError:
             # Few unlabelled comparisons can leave the lam = 1 loss without a minimum (ppi-python
             # hands L-BFGS-B the unbounded loss); the tuning needs only a consistent point to take
             # the gradients at: the labelled-only fit.
-            first = _fit(*data, 0.0)
-        once = tuned_lambda(_stats(first, *data, use_unlabelled=True))
-        lam = tuned_lambda(_stats(_fit(*data, once), *data, use_unlabelled=True))
-    theta = _fit(rows, target, pred, rows_u, pred_u, lam)
-    stats = _stats(theta, rows, target, pred, rows_u, pred_u, use_unlabelled=lam != 0)
+            first = _fit(data, 0.0)
+        once = tuned_lambda(_stats(first, data, use_unlabelled=True))
+        lam = tuned_lambda(_stats(_fit(data, once), data, use_unlabelled=True))
+    theta = _fit(data, lam)
+    stats = _stats(theta, data, use_unlabelled=lam != 0)
     middle = _cov(stats.grads - lam * stats.grads_hat)
     if lam != 0:
         middle = middle + n / big_n * _cov(lam * stats.grads_hat_u)
