@@ -3,13 +3,14 @@ indices allowed; values parsed as YAML), validation errors that name the file an
 resolved config written back as YAML. Paths in a config file are relative to the file's folder.
 """
 
+import copy
+import os
 from pathlib import Path
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from chateval.config.data import DataConfig
 from chateval.config.run import RunConfig
 from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
@@ -60,41 +61,34 @@ def _format_validation_error(source: str, exc: ValidationError) -> str:
 def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig:
     """Validate a raw mapping; relative paths are resolved against ``base_dir``."""
     try:
-        config = RunConfig.model_validate(tree)
+        config = RunConfig.model_validate(_with_absolute_paths(tree, base_dir))
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(source, exc)) from None
-    data = _data_paths(config.data, base_dir)
-    models_dir = config.models_dir
-    if models_dir is not None and not models_dir.is_absolute():
-        models_dir = (base_dir / models_dir).resolve()
     agents = [a.model_copy(update={"model": _model_path(a.model, base_dir)}) for a in config.agents]
     summarizer = config.summarizer
     if summarizer.model is not None:
         summarizer = summarizer.model_copy(update={"model": _model_path(summarizer.model, base_dir)})
-    return config.model_copy(
-        update={"data": data, "models_dir": models_dir, "agents": agents, "summarizer": summarizer}
-    )
+    return config.model_copy(update={"agents": agents, "summarizer": summarizer})
 
 
-def _absolute(path: Path, base_dir: Path) -> Path:
-    return path if path.is_absolute() else (base_dir / path).resolve()
-
-
-def _data_paths(data: DataConfig, base_dir: Path) -> DataConfig:
-    """The data section with every file path (the data, a mapping's files, the questions and
-    labels files) made absolute against ``base_dir``."""
-    update: dict[str, Any] = {
-        "path": (
-            {system: _absolute(p, base_dir) for system, p in data.path.items()}
-            if isinstance(data.path, dict)
-            else _absolute(data.path, base_dir)
-        )
-    }
-    for key in ("questions", "labels_file"):
-        side = getattr(data, key)
-        if side is not None:
-            update[key] = side.model_copy(update={"path": _absolute(side.path, base_dir)})
-    return data.model_copy(update=update)
+def _with_absolute_paths(tree: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+    """A copy of a raw config whose file paths (``models_dir``; the data, a mapping's files, the
+    questions and labels files) are made absolute against ``base_dir``; the config itself and
+    values of the wrong type (validation names them) are left alone."""
+    tree = copy.deepcopy(tree)
+    data = tree.get("data")
+    places: list[tuple[dict[str, Any], str]] = [(tree, "models_dir")]
+    if isinstance(data, dict):
+        path = data.get("path")
+        places += [(path, system) for system in path] if isinstance(path, dict) else [(data, "path")]
+        places += [
+            (data[side], "path") for side in ("questions", "labels_file") if isinstance(data.get(side), dict)
+        ]
+    for holder, key in places:
+        value = holder.get(key)
+        if isinstance(value, (str, os.PathLike)) and not Path(value).is_absolute():
+            holder[key] = str((base_dir / value).resolve())
+    return tree
 
 
 def _model_path(model: str, base_dir: Path) -> str:
@@ -147,22 +141,7 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     base_path = path.parent / base_name
     base = _read_tree(base_path, chain + (path.resolve(),))
     # Paths in the base are relative to the base's folder: make them absolute before merging.
-    data = base.get("data")
-    for holder, key in _path_keys(data if isinstance(data, dict) else {}) + [(base, "models_dir")]:
-        if isinstance(holder.get(key), str):
-            holder[key] = str((base_path.parent / holder[key]).resolve())
-    return _merge(base, tree)
-
-
-def _path_keys(data: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
-    """Where a raw data section holds file paths: (the mapping, its key)."""
-    keys: list[tuple[dict[str, Any], str]] = [(data, "path")]
-    if isinstance(data.get("path"), dict):
-        keys = [(data["path"], system) for system in data["path"]]
-    for side in ("questions", "labels_file"):
-        if isinstance(data.get(side), dict):
-            keys.append((data[side], "path"))
-    return keys
+    return _merge(_with_absolute_paths(base, base_path.parent), tree)
 
 
 def load_config(path: Path | str, overrides: list[str] | None = None) -> RunConfig:
