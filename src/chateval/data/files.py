@@ -6,6 +6,7 @@ file), each with the system it holds when the path says so.
 
 import csv
 import glob
+import importlib
 import io
 import json
 from dataclasses import dataclass
@@ -69,14 +70,9 @@ def _json_list(path: Path) -> list[Record]:
 
 
 def _pyarrow(path: Path, module: str) -> Any:
+    """``pyarrow.<module>`` (parquet, ipc), or a DataError naming the file that needs it."""
     try:
-        if module == "parquet":
-            import pyarrow.parquet as parquet  # type: ignore[import-untyped]
-
-            return parquet
-        import pyarrow.ipc as ipc  # type: ignore[import-untyped]
-
-        return ipc
+        return importlib.import_module(f"pyarrow.{module}")
     except ImportError:
         raise DataError(f"{path}: reading it needs pyarrow (pip install pyarrow)") from None
 

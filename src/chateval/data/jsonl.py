@@ -123,11 +123,15 @@ def item_id(record: dict[str, Any], where: str, seen: set[str], key: str = "id")
     raw = record.get(key)
     if raw is None or isinstance(raw, bool) or not isinstance(raw, (str, int)):
         raise DataError(f"{where}: field {key!r} must be a string or integer")
-    item_id = str(raw)
-    if item_id in seen:
-        raise DataError(f"{where}: duplicate id {item_id!r}")
-    seen.add(item_id)
-    return item_id
+    return unique_id(str(raw), where, seen)
+
+
+def unique_id(value: str, where: str, seen: set[str]) -> str:
+    """``value``, recorded in ``seen``; DataError when an earlier record had it."""
+    if value in seen:
+        raise DataError(f"{where}: duplicate id {value!r}")
+    seen.add(value)
+    return value
 
 
 @LOADERS.register("jsonl_pairwise")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chateval.core.items import DirectItem, Item, Label, PairwiseItem
 from chateval.data.fields import field_value, is_absent
 from chateval.data.files import Record, read_records
-from chateval.data.jsonl import required_id, system_pair, text_field
+from chateval.data.jsonl import required_id, system_pair, text_field, unique_id
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -52,11 +52,7 @@ def table_records(data: "DataConfig") -> list[Record]:
 def _id(record: dict[str, Any], where: str, seen: set[str], key: str | None, index: int) -> str:
     if key is None:
         return str(index)
-    value = required_id(record, key, where)
-    if value in seen:
-        raise DataError(f"{where}: duplicate id {value!r}")
-    seen.add(value)
-    return value
+    return unique_id(required_id(record, key, where), where, seen)
 
 
 @LOADERS.register("table_pairwise")
