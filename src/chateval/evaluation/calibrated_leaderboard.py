@@ -24,7 +24,7 @@ from typing import Literal, TypedDict
 
 import numpy as np
 
-from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.comparisons import Comparison, panel_predictions
 from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.ppi import PPIMean, ppi_mean
 from chateval.evaluation.ppi_bradley_terry import (
@@ -104,14 +104,16 @@ def calibrated_leaderboard(
         raise ValueError(f"{n} labelled comparisons; at least {MIN_LABELLED_OVERALL} needed")
     if n == len(comparisons):
         raise ValueError("every comparison is labelled: the human labels alone are the estimate")
-    use_soft = soft and all(c.soft is not None for c in comparisons)
-    predicted = np.array([c.soft if use_soft and c.soft is not None else c.outcome for c in comparisons])
+    values, use_soft = panel_predictions(comparisons, soft)
+    predicted = np.array(values)
     outcome = np.array([0.5 if h is None else h for h in human])
     position = {s: i for i, s in enumerate(systems)}
     a = np.array([position[c.system_a] for c in comparisons])
     b = np.array([position[c.system_b] for c in comparisons])
-    for system in systems:
-        mine = int(np.sum(labelled & ((a == position[system]) | (b == position[system]))))
+    # Each system's comparisons (rows of the mask), and how many of them are labelled.
+    takes_part = (a == np.arange(len(systems))[:, None]) | (b == np.arange(len(systems))[:, None])
+    labelled_counts = (takes_part & labelled).sum(axis=1)
+    for system, mine in zip(systems, labelled_counts, strict=True):
         if mine < MIN_LABELLED_PER_SYSTEM:
             raise ValueError(
                 f"{system} has {mine} labelled comparisons; "
@@ -128,21 +130,18 @@ def calibrated_leaderboard(
     panel_ratings, panel_intervals = _ratings(panel, anchor_index)
 
     fields: list[PPIMean | None] = []
-    counts: list[tuple[int, int]] = []
-    for i in range(len(systems)):
-        mine = (a == i) | (b == i)
+    for i, mine in enumerate(takes_part):
         # The outcome from this system's side: A's share when it was A, the rest when it was B.
         side = np.where(a == i, 1.0, 0.0)
 
         def own(values: np.ndarray, side: np.ndarray = side) -> np.ndarray:
             return np.asarray(side * values + (1 - side) * (1 - values))
 
+        # Every system has MIN_LABELLED_PER_SYSTEM (>= 2) labels by now; PPI also needs an unlabelled one.
         mine_l, mine_u = mine & labelled, mine & ~labelled
-        counts.append((int(mine_l.sum()), int(mine.sum())))
-        enough = mine_l.sum() >= 2 and mine_u.sum() >= 1
         fields.append(
             ppi_mean(own(outcome)[mine_l], own(predicted)[mine_l], own(predicted)[mine_u], alpha=alpha)
-            if enough
+            if mine_u.any()
             else None
         )
     order = sorted(range(len(systems)), key=lambda i: (-round(ratings[i], 6), i))
@@ -154,8 +153,8 @@ def calibrated_leaderboard(
             "ci95": intervals[i],
             "panel_rating": panel_ratings[i],
             "panel_ci95": panel_intervals[i],
-            "labelled": counts[i][0],
-            "comparisons": counts[i][1],
+            "labelled": int(labelled_counts[i]),
+            "comparisons": int(takes_part[i].sum()),
             "field": fields[i],
         }
         for rank, i in enumerate(order, start=1)

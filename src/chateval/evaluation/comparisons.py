@@ -47,6 +47,14 @@ class Comparison:
             raise ValueError("answer lengths must be >= 0")
 
 
+def panel_predictions(comparisons: Sequence[Comparison], soft: bool) -> tuple[list[float], bool]:
+    """The panel's prediction of each comparison's outcome for a calibrated estimate: its soft
+    probability when ``soft`` and every comparison has one, else its hard decision; and whether
+    the soft ones were used."""
+    use_soft = soft and all(c.soft is not None for c in comparisons)
+    return [c.soft if use_soft and c.soft is not None else c.outcome for c in comparisons], use_soft
+
+
 @dataclass(frozen=True)
 class ComparisonArrays:
     """Comparisons as index and value arrays (systems and prompts as positions in

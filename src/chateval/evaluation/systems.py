@@ -25,7 +25,7 @@ from chateval.config.data import CompareDesign
 from chateval.config.run import RunConfig
 from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
-from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.comparisons import Comparison, panel_predictions
 from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.ppi import PPIMean, ppi_mean
@@ -192,19 +192,14 @@ def _calibrated_pairs(
         by_pair.setdefault(pair, []).append((record.get("human_label"), comparison))
     out: list[CalibratedPair] = []
     for (a, b), group in by_pair.items():
-        labelled = [(human, c) for human, c in group if human]
-        unlabelled = [c for human, c in group if not human]
-        if len(labelled) < MIN_LABELLED or not unlabelled:
+        labelled = sum(1 for human, _ in group if human)
+        if labelled < MIN_LABELLED or labelled == len(group):
             continue
-        use_soft = soft and all(c.soft is not None for _, c in group)
-
-        def predicted(c: Comparison, use_soft: bool = use_soft) -> float:
-            return c.soft if use_soft and c.soft is not None else c.outcome
-
+        predicted, use_soft = panel_predictions([c for _, c in group], soft)
         estimate = ppi_mean(
-            [_outcome(human) for human, _ in labelled],
-            [predicted(c) for _, c in labelled],
-            [predicted(c) for c in unlabelled],
+            [_outcome(human) for human, _ in group if human],
+            [p for (human, _), p in zip(group, predicted, strict=True) if human],
+            [p for (human, _), p in zip(group, predicted, strict=True) if not human],
         )
         out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
     return out
