@@ -15,7 +15,7 @@ from chateval.errors import DataError
 if TYPE_CHECKING:
     from chateval.config.data import LabelsFile, QuestionsFile
 
-FLIP: dict[Label, Label] = {"A": "B", "B": "A", "tie": "tie"}
+_FLIP: dict[Label, Label] = {"A": "B", "B": "A", "tie": "tie"}
 
 PairKey = tuple[str, str, str]
 """(prompt, system_a, system_b) of one comparison."""
@@ -49,7 +49,7 @@ class PairLabels:
         if (prompt, a, b) in self.labels:
             return (prompt, a, b), self.labels[(prompt, a, b)]
         if (prompt, b, a) in self.labels:
-            return (prompt, b, a), FLIP[self.labels[(prompt, b, a)]]
+            return (prompt, b, a), _FLIP[self.labels[(prompt, b, a)]]
         return None
 
 
