@@ -1,32 +1,30 @@
-"""Fitting the Davidson model (``davidson_model``) to comparisons: the full-data fit, and the
-refits of bootstrap resamples, all at once, that the leaderboard's intervals come from.
+"""Fitting the Davidson model (``davidson_model``) to comparisons.
 
 Fit. Parameters are the log-strengths relative to an anchor system (its theta is 0: the model
 only sees differences, and anchoring makes it identifiable), log(nu) when there are ties, and
 gamma with length control; they maximise the log-likelihood minus a small ridge penalty,
 
-    RIDGE * (sum_i (theta_i - mean theta)^2 + log(nu)^2 + gamma^2),   RIDGE = 0.01,
+    RIDGE * (sum_i (theta_i - mean theta)^2 + NUISANCE_SHARE * (log(nu)^2 + gamma^2)),
 
-(the strengths' part centred over all systems, so that it does not depend on the anchor: another
-anchor shifts all ratings alike), found with scipy's trust-region Newton method
-(``minimize(method="trust-exact")``) and the analytic gradient and Hessian. The negative
-log-likelihood is convex (a log-sum-exp of linear functions minus a linear term) and the ridge
-makes it strictly so: the optimum is unique. Why the ridge: a system that wins (or loses) all
-its comparisons, in the data or in a bootstrap resample, has an infinite maximum-likelihood
-strength (so has log(nu) in a resample without ties), and one infinite refit would make a
-percentile interval meaningless; the ridge keeps every fit finite. It is small next to the
-likelihood (which sums over comparisons), so where the MLE exists it moves a strength by about
-``2 * RIDGE * theta / (its comparisons / 4)``: under 0.001 for a few hundred comparisons (the
-reference test holds the fit to ``choix``'s to 1e-3), about 0.01 (4 rating points) on 12.
-``ridge=0`` gives the plain MLE (``fit_davidson`` only: the bootstrap needs the ridge).
+with RIDGE = 0.01 and NUISANCE_SHARE = 0.01 (the strengths' part centred over all systems, so
+that it does not depend on the anchor: another anchor shifts all ratings alike), found with
+scipy's trust-region Newton method (``minimize(method="trust-exact")``) and the analytic gradient
+and Hessian. The negative log-likelihood is convex (a log-sum-exp of linear functions minus a
+linear term) and the ridge makes it strictly so: the optimum is unique.
+
+Why the ridge: a system that wins (or loses) all its comparisons has an infinite
+maximum-likelihood strength, a panel that always ties an infinite log(nu), and answer lengths
+that separate the outcomes an infinite gamma; the ridge keeps every fit finite. It is a normal
+prior with a standard deviation of 7 on each centred log-strength (1 / sqrt(2 RIDGE)) and 70 on
+log(nu) and gamma: where the maximum-likelihood estimate exists it moves a strength by about
+``2 * RIDGE * theta / (its comparisons / 4)``, under 0.001 for a few hundred comparisons (the
+reference test holds the fit to ``choix``'s to 1e-3) and about 0.01 (4 rating points) on 12,
+and the tie and length terms by less still; the tests hold every estimate of a small real run
+to the unpenalised fit within a tenth of its interval's half-width. ``ridge=0`` gives the
+plain MLE.
 
 Scale. rating_i = 1000 + 400 * log10(pi_i / pi_anchor): 1000 is the anchor (the first system by
 default), and 400 points mean 10:1 odds of winning a decisive verdict, as in Elo.
-
-Refits. Comparisons that share the systems, the outcome and (with length control) the covariate
-are one weighted row of the design, a resample only reweights the rows, and all resamples are
-refitted at once by a vectorised Newton method with the exact Hessian, started from the
-full-data fit: the refits are cheap.
 """
 
 import math
@@ -37,12 +35,11 @@ import numpy as np
 from scipy.optimize import minimize
 
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
-from chateval.evaluation.davidson_model import Design, build_design, derivatives, objective
+from chateval.evaluation.davidson_model import Design, build_design, derivatives
 
 RIDGE = 0.01
 BASE_RATING = 1000.0
 ELO_SCALE = 400.0 / math.log(10.0)  # rating points per unit of log-strength
-BATCH_CELLS = 4_000_000  # numbers per array in one batch of refits (32 MB of floats)
 
 
 @dataclass(frozen=True)
@@ -79,55 +76,11 @@ def fit_point(design: Design, weights: np.ndarray, ridge: float) -> tuple[np.nda
         assert second is not None
         return np.asarray(second[0])
 
-    # A tolerance far below the intervals' resolution: the bootstrap starts from this point.
+    # A tolerance far below the intervals' resolution.
     result = minimize(
         fun, np.zeros(design.size), jac=True, hess=hess, method="trust-exact", options={"gtol": 1e-9}
     )
     return np.asarray(result.x, dtype=float), bool(result.success)
-
-
-def fit_batch(
-    design: Design, weights: np.ndarray, start: np.ndarray, ridge: float, max_iter: int = 50
-) -> np.ndarray:
-    """Refit every row of ``weights`` (one bootstrap resample each) at once: damped Newton
-    steps with a backtracking (Armijo) line search, from ``start``. The penalised objective is
-    strictly convex (ridge > 0), so Newton converges fast from the full-data fit; a resample
-    stops moving once its Newton decrement is negligible."""
-    params = np.tile(start, (len(weights), 1))
-    value, grad, hess = derivatives(design, params, weights, ridge)
-    for _ in range(max_iter):
-        assert hess is not None
-        step = np.linalg.solve(hess, grad[..., None])[..., 0]
-        decrement = np.sum(grad * step, axis=1)
-        active = decrement > 1e-12
-        if not active.any():
-            break
-        t = np.ones(len(params))
-        for _ in range(40):
-            trial = params - t[:, None] * step
-            trial_value = objective(design, trial, weights, ridge)
-            # Near the optimum the full Newton step is safe, and the objective's rounding error
-            # (~1e-13 of its size) would swamp the Armijo test's tiny decrease: skip the test.
-            ok = ~active | (decrement < 1e-6) | (trial_value <= value - 1e-4 * t * decrement)
-            if ok.all():
-                break
-            t = np.where(ok, t, t / 2)
-        params = np.where(active[:, None], trial, params)
-        value, grad, hess = derivatives(design, params, weights, ridge)
-    return params
-
-
-def refit_resamples(design: Design, counts: np.ndarray, start: np.ndarray, ridge: float) -> np.ndarray:
-    """The parameters refitted on every resample (rows of ``counts``), in chunks of resamples
-    small enough that the batch's arrays stay within ``BATCH_CELLS`` numbers: memory stays
-    bounded on large runs."""
-    rows = design.local.shape[1]
-    chunk = max(1, BATCH_CELLS // (rows * 16))  # the Hessian's (batch, rows, 4, 4)
-    parts = [
-        fit_batch(design, counts[i : i + chunk] @ design.weights, start, ridge)
-        for i in range(0, len(counts), chunk)
-    ]
-    return np.concatenate(parts) if parts else np.zeros((0, design.size))
 
 
 def _connected(arrays: ComparisonArrays) -> bool:

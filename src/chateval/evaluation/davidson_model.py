@@ -36,6 +36,7 @@ from scipy import sparse
 from chateval.evaluation.comparisons import ComparisonArrays
 
 A_WON, B_WON, TIE = 0, 1, 2  # outcome categories, the order of the model's terms
+NUISANCE_SHARE = 0.01  # the ridge on log(nu) and gamma, relative to the strengths'
 LENGTH_COVARIATE = "(length_a - length_b) / (length_a + length_b), words"
 
 
@@ -131,6 +132,8 @@ def build_design(arrays: ComparisonArrays, anchor: int, length_control: bool) ->
     # themselves would pull every system towards the anchor).
     penalty = np.eye(size)
     penalty[: len(others), : len(others)] -= 1.0 / n_systems
+    # log(nu) and gamma only need to stay finite (davidson_fit's doc): a far weaker prior.
+    penalty[len(others) :, len(others) :] *= NUISANCE_SHARE
     width = size + 1
     k = len(local)
     block = (index[:, :, None] * width + index[:, None, :]).reshape(rows, 16)

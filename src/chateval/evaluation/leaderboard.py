@@ -1,39 +1,28 @@
 """A leaderboard of systems from the panel's pairwise decisions: Bradley-Terry strengths with
-ties modelled explicitly (Davidson 1970), on an Elo-like scale, with bootstrap intervals over
-prompts; and the same model with the answers' length difference as a covariate (a
-length-controlled leaderboard, as Chatbot Arena's style control).
+ties modelled explicitly (Davidson 1970), on an Elo-like scale, with 95% intervals; and the same
+model with the answers' length difference as a covariate (a length-controlled leaderboard, as
+Chatbot Arena's style control).
 
-The model and its fit are ``davidson_model`` and ``davidson_fit``; this module builds the table:
-the ratings with their intervals, each system's record and mean answer length.
-
-Intervals. Prompts are resampled with replacement (the same resamples as ``win_rates``), all
-comparisons of a drawn prompt kept, the model refitted on each resample (all at once, cheaply:
-``davidson_fit.refit_resamples``), and the interval is the 2.5th-97.5th percentile of the
-refitted ratings (the anchor's is [1000, 1000]: the ratings are differences to it).
-``N_RESAMPLES`` = 500 by default: the percentiles of a 95% interval rest on the 12 or 13 most
-extreme refits on either side.
+The model and its fit are ``davidson_model`` and ``davidson_fit``; the intervals are
+``davidson_intervals``' (prompt-clustered with t quantiles from 5 prompts on, model-based below
+that, and ``interval_method`` says which); this module builds the table: the ratings with their
+intervals, each system's record and mean answer length. The anchor's interval is [1000, 1000]:
+the ratings are differences to it. ``rating_difference`` gives the interval of the difference of
+two ratings, which is what tells whether two systems are told apart (two overlapping rating
+intervals can still hold a difference that excludes 0, and the anchor's has no width at all).
 """
 
 from collections.abc import Sequence
-from typing import TypedDict
+from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 import numpy as np
 
 from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
-from chateval.evaluation.davidson_fit import (
-    BASE_RATING,
-    ELO_SCALE,
-    RIDGE,
-    fit_point,
-    log_strengths,
-    prepare_fit,
-    refit_resamples,
-)
-from chateval.evaluation.davidson_model import LENGTH_COVARIATE
-from chateval.evaluation.prompt_bootstrap import percentile_intervals, resample_counts
-
-N_RESAMPLES = 500
+from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE, RIDGE, fit_point, prepare_fit
+from chateval.evaluation.davidson_intervals import ParameterUncertainty, parameter_uncertainty
+from chateval.evaluation.davidson_model import LENGTH_COVARIATE, Design
 
 
 class LeaderboardRow(TypedDict):
@@ -58,8 +47,64 @@ class Leaderboard(TypedDict):
     rows: list[LeaderboardRow]
     prompts: int
     comparisons: int
-    resamples: int
     ridge: float
+    # davidson_intervals' method; runs before release 4 have ``resamples`` (a percentile
+    # bootstrap over prompts) instead.
+    interval_method: NotRequired[str]
+    resamples: NotRequired[int]
+
+
+@dataclass(frozen=True)
+class FittedBoard:
+    """A fitted Davidson model with its parameters' uncertainty: what the table is made of, and
+    what the adaptive design asks which systems are told apart."""
+
+    arrays: ComparisonArrays
+    anchor: int  # the anchor's position in ``arrays.systems``
+    design: Design
+    params: np.ndarray
+    uncertainty: ParameterUncertainty
+
+    def log_strengths(self) -> np.ndarray:
+        """Each system's log-strength, the anchor's 0."""
+        padded = np.append(self.params, 0.0)
+        values: np.ndarray = padded[self.design.theta_column]
+        return values
+
+    def contrast(self, first: int, second: int | None = None) -> np.ndarray:
+        """The parameter contrast of theta_first (minus theta_second)."""
+        out = np.zeros(self.design.size + 1)  # the last column is the anchor's dummy
+        out[self.design.theta_column[first]] += 1.0
+        if second is not None:
+            out[self.design.theta_column[second]] -= 1.0
+        return out[:-1]
+
+    def interval(self, value: float, contrast: np.ndarray, scale: float = 1.0) -> list[float]:
+        """The 95% interval of ``value`` (= contrast @ params) on ``scale``."""
+        half = self.uncertainty.half_width(contrast)
+        return [scale * (value - half), scale * (value + half)]
+
+
+def fit_board(
+    comparisons: Sequence[Comparison],
+    systems: Sequence[str] | None = None,
+    anchor: str | None = None,
+    length_control: bool = False,
+    ridge: float = RIDGE,
+) -> FittedBoard:
+    """Fit the Davidson model and its parameters' covariances (``davidson_intervals``)."""
+    arrays, index, design = prepare_fit(comparisons, systems, anchor, length_control)
+    params, _ = fit_point(design, design.weights.sum(axis=0), ridge)
+    return FittedBoard(arrays, index, design, params, parameter_uncertainty(design, params, ridge))
+
+
+def rating_difference(board: FittedBoard, first: str, second: str) -> Interval:
+    """The rating of ``first`` minus that of ``second``, in rating points, with its interval."""
+    names = board.arrays.systems
+    i, j = names.index(first), names.index(second)
+    theta = board.log_strengths()
+    value = float(theta[i] - theta[j])
+    return {"value": ELO_SCALE * value, "ci95": board.interval(value, board.contrast(i, j), ELO_SCALE)}
 
 
 def leaderboard(
@@ -67,23 +112,22 @@ def leaderboard(
     systems: Sequence[str] | None = None,
     anchor: str | None = None,
     length_control: bool = False,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = 0,
     ridge: float = RIDGE,
 ) -> Leaderboard:
-    """Rank the systems by their Davidson-Bradley-Terry rating, with 95% bootstrap intervals
-    over prompts (see the module doc); ``length_control`` fits the length covariate too and
-    reports its coefficient gamma. Seeded and deterministic. ``ridge`` must be > 0 when
-    resampling (the refits rely on it to stay finite)."""
-    if n_resamples > 0 and ridge <= 0:
-        raise ValueError("bootstrap refits need a ridge > 0")
-    arrays, index, design = prepare_fit(comparisons, systems, anchor, length_control)
-    params, _ = fit_point(design, design.weights.sum(axis=0), ridge)
-    counts = resample_counts(len(arrays.prompts), n_resamples, seed)
-    replicates = refit_resamples(design, counts, params, ridge)
-    ratings = BASE_RATING + ELO_SCALE * log_strengths(design, params)
-    rating_reps = BASE_RATING + ELO_SCALE * log_strengths(design, replicates)
-    intervals = percentile_intervals(ratings, rating_reps)
+    """Rank the systems by their Davidson-Bradley-Terry rating, with 95% intervals (see the
+    module doc); ``length_control`` fits the length covariate too and reports its coefficient
+    gamma. Deterministic."""
+    board = fit_board(comparisons, systems, anchor, length_control, ridge)
+    arrays, design, params = board.arrays, board.design, board.params
+    theta = board.log_strengths()
+    intervals: list[Interval] = []
+    for i, value in enumerate(theta):
+        rating = BASE_RATING + ELO_SCALE * float(value)
+        if i == board.anchor:  # the scale's origin: no uncertainty by definition
+            intervals.append({"value": rating, "ci95": [rating, rating]})
+            continue
+        low, high = board.interval(float(value), board.contrast(i), ELO_SCALE)
+        intervals.append({"value": rating, "ci95": [BASE_RATING + low, BASE_RATING + high]})
 
     n_systems = len(arrays.systems)
     sides = each_side(arrays)
@@ -91,7 +135,7 @@ def leaderboard(
     lengths = _mean_lengths(arrays, sides)
     # Rounded to 0.001 points: equal strengths that the fit leaves a tolerance apart keep the
     # systems' listed order.
-    order = sorted(range(n_systems), key=lambda i: (-round(float(ratings[i]), 3), i))
+    order = sorted(range(n_systems), key=lambda i: (-round(intervals[i]["value"], 3), i))
     rows: list[LeaderboardRow] = [
         {
             "rank": rank,
@@ -106,16 +150,18 @@ def leaderboard(
         }
         for rank, i in enumerate(order, start=1)
     ]
-    tie_parameter = gamma = None
+    tie_parameter: Interval | None = None
+    gamma: Interval | None = None
     if design.tie_column is not None:
-        column = design.tie_column
-        tie_parameter = percentile_intervals(np.exp(params[[column]]), np.exp(replicates[:, [column]]))[0]
+        log_nu = float(params[design.tie_column])
+        low, high = board.interval(log_nu, _unit(design, design.tie_column))
+        tie_parameter = {"value": float(np.exp(log_nu)), "ci95": [float(np.exp(low)), float(np.exp(high))]}
     if design.gamma_column is not None:
-        column = design.gamma_column
-        gamma = percentile_intervals(params[[column]], replicates[:, [column]])[0]
+        value = float(params[design.gamma_column])
+        gamma = {"value": value, "ci95": board.interval(value, _unit(design, design.gamma_column))}
     return {
-        "anchor": arrays.systems[index],
-        "scale": f"{BASE_RATING:g} + 400 log10(strength / strength of {arrays.systems[index]})",
+        "anchor": arrays.systems[board.anchor],
+        "scale": f"{BASE_RATING:g} + 400 log10(strength / strength of {arrays.systems[board.anchor]})",
         "length_control": length_control,
         "length_covariate": LENGTH_COVARIATE if length_control else None,
         "length_coefficient": gamma,
@@ -123,9 +169,15 @@ def leaderboard(
         "rows": rows,
         "prompts": len(arrays.prompts),
         "comparisons": len(comparisons),
-        "resamples": len(counts),
         "ridge": ridge,
+        "interval_method": board.uncertainty.method,
     }
+
+
+def _unit(design: Design, column: int) -> np.ndarray:
+    out = np.zeros(design.size)
+    out[column] = 1.0
+    return out
 
 
 def _mean_lengths(arrays: ComparisonArrays, sides: Sides) -> list[float]:

@@ -153,8 +153,8 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
     error = None
     if len(systems) >= 2:
         try:
-            plain = leaderboard(comparisons, systems, anchor=anchor, seed=seed)
-            controlled = leaderboard(comparisons, systems, anchor=anchor, length_control=True, seed=seed)
+            plain = leaderboard(comparisons, systems, anchor=anchor)
+            controlled = leaderboard(comparisons, systems, anchor=anchor, length_control=True)
         except ValueError as exc:  # e.g. systems that never meet: their strengths are not identified
             error = str(exc)
     else:

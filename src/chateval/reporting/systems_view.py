@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chateval.evaluation.calibrated_leaderboard import BestSystem
+from chateval.evaluation.davidson_intervals import INDEPENDENT, MIN_PROMPTS_CLUSTERED
+from chateval.evaluation.leaderboard import Leaderboard
 from chateval.evaluation.ppi import PPIMean
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
 from chateval.reporting.formatting import ci_text, signed_ci
@@ -33,6 +35,16 @@ def _rate(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _rating_intervals(board: Leaderboard) -> str:
+    """How the rating intervals were made, for this board's release."""
+    method = board.get("interval_method")
+    if method is None:  # runs before release 4: a percentile bootstrap over prompts
+        return f"95% intervals from {board.get('resamples')} bootstrap resamples of the prompts"
+    if method == INDEPENDENT:
+        return "95% intervals from the model's information (comparisons taken as independent)"
+    return "95% prompt-clustered intervals (sandwich, t quantile)"
+
+
 def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     board, controlled = section.get("leaderboard"), section.get("length_controlled")
     if not board:
@@ -53,9 +65,15 @@ def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
         for row in board["rows"]
     ]
     notes = [
-        f"Davidson-Bradley-Terry ratings, {board['scale']}; 95% intervals from {board['resamples']} "
-        f"bootstrap resamples of the {board['prompts']} prompts; {board['comparisons']} panel decisions."
+        f"Davidson-Bradley-Terry ratings, {board['scale']}; {_rating_intervals(board)}; "
+        f"{board['comparisons']} panel decisions on {board['prompts']} prompts."
     ]
+    if board.get("interval_method") == INDEPENDENT:
+        notes.append(
+            f"Only {board['prompts']} prompts: too few to estimate how much a prompt's comparisons "
+            f"share, so the intervals treat the comparisons as independent (at least "
+            f"{MIN_PROMPTS_CLUSTERED} prompts give prompt-clustered ones)."
+        )
     if controlled and controlled.get("length_coefficient"):
         gamma = controlled["length_coefficient"]
         notes.append(

@@ -1,0 +1,314 @@
+"""Adaptive comparisons: which (prompt, pair of systems) the panel debates next, chosen from the
+verdicts so far, so that debates go where the ranking is least certain.
+
+The candidates are every comparison of the ``all_pairs`` design (each prompt x each pair of
+systems). The design spends a budget of comparisons in waves:
+
+- waves 0 and 1 are seeded and balanced: each a random cycle through the systems (every system
+  in two comparisons), each comparison on the prompt used least so far;
+- wave k + 2 is chosen once waves 0..k have all finished (and wave k + 1 has been chosen), from
+  their verdicts alone. So the engines always have a wave to work on while the next is chosen,
+  and the choices do not depend on which debate happened to finish first: a streaming run, a
+  run with step barriers, a resumed run and the simulation all choose the same waves.
+
+Choosing a wave. The leaderboard's model is fitted to the finished comparisons
+(``leaderboard.fit_board``). The ranking's open questions are its *targets*: the adjacent pairs
+of the current order (``top_k`` set: the pairs across the boundary between the best k and the
+rest), each weighted by the probability that their order is wrong, Phi(-|d| / sd) with d the
+fitted difference and sd its model-based standard deviation. One more comparison of systems i
+and j adds w_ij x x^T to the information (x = e_i - e_j, w_ij the variance of one decision's
+outcome under the fitted model: its Fisher information about theta_i - theta_j), which lowers
+a target contrast c's variance by (c' S x)^2 w / (1 + w x' S x) (Sherman-Morrison, S the
+covariance). The wave takes the pair with the largest weighted reduction, updates S as if it
+had been debated, and repeats, so a wave spreads over the pairs that matter instead of
+repeating one; each pick goes to the prompt of that pair used least so far (ties broken by a
+seeded order), so prompts stay balanced and the prompt-clustered intervals keep their degrees
+of freedom.
+
+Stopping. The design stops when the budget is spent, when every candidate is taken, or when the
+ranking is *resolved*: every target's 95% interval of the rating difference (the leaderboard's
+own, ``leaderboard.rating_difference``) excludes 0 (every adjacent pair told apart; with
+``top_k``, every system of the best k told apart from every other).
+"""
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.stats import norm
+
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.leaderboard import FittedBoard, fit_board
+
+BUDGET_SPENT = "budget spent"
+ALL_TAKEN = "every candidate compared"
+RESOLVED = "resolved"  # every adjacent pair's difference interval excludes 0
+TOP_K_RESOLVED = "top-k resolved"  # the best k told apart from the rest
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One comparison the design may choose: an item of the all_pairs design."""
+
+    key: str  # the item's id
+    prompt: str
+    system_a: str
+    system_b: str
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """How many comparisons in all (the seed waves included), how many per wave, and what
+    counts as resolved (``top_k`` None: the whole order)."""
+
+    budget: int
+    wave: int
+    top_k: int | None = None
+    seed: int = 0
+
+
+@dataclass
+class AdaptiveDesign:
+    """The state of one adaptive run: the waves chosen, the verdicts recorded, why it stopped.
+
+    Use: ``start()`` (the two seed waves), then ``record`` each finished comparison and call
+    ``ready()``, which returns the waves that can now be chosen (possibly none). ``restore``
+    puts back the waves a killed run had chosen (from its journal) before its verdicts are
+    recorded again.
+    """
+
+    candidates: Sequence[Candidate]
+    systems: Sequence[str]
+    settings: AdaptiveSettings
+    waves: list[list[str]] = field(default_factory=list)
+    stop: str | None = None
+    _results: dict[str, Comparison | None] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.settings.budget < 1 or self.settings.wave < 1:
+            raise ValueError("an adaptive design needs a budget and a wave size of at least 1")
+        if self.settings.top_k is not None and not 1 <= self.settings.top_k < len(self.systems):
+            raise ValueError(f"top_k must lie in 1..{len(self.systems) - 1}")
+        self._by_key = {c.key: c for c in self.candidates}
+        self._order = {
+            p: i for i, p in enumerate(_seeded_order({c.prompt for c in self.candidates}, self.settings.seed))
+        }
+
+    @property
+    def chosen(self) -> list[str]:
+        """Every key chosen so far, wave by wave."""
+        return [key for wave in self.waves for key in wave]
+
+    def start(self) -> list[list[str]]:
+        """The two seeded waves (nothing to choose from yet)."""
+        if self.waves:
+            raise RuntimeError("the design has started already")
+        rng = np.random.default_rng(self.settings.seed)
+        for _ in range(2):
+            self.waves.append(self._cycle(rng))
+        return list(self.waves)
+
+    def restore(self, waves: Sequence[Sequence[str]], stop: str | None) -> None:
+        """Take the waves (and the stop) a killed run had journalled."""
+        unknown = [k for wave in waves for k in wave if k not in self._by_key]
+        if unknown:
+            raise ValueError(f"journalled comparisons {unknown[:3]} are not candidates of this run")
+        self.waves = [list(w) for w in waves]
+        self.stop = stop
+
+    def record(self, key: str, comparison: Comparison | None) -> None:
+        """A chosen comparison finished (None: the panel could not decide it)."""
+        self._results[key] = comparison
+
+    def finished(self, wave: int) -> bool:
+        """Whether every comparison of wave ``wave`` has been recorded."""
+        return all(key in self._results for key in self.waves[wave])
+
+    def ready(self) -> list[list[str]]:
+        """Choose every wave whose inputs are complete (wave k + 2 needs waves 0..k finished);
+        the new waves, in order (none once the design has stopped)."""
+        new = []
+        while self.stop is None and self.waves and all(self.finished(k) for k in range(len(self.waves) - 1)):
+            wave = self._choose(len(self.waves) - 2)
+            if wave:
+                self.waves.append(wave)
+                new.append(wave)
+        return new
+
+    def candidate(self, key: str) -> Candidate:
+        """The candidate of ``key``."""
+        return self._by_key[key]
+
+    def _free(self) -> dict[tuple[str, str], list[Candidate]]:
+        """Candidates not yet chosen, by (unordered) pair of systems."""
+        taken = set(self.chosen)
+        out: dict[tuple[str, str], list[Candidate]] = {}
+        for c in self.candidates:
+            if c.key not in taken:
+                out.setdefault(_pair(c.system_a, c.system_b), []).append(c)
+        return out
+
+    def _room(self) -> int:
+        return min(self.settings.wave, self.settings.budget - len(self.chosen))
+
+    def _prompt_use(self) -> Counter[str]:
+        return Counter(self._by_key[k].prompt for k in self.chosen)
+
+    def _take(
+        self, pair: tuple[str, str], free: dict[tuple[str, str], list[Candidate]], use: Counter[str]
+    ) -> str:
+        """The pair's free candidate on the prompt used least (seeded order among equals)."""
+        options = free[pair]
+        best = min(options, key=lambda c: (use[c.prompt], self._order[c.prompt]))
+        options.remove(best)
+        if not options:
+            del free[pair]
+        use[best.prompt] += 1
+        return best.key
+
+    def _cycle(self, rng: np.random.Generator) -> list[str]:
+        """A seeded random cycle through the systems (one pair for two systems)."""
+        free, use = self._free(), self._prompt_use()
+        order = [self.systems[i] for i in rng.permutation(len(self.systems))]
+        edges = [(order[i], order[(i + 1) % len(order)]) for i in range(len(order) if len(order) > 2 else 1)]
+        wave: list[str] = []
+        for a, b in edges:
+            if len(wave) >= self._room():
+                break
+            if _pair(a, b) in free:
+                wave.append(self._take(_pair(a, b), free, use))
+        return wave
+
+    def _balanced(self, free: dict[tuple[str, str], list[Candidate]]) -> list[str]:
+        """The pairs compared least so far: while the finished comparisons do not yet connect
+        every system (undecided ones left a gap), balance instead of fitting."""
+        use, wave = self._prompt_use(), list[str]()
+        pairs = Counter(_pair(self._by_key[k].system_a, self._by_key[k].system_b) for k in self.chosen)
+        while free and len(wave) < self._room():
+            pair = min(free, key=lambda p: (pairs[p], p))
+            pairs[pair] += 1
+            wave.append(self._take(pair, free, use))
+        return wave
+
+    def _choose(self, last_finished: int) -> list[str]:
+        """Wave ``last_finished + 2`` from the verdicts of waves 0..last_finished; [] and a stop
+        reason when nothing more is to be chosen."""
+        if self._room() <= 0:
+            self.stop = BUDGET_SPENT
+            return []
+        free = self._free()
+        if not free:
+            self.stop = ALL_TAKEN
+            return []
+        seen = [self._results[k] for wave in self.waves[: last_finished + 1] for k in wave]
+        comparisons = [c for c in seen if c is not None]
+        try:
+            board = fit_board(comparisons, self.systems)
+        except ValueError:  # not yet connected (undecided comparisons): balance instead
+            return self._balanced(free)
+        targets = self._targets(board)
+        if all(_separated(board, i, j) for i, j in targets):
+            self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
+            return []
+        return self._greedy(board, targets, free)
+
+    def _targets(self, board: FittedBoard) -> list[tuple[int, int]]:
+        """The pairs whose order the ranking is about (indices into ``board.arrays.systems``,
+        better first)."""
+        theta = board.log_strengths()
+        order = sorted(range(len(theta)), key=lambda i: (-theta[i], i))
+        k = self.settings.top_k
+        if k is None:
+            return list(zip(order, order[1:], strict=False))
+        return [(i, j) for i in order[:k] for j in order[k:]]
+
+    def _greedy(
+        self,
+        board: FittedBoard,
+        targets: Sequence[tuple[int, int]],
+        free: dict[tuple[str, str], list[Candidate]],
+    ) -> list[str]:
+        """Pick the wave one comparison at a time (see the module doc)."""
+        names = list(board.arrays.systems)
+        theta = board.log_strengths()
+        covariance = board.uncertainty.model.copy()
+        contrasts = np.array([board.contrast(i, j) for i, j in targets])
+        weights = np.array(
+            [
+                norm.cdf(-abs(theta[i] - theta[j]) / math.sqrt(max(c @ covariance @ c, 1e-12)))
+                for (i, j), c in zip(targets, contrasts, strict=True)
+            ]
+        )
+        info = _information(board)
+        use = self._prompt_use()
+        wave: list[str] = []
+        for _ in range(self._room()):
+            if not free:
+                break
+            best, best_gain, best_x = None, -1.0, None
+            for pair in sorted(free):
+                i, j = names.index(pair[0]), names.index(pair[1])
+                x = board.contrast(i, j)
+                w = info[i, j]
+                sx = covariance @ x
+                gain = float(np.sum(weights * (contrasts @ sx) ** 2) * w / (1 + w * x @ sx))
+                if gain > best_gain + 1e-12:
+                    best, best_gain, best_x = pair, gain, (x, w, sx)
+            assert best is not None and best_x is not None
+            x, w, sx = best_x
+            covariance = covariance - w * np.outer(sx, sx) / (1 + w * x @ sx)
+            wave.append(self._take(best, free, use))
+        return wave
+
+
+def _information(board: FittedBoard) -> np.ndarray:
+    """w[i, j]: the variance of one decision's outcome (1, 1/2, 0) between systems i and j under
+    the fitted model, its Fisher information about theta_i - theta_j."""
+    theta = board.log_strengths()
+    nu = math.exp(board.params[board.design.tie_column]) if board.design.tie_column is not None else 0.0
+    a, b = theta[:, None], theta[None, :]
+    tie = nu * np.exp((a + b) / 2)
+    total = np.exp(a) + np.exp(b) + tie
+    p_win, p_tie = np.exp(a) / total, tie / total
+    mean = p_win + p_tie / 2
+    out: np.ndarray = p_win + p_tie / 4 - mean**2
+    return out
+
+
+def _separated(board: FittedBoard, i: int, j: int) -> bool:
+    """Whether the 95% interval of theta_i - theta_j excludes 0."""
+    theta = board.log_strengths()
+    low, high = board.interval(float(theta[i] - theta[j]), board.contrast(i, j))
+    return low > 0 or high < 0
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+def _seeded_order(prompts: set[str], seed: int) -> list[str]:
+    """The prompts in an order fixed by the seed (the tie-break among equally used prompts)."""
+    return sorted(prompts, key=lambda p: hashlib.sha1(f"{seed}:{p}".encode()).hexdigest())
+
+
+Judge = Callable[[Sequence[Candidate]], list[Comparison | None]]
+"""Decides a wave's comparisons (None: undecided), in order: a simulated or scripted panel."""
+
+
+def simulate(design: AdaptiveDesign, judge: Judge) -> list[Comparison | None]:
+    """Run ``design`` to its stop with ``judge`` deciding each wave, one wave at a time in
+    order (the simulation and the tests); every decision, in the order made."""
+    design.start()
+    results: list[Comparison | None] = []
+    done = 0
+    while done < len(design.waves):
+        wave = design.waves[done]
+        for key, comparison in zip(wave, judge([design.candidate(k) for k in wave]), strict=True):
+            design.record(key, comparison)
+            results.append(comparison)
+        done += 1
+        design.ready()
+    return results
