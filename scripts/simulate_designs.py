@@ -1,24 +1,33 @@
-"""How well each comparison design recovers a planted ranking, per comparison spent.
+"""How well each comparison design recovers a planted ranking, per comparison spent, and whether
+its intervals hold.
 
 N systems get planted log-strengths evenly spaced over [-SPREAD/2, +SPREAD/2] (listed in a
 shuffled order, so the design's system order says nothing about strength). For each design
-(all_pairs; against a baseline, the median-strength system; opponents K) and each budget of
-comparisons, the script builds the design's comparisons on as many prompts as the budget buys
-(data/designs.py, the code a run uses), draws the panel's decisions from the Davidson model
-(the leaderboard's own model, ties with nu = NU; ``davidson_simulation.simulate_davidson``),
-fits the leaderboard with its bootstrap intervals over prompts, and records:
+(all_pairs; against a baseline, the median-strength system; opponents K; adaptive) and each
+budget of comparisons, the script builds the design's comparisons (data/designs.py, the code a
+run uses, on as many prompts as the budget buys; adaptive: evaluation/adaptive_design.py, the
+code a run uses, choosing from all pairs of a pool of POOL prompts in waves of max(2 N, 16)),
+draws the panel's decisions from the Davidson model (the leaderboard's own model, ties with
+nu = NU; ``davidson_simulation.simulate_davidson``), fits the leaderboard and the win rates,
+and records:
 
 - Kendall's tau between the fitted and the planted ratings (1: the order recovered exactly);
-- coverage: the share of (repetition, system) cases whose 95% interval holds the planted rating
-  (both relative to the anchor, which is left out: its interval is [1000, 1000] by definition);
-- the mean width of the intervals, in rating points.
+- top-1 and top-3: whether the fitted best system (the fitted best three, as a set) is the
+  planted one;
+- rating coverage: the share of (repetition, system) cases whose 95% interval holds the
+  planted rating (both relative to the anchor, which is left out: its interval is [1000, 1000]
+  by definition), and the intervals' mean width in rating points;
+- win-rate coverage: the share of (repetition, pair) cases whose 95% win-rate interval holds
+  the pair's planted win rate (P(win) + P(tie) / 2 under the model).
 
-    .venv/bin/python scripts/simulate_designs.py --repetitions 100 -o docs/performance/designs.json
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 100 \
+        -o docs/performance/designs.json
 
 prints a Markdown table (docs/performance.md) and writes the numbers as JSON.
 """
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -31,12 +40,17 @@ from scipy.stats import kendalltau
 
 from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
+from chateval.evaluation.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate, simulate
+from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.davidson_simulation import simulate_davidson
 from chateval.evaluation.leaderboard import leaderboard
+from chateval.evaluation.win_rates import win_rates
 
 SPREAD = 2.0  # log-strength between the best and the worst system: odds of e^2 = 7.4 to 1
 NU = 0.5  # Davidson's tie parameter: about 20% ties between equals
+POOL = 80  # prompts the adaptive design may choose from (FairEval has 80 questions)
+ADAPTIVE = "adaptive"
 
 
 def planted(n: int, rng: random.Random) -> dict[str, float]:
@@ -46,89 +60,136 @@ def planted(n: int, rng: random.Random) -> dict[str, float]:
     return {f"s{i + 1:02d}": v for i, v in enumerate(values)}
 
 
-def designs(n: int) -> list[tuple[str, CompareDesign]]:
-    """The designs compared at N systems."""
-    out = [("all_pairs", CompareDesign())]
+def designs(n: int) -> list[tuple[str, CompareDesign | None]]:
+    """The designs compared at N systems (None: adaptive)."""
+    out: list[tuple[str, CompareDesign | None]] = [("all_pairs", CompareDesign())]
     out.append(("against median", CompareDesign(against="BASELINE")))
     for k in (2, 4):
         if k < n:
             out.append((f"opponents K={k}", CompareDesign(opponents=k)))
+    out.append((ADAPTIVE, None))
     return out
 
 
-def one_run(
-    strengths: dict[str, float], label: str, design: CompareDesign, budget: int, seed: int
-) -> dict[str, float] | None:
-    """Tau, coverage and width of one simulated run; None when the budget buys no prompt."""
+def planted_win_rate(strengths: dict[str, float], a: str, b: str) -> float:
+    """P(a wins) + P(tie) / 2 under the Davidson model."""
+    pa, pb = math.exp(strengths[a]), math.exp(strengths[b])
+    tie = NU * math.sqrt(pa * pb)
+    return (pa + tie / 2) / (pa + pb + tie)
+
+
+def fixed_comparisons(
+    strengths: dict[str, float], design: CompareDesign, budget: int, seed: int
+) -> tuple[list[Comparison], str] | None:
+    """A planned design's comparisons on as many prompts as ``budget`` buys, and its anchor."""
     systems = list(strengths)
     if design.against is not None:  # the median-strength system is the baseline
-        baseline = sorted(systems, key=strengths.__getitem__)[len(systems) // 2]
-        design = CompareDesign(against=baseline)
-    per_prompt = comparisons_per_prompt(design, len(systems))
-    prompts = budget // per_prompt
+        design = CompareDesign(against=sorted(systems, key=strengths.__getitem__)[len(systems) // 2])
+    prompts = budget // comparisons_per_prompt(design, len(systems))
     if prompts < 1:
         return None
     pairs = [(f"p{p}", a, b) for p in range(prompts) for a, b in design_pairs(design, systems, seed, f"p{p}")]
-    comparisons = simulate_davidson(strengths, NU, pairs, np.random.default_rng(seed))
-    anchor = design.against or systems[0]
-    board = leaderboard(comparisons, systems, anchor=anchor, n_resamples=200, seed=seed)
+    return simulate_davidson(strengths, NU, pairs, np.random.default_rng(seed)), design.against or systems[0]
+
+
+def adaptive_comparisons(strengths: dict[str, float], budget: int, seed: int) -> tuple[list[Comparison], str]:
+    """The adaptive design's comparisons, chosen from all pairs on POOL prompts."""
+    systems = list(strengths)
+    candidates = [
+        Candidate(f"p{p}:{a}:{b}", f"p{p}", a, b)
+        for p in range(POOL)
+        for a, b in itertools.combinations(systems, 2)
+    ]
+    settings = AdaptiveSettings(budget=budget, wave=max(2 * len(systems), 16), seed=seed)
+    rng = np.random.default_rng(seed)
+
+    def judge(wave: list[Candidate]) -> list[Comparison | None]:
+        return list(simulate_davidson(strengths, NU, [(c.prompt, c.system_a, c.system_b) for c in wave], rng))
+
+    decided = simulate(AdaptiveDesign(candidates, systems, settings), judge)
+    return [c for c in decided if c is not None], systems[0]
+
+
+def one_run(
+    strengths: dict[str, float], design: CompareDesign | None, budget: int, seed: int
+) -> dict[str, float] | None:
+    """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no prompt."""
+    systems = list(strengths)
+    made = (
+        adaptive_comparisons(strengths, budget, seed)
+        if design is None
+        else fixed_comparisons(strengths, design, budget, seed)
+    )
+    if made is None:
+        return None
+    comparisons, anchor = made
+    board = leaderboard(comparisons, systems, anchor=anchor)
     rows = {row["system"]: row for row in board["rows"]}
     truth = {s: BASE_RATING + ELO_SCALE * (v - strengths[anchor]) for s, v in strengths.items()}
     others = [s for s in systems if s != anchor]
     tau = kendalltau([truth[s] for s in systems], [rows[s]["rating"] for s in systems]).statistic
     covered = [rows[s]["ci95"][0] <= truth[s] <= rows[s]["ci95"][1] for s in others]
     widths = [rows[s]["ci95"][1] - rows[s]["ci95"][0] for s in others]
+    best = sorted(systems, key=lambda s: -strengths[s])
+    fitted = [row["system"] for row in board["rows"]]
+    pairs = win_rates(comparisons, systems)["pairs"]
+    pair_covered = [
+        pair["win_rate"]["ci95"][0]
+        <= planted_win_rate(strengths, pair["system_a"], pair["system_b"])
+        <= pair["win_rate"]["ci95"][1]
+        for pair in pairs
+    ]
     return {
         "tau": float(tau),
+        "top1": float(fitted[0] == best[0]),
+        "top3": float(set(fitted[:3]) == set(best[:3])),
         "coverage": sum(covered) / len(covered),
         "width": float(np.mean(widths)),
+        "win_rate_coverage": float(np.mean(pair_covered)),
         "comparisons": len(comparisons),
-        "prompts": prompts,
+        "prompts": board["prompts"],
     }
+
+
+COLUMNS = ["systems", "design", "budget", "comparisons", "prompts", "Kendall tau", "top-1", "top-3"]
+COLUMNS += ["rating CI coverage", "CI width (points)", "win-rate CI coverage"]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, nargs="+", default=[8, 16])
     parser.add_argument("--budgets", type=int, nargs="+", default=[240, 960])
+    parser.add_argument("--adaptive-budgets", type=int, nargs="+", default=[120, 240, 480, 960])
     parser.add_argument("--repetitions", type=int, default=100)
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
     results = []
-    columns = ["systems", "design", "comparisons / prompt", "budget", "prompts", "Kendall tau"]
-    columns += ["coverage of 95% CI", "CI width (points)"]
-    print("| " + " | ".join(columns) + " |")
-    print("|" + " --- |" * len(columns))
+    print("| " + " | ".join(COLUMNS) + " |")
+    print("|" + " --- |" * len(COLUMNS))
     start = time.perf_counter()
     for n in args.systems:
         for label, design in designs(n):
-            for budget in args.budgets:
+            for budget in args.adaptive_budgets if design is None else args.budgets:
                 runs = []
                 for rep in range(args.repetitions):
-                    strengths = planted(n, random.Random(f"{n}:{rep}"))
-                    run = one_run(strengths, label, design, budget, seed=rep)
+                    run = one_run(planted(n, random.Random(f"{n}:{rep}")), design, budget, seed=rep)
                     if run is not None:
                         runs.append(run)
                 if not runs:
                     continue
-                row = {
+                row: dict[str, float | int | str] = {
                     "systems": n,
                     "design": label,
-                    "per_prompt": comparisons_per_prompt(
-                        design if design.against is None else CompareDesign(against="x"), n
-                    ),
                     "budget": budget,
-                    "prompts": runs[0]["prompts"],
-                    "comparisons": runs[0]["comparisons"],
                     "repetitions": len(runs),
-                    "tau": float(np.mean([r["tau"] for r in runs])),
-                    "coverage": float(np.mean([r["coverage"] for r in runs])),
-                    "width": float(np.mean([r["width"] for r in runs])),
                 }
+                for key in runs[0]:
+                    row[key] = float(np.mean([r[key] for r in runs]))
                 results.append(row)
                 print(
-                    f"| {n} | {label} | {row['per_prompt']} | {budget} | {row['prompts']} | "
-                    f"{row['tau']:.3f} | {row['coverage']:.1%} | {row['width']:.0f} |",
+                    f"| {n} | {label} | {budget} | {row['comparisons']:.0f} | {row['prompts']:.0f} | "
+                    f"{row['tau']:.3f} | {row['top1']:.0%} | {row['top3']:.0%} | {row['coverage']:.1%} | "
+                    f"{row['width']:.0f} | {row['win_rate_coverage']:.1%} |",
                     flush=True,
                 )
     seconds = time.perf_counter() - start
@@ -138,9 +199,15 @@ def main() -> int:
     )
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"spread": SPREAD, "nu": NU, "repetitions": args.repetitions, "seconds": round(seconds, 1)}
+        meta = {
+            "spread": SPREAD,
+            "nu": NU,
+            "pool": POOL,
+            "repetitions": args.repetitions,
+            "seconds": round(seconds, 1),
+        }
         args.output.write_text(json.dumps({"settings": meta, "rows": results}, indent=2) + "\n")
-    return 0 if all(math.isfinite(r["tau"]) for r in results) else 1
+    return 0 if all(math.isfinite(float(r["tau"])) for r in results) else 1
 
 
 if __name__ == "__main__":

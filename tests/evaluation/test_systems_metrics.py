@@ -151,6 +151,12 @@ def test_every_report_shows_the_leaderboard(
     assert f"| 1 | {best} |" in report
     html = write_html_report([systems_run], tmp_path / "html").read_text()
     assert "Systems judged" in html and f"<td>{best}</td>" in html
+    # 4 prompts: too few for prompt-clustered intervals, and every report says so.
+    assert metrics["systems"]["leaderboard"]["interval_method"].startswith("model-based")
+    few = "Only 4 prompts: too few to estimate how much a prompt's comparisons share"
+    assert few in " ".join(said.split())
+    assert few in " ".join(report.split())
+    assert few in html.replace("&#39;", "'")
     # No human labels: every report says why there is no calibrated leaderboard.
     reason = "no calibrated leaderboard: 0 labelled comparisons; at least 10 needed"
     assert reason in said and reason in report and reason in html
