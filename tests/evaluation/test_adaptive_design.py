@@ -1,0 +1,118 @@
+"""The adaptive design on a simulated panel with planted strengths: it spends its budget or stops
+when resolved, recovers the planted order, balances prompts, and chooses the same waves when
+restored from its journal mid-way."""
+
+import itertools
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from chateval.evaluation.adaptive_design import (
+    BUDGET_SPENT,
+    RESOLVED,
+    TOP_K_RESOLVED,
+    AdaptiveDesign,
+    AdaptiveSettings,
+    Candidate,
+    simulate,
+)
+from chateval.evaluation.comparisons import Comparison
+from chateval.evaluation.davidson_simulation import simulate_davidson
+from chateval.evaluation.leaderboard import leaderboard
+
+
+def candidates(systems: list[str], prompts: int) -> list[Candidate]:
+    return [
+        Candidate(f"p{p}:{a}:{b}", f"p{p}", a, b)
+        for p in range(prompts)
+        for a, b in itertools.combinations(systems, 2)
+    ]
+
+
+def judge_from(strengths: dict[str, float], nu: float, seed: int):  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+
+    def judge(wave: list[Candidate]) -> list[Comparison | None]:
+        return list(simulate_davidson(strengths, nu, [(c.prompt, c.system_a, c.system_b) for c in wave], rng))
+
+    return judge
+
+
+def test_spends_its_budget_in_waves_and_ranks_the_planted_order() -> None:
+    strengths = {"s1": 0.0, "s2": 0.8, "s3": -0.8, "s4": 1.6, "s5": -1.6}
+    systems = list(strengths)
+    design = AdaptiveDesign(candidates(systems, 40), systems, AdaptiveSettings(budget=150, wave=10, seed=3))
+    decided = simulate(design, judge_from(strengths, 0.3, 3))
+    assert design.stop in (BUDGET_SPENT, RESOLVED)
+    assert len(decided) == len(design.chosen) <= 150
+    assert [len(w) for w in design.waves[:2]] == [5, 5]  # the seeded cycles: every system twice
+    assert all(len(w) <= 10 for w in design.waves)
+    assert len(set(design.chosen)) == len(design.chosen)  # no comparison chosen twice
+    board = leaderboard([c for c in decided if c is not None], systems)
+    assert [r["system"] for r in board["rows"]] == sorted(systems, key=lambda s: -strengths[s])
+    # Prompts stay balanced: no prompt is used more than once above the least used one, among
+    # the prompts used (the budget spreads over the pool).
+    use = Counter(c.prompt for c in decided if c is not None)
+    assert max(use.values()) - min(use.values()) <= 2
+
+
+def test_stops_when_the_order_is_resolved() -> None:
+    # Strengths far apart, no ties to speak of: every adjacent pair separates long before the
+    # budget, and the design says so.
+    strengths = {"a": 0.0, "b": 3.0, "c": 6.0}
+    systems = list(strengths)
+    design = AdaptiveDesign(candidates(systems, 80), systems, AdaptiveSettings(budget=240, wave=6, seed=1))
+    simulate(design, judge_from(strengths, 0.05, 1))
+    assert design.stop == RESOLVED
+    assert len(design.chosen) < 240
+
+
+def test_top_k_stops_once_the_best_is_told_apart() -> None:
+    # One clearly best system and three equal ones: the full order never resolves, the top-1
+    # question does.
+    strengths = {"w": 4.0, "x": 0.0, "y": 0.0, "z": 0.0}
+    systems = list(strengths)
+    settings = AdaptiveSettings(budget=300, wave=8, top_k=1, seed=2)
+    design = AdaptiveDesign(candidates(systems, 60), systems, settings)
+    simulate(design, judge_from(strengths, 0.2, 2))
+    assert design.stop == TOP_K_RESOLVED
+    # Once w is clear, the comparisons among the equal three do not help the top-1 question:
+    # most comparisons involve w.
+    with_w = sum("w" in (design.candidate(k).system_a, design.candidate(k).system_b) for k in design.chosen)
+    assert with_w > len(design.chosen) / 2
+
+
+def test_restored_mid_way_it_chooses_the_same_waves() -> None:
+    strengths = {"s1": 0.0, "s2": 0.5, "s3": -0.5, "s4": 1.0}
+    systems = list(strengths)
+    settings = AdaptiveSettings(budget=60, wave=6, seed=4)
+    pool = candidates(systems, 30)
+    full = AdaptiveDesign(pool, systems, settings)
+    decided = simulate(full, judge_from(strengths, 0.3, 4))
+    outcome = dict(zip(full.chosen, decided, strict=True))
+
+    # A killed run: its journal holds the first four waves, its verdicts the first three.
+    resumed = AdaptiveDesign(pool, systems, settings)
+    resumed.restore(full.waves[:4], None)
+    for key in [k for wave in full.waves[:3] for k in wave]:
+        resumed.record(key, outcome[key])
+    resumed.ready()
+    done = 3
+    while done < len(resumed.waves):
+        for key in resumed.waves[done]:
+            resumed.record(key, outcome[key])
+        done += 1
+        resumed.ready()
+    assert resumed.waves == full.waves and resumed.stop == full.stop
+
+
+def test_bad_settings_and_journals_are_refused() -> None:
+    systems = ["a", "b", "c"]
+    with pytest.raises(ValueError, match="budget"):
+        AdaptiveDesign(candidates(systems, 2), systems, AdaptiveSettings(budget=0, wave=4))
+    with pytest.raises(ValueError, match="top_k"):
+        AdaptiveDesign(candidates(systems, 2), systems, AdaptiveSettings(budget=4, wave=4, top_k=3))
+    design = AdaptiveDesign(candidates(systems, 2), systems, AdaptiveSettings(budget=4, wave=4))
+    with pytest.raises(ValueError, match="not candidates"):
+        design.restore([["p9:a:b"]], None)
