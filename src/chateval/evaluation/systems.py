@@ -171,7 +171,7 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
         "comparisons": len(comparisons),
         "undecided": len(judged) - len(decided),
         "anchor": anchor,
-        "win_rates": win_rates(comparisons, systems, seed=seed),
+        "win_rates": win_rates(comparisons, systems),
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
