@@ -86,7 +86,7 @@ def test_field_win_rates_are_ppi_means_from_each_systems_side(
             else:
                 y.append(h if c.system_a == system else 1 - h)
                 yhat.append(mine)
-        expected = ppi_mean(y, yhat, yhat_u)
+        expected = ppi_mean(y, yhat, yhat_u, bounds=(0.0, 1.0))  # a win rate lies in [0, 1]
         field = row["field"]
         assert field is not None and field.keys() == expected.keys()
         for key, value in expected.items():

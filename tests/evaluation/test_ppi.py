@@ -1,11 +1,14 @@
-"""Prediction-powered estimates of a mean against ppi-python's numbers and hand-computed cases."""
+"""Prediction-powered estimates of a mean against ppi-python's numbers (its normal quantile) and
+hand-computed cases (the default t quantile, and the Wilson guard of bounded outcomes)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from chateval.evaluation.ppi import ppi_mean, tuned_lambda
+from chateval.evaluation.ppi import FEW_LABELS, ppi_mean, tuned_lambda
+
+T_2 = 4.302652729749462  # Student t with 2 degrees of freedom at 0.975 (scipy)
 
 # A fixed dataset (human values in {0, 0.5, 1}, panel predictions in [0, 1]) and what ppi-python
 # 0.2.3 (numpy 2.4.6) computed on it, in a scratch venv outside the repo:
@@ -39,14 +42,14 @@ REFERENCE = {
 
 @pytest.mark.parametrize("alpha", [0.05, 0.1])
 def test_matches_ppi_python(alpha: float) -> None:
-    out = ppi_mean(Y, YHAT, YHAT_U, alpha=alpha)
+    out = ppi_mean(Y, YHAT, YHAT_U, alpha=alpha, quantile="normal")
     expected = REFERENCE[alpha]
     assert isinstance(expected, dict)
     assert out["estimate"] == pytest.approx(REFERENCE["estimate"], abs=1e-12)
     assert out["lam"] == pytest.approx(REFERENCE["lam"], abs=1e-12)
     assert out["ci"] == pytest.approx(expected["ci"], abs=1e-12)
     assert out["classical_ci"] == pytest.approx(expected["classical_ci"], abs=1e-12)
-    assert ppi_mean(Y, YHAT, YHAT_U, alpha=alpha, lam=1.0)["ci"] == pytest.approx(
+    assert ppi_mean(Y, YHAT, YHAT_U, alpha=alpha, lam=1.0, quantile="normal")["ci"] == pytest.approx(
         expected["ci_lam1"], abs=1e-12
     )
     assert tuned_lambda(Y, YHAT, YHAT_U) == pytest.approx(REFERENCE["lam"], abs=1e-12)
@@ -75,7 +78,7 @@ def test_hand_computed_case() -> None:
     # cov(y, yhat) = 1/4 (divided by n); var of the 4 predictions (ddof 1) = 1/3;
     # lam = (1/4) / ((1 + 2/2) * 1/3) = 3/8; estimate = 3/8 * 1/2 + mean(5/8 * y) = 1/2;
     # variance = (3/8)^2 * (1/4) / 2 + (5/8)^2 * (1/4) / 2 = 17/256.
-    out = ppi_mean([0.0, 1.0], [0.0, 1.0], [0.0, 1.0], alpha=0.05)
+    out = ppi_mean([0.0, 1.0], [0.0, 1.0], [0.0, 1.0], alpha=0.05, quantile="normal")
     z = 1.959963984540054
     assert out["lam"] == pytest.approx(3 / 8)
     assert out["estimate"] == pytest.approx(0.5)
@@ -83,6 +86,51 @@ def test_hand_computed_case() -> None:
     assert out["ci"] == pytest.approx([0.5 - half, 0.5 + half])
     assert out["classical_ci"] == pytest.approx([0.5 - z * 0.5 / math.sqrt(2), 0.5 + z * 0.5 / math.sqrt(2)])
     assert out["gain"] == pytest.approx((0.125) / (17 / 256))
+
+
+def test_three_labels_get_a_t_interval_by_hand() -> None:
+    # Plain PPI (lam 1): y - yhat = [0, 0, 1] on 3 labelled items, yhat_u = [1, 1, 0, 0]:
+    # estimate = 1/2 + 1/3; variance = var(yhat_u) / 4 + var(y - yhat) / 3 = (1/4) / 4 + (2/9) / 3
+    # (both divided by their counts, ppi-python's convention); the quantile t(2), not z = 1.96.
+    out = ppi_mean([1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], lam=1.0)
+    half = T_2 * math.sqrt(1 / 16 + 2 / 27)
+    assert out["estimate"] == pytest.approx(5 / 6)
+    assert out["ci"] == pytest.approx([5 / 6 - half, 5 / 6 + half])
+    # The labelled-only mean 2/3 with sd sqrt(2/9) (ddof 0) over sqrt(3).
+    classical_half = T_2 * math.sqrt(2 / 9) / math.sqrt(3)
+    assert out["classical_ci"] == pytest.approx([2 / 3 - classical_half, 2 / 3 + classical_half])
+    assert out["quantile"] == "t"
+    # As a win rate in [0, 1], the same interval clipped to the bounds: 3 labels pin nothing down.
+    bounded = ppi_mean([1.0, 0.0, 1.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 0.0], lam=1.0, bounds=(0.0, 1.0))
+    assert bounded["ci"] == [0.0, 1.0]
+
+
+def _wilson_low_at_one(n: int, q: float) -> float:
+    """Wilson's lower bound for a proportion of 1 out of n, written out: centre
+    (1 + q^2 / 2n) / (1 + q^2 / n), half-width q / (1 + q^2 / n) * sqrt(q^2 / 4n^2)."""
+    centre = (1 + q**2 / (2 * n)) / (1 + q**2 / n)
+    return centre - q / (1 + q**2 / n) * math.sqrt(q**2 / (4 * n**2))
+
+
+def test_agreeing_labels_and_predictions_get_no_zero_width_interval() -> None:
+    # 3 labels "A won", the panel saying so on them and on 5 more: every variance is 0, and
+    # the normal interval was [1, 1]. Bounded, the interval holds the Wilson interval of 1 from
+    # all 8 items (the estimate with every item labelled), the labelled-only one that from 3.
+    out = ppi_mean([1.0] * 3, [1.0] * 3, [1.0] * 5, bounds=(0.0, 1.0))
+    assert out["estimate"] == 1.0 and out["gain"] is None
+    assert out["ci"] == pytest.approx([_wilson_low_at_one(8, T_2), 1.0])
+    assert out["classical_ci"] == pytest.approx([_wilson_low_at_one(3, T_2), 1.0])
+    assert out["ci"][1] - out["ci"][0] > 0.5
+    # Bounds other than [0, 1] scale the Wilson interval onto them.
+    scaled = ppi_mean([5.0] * 3, [5.0] * 3, [5.0] * 5, bounds=(1.0, 5.0))
+    assert scaled["ci"] == pytest.approx([1 + 4 * _wilson_low_at_one(8, T_2), 5.0])
+    assert ppi_mean([1.0] * 3, [1.0] * 3, [1.0] * 5)["ci"] == [1.0, 1.0]  # unbounded: nothing to go by
+
+
+def test_few_labels_carry_a_warning() -> None:
+    few = ppi_mean(Y[:9], YHAT[:9], YHAT_U)
+    assert few["warning"].startswith("few labels: 9 labelled items")
+    assert "warning" not in ppi_mean(Y[:FEW_LABELS], YHAT[:FEW_LABELS], YHAT_U)
 
 
 def test_uninformative_or_constant_panel_gets_lambda_zero() -> None:
@@ -115,8 +163,11 @@ def test_a_good_panel_on_many_items_gains_a_lot() -> None:
         ([1.0], [1.0], [0.5], "at least 2 labelled"),
         ([0.0, 1.0], [0.0, 1.0], [], "at least 2 labelled and 1 unlabelled"),
         ([0.0, math.nan], [0.0, 1.0], [0.5], "finite"),
+        ([0.0, 1.0], [0.0, 1.0], [1.5], r"must lie in \[0.0, 1.0\]"),
     ],
 )
 def test_bad_inputs(y: list[float], yhat: list[float], yhat_u: list[float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        ppi_mean(y, yhat, yhat_u)
+        ppi_mean(y, yhat, yhat_u, bounds=(0.0, 1.0))
+    with pytest.raises(ValueError, match="low < high"):
+        ppi_mean([0.0, 1.0], [0.0, 1.0], [0.5], bounds=(1.0, 1.0))

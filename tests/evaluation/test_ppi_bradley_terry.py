@@ -108,7 +108,8 @@ def test_point_estimate_matches_ppi_python(lam: float) -> None:
 
 @pytest.mark.parametrize(("alpha", "lam"), list(CI))
 def test_interval_matches_ppi_python(alpha: float, lam: float | None) -> None:
-    fit = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, alpha=alpha, lam=lam)
+    # ppi-python's intervals are normal; the default t quantile is tested below.
+    fit = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, alpha=alpha, lam=lam, quantile="normal")
     low, high = fit.intervals()
     assert low == pytest.approx(CI[alpha, lam][0], abs=TOL)
     assert high == pytest.approx(CI[alpha, lam][1], abs=TOL)
@@ -117,6 +118,18 @@ def test_interval_matches_ppi_python(alpha: float, lam: float | None) -> None:
         assert fit.lam == pytest.approx(LAM_CI, abs=TOL)
         assert fit.theta == pytest.approx(POINT_AT_LAM_CI, abs=TOL)
         assert 0 < fit.lam < 1
+
+
+def test_the_default_interval_has_a_t_quantile_with_labelled_minus_one_df() -> None:
+    # The same fit and standard errors as ppi-python's, the quantile t(n - 1) at 0.975 for the
+    # 30 labelled comparisons: 2.0452 (scipy) where the normal one is 1.9600.
+    normal = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, quantile="normal")
+    fit = ppi_logistic(X, YY, YHAT, X_U, YHAT_U)
+    assert fit.theta == pytest.approx(normal.theta) and fit.se == pytest.approx(normal.se)
+    assert fit.q == pytest.approx(2.045229642132703)
+    low, high = fit.intervals()
+    assert low == pytest.approx(fit.theta - 2.045229642132703 * fit.se)
+    assert high == pytest.approx(fit.theta + 2.045229642132703 * fit.se)
 
 
 def test_first_tuning_step_matches_ppi_pythons_point_estimate_lam() -> None:

@@ -105,6 +105,9 @@ def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> N
     assert (calibrated["system_a"], calibrated["system_b"]) == pair
     assert (calibrated["n"], calibrated["N"]) == (3, 1)
     assert calibrated["classical"] == pytest.approx(2 / 3)
+    # A win rate: never narrower than every item labelled, within [0, 1]; and 3 labels are few.
+    assert 0.0 <= calibrated["ci"][0] < calibrated["ci"][1] <= 1.0
+    assert calibrated["quantile"] == "t" and calibrated["warning"].startswith("few labels: 3 labelled items")
     # Three labels calibrate one pair, but not a leaderboard: the reason is recorded.
     assert section["calibrated_leaderboard"] is None
     assert section["calibrated_leaderboard_error"] == "3 labelled comparisons; at least 10 needed"
@@ -160,6 +163,9 @@ def test_every_report_shows_the_leaderboard(
     # No human labels: every report says why there is no calibrated leaderboard.
     reason = "no calibrated leaderboard: 0 labelled comparisons; at least 10 needed"
     assert reason in said and reason in report and reason in html
+    # The win rates' interval method, and a warning: 4 prompts are too few for a design effect.
+    for text in ("95% Wilson intervals", "only 4 prompts: intervals assume comparisons are independent"):
+        assert text in said and text in report and text in html
 
 
 @pytest.fixture(scope="module")

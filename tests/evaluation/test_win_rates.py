@@ -1,7 +1,9 @@
-"""Win rates, length bias and per-system direct means against hand-computed values, and the
-vectorised bootstrap against a plain loop over the same resamples."""
+"""Win rates, length bias and per-system direct means against hand-computed values, the win
+rates' intervals against ``proportion_intervals`` of hand-built per-prompt sums, and the direct
+means' vectorised bootstrap."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.direct_systems import ScoredResponse, direct_systems
 from chateval.evaluation.length_bias import length_bias
 from chateval.evaluation.prompt_bootstrap import resample_counts
+from chateval.evaluation.proportion_interval import proportion_intervals
 from chateval.evaluation.win_rates import win_rates
 
 
@@ -30,9 +33,9 @@ TINY = [
 
 
 def test_pair_and_overall_records_by_hand() -> None:
-    out = win_rates(TINY, seed=0)
+    out = win_rates(TINY)
     assert out["systems"] == ["x", "y", "z"]
-    assert (out["prompts"], out["comparisons"], out["resamples"]) == (3, 5, 1000)
+    assert (out["prompts"], out["comparisons"]) == (3, 5)
     pairs = {(p["system_a"], p["system_b"]): p for p in out["pairs"]}
     assert set(pairs) == {("x", "y"), ("x", "z"), ("y", "z")}
     xy = pairs["x", "y"]
@@ -44,7 +47,10 @@ def test_pair_and_overall_records_by_hand() -> None:
     assert xy["n_soft"] == 3
     xz = pairs["x", "z"]
     assert (xz["wins"], xz["ties"], xz["losses"]) == (0, 1, 0)
-    assert xz["win_rate"] == {"value": 0.5, "ci95": [0.5, 0.5]}  # one comparison: nothing varies
+    # One tie: a Wilson interval of 0.5 from 1 comparison, not the bootstrap's [0.5, 0.5].
+    assert xz["win_rate"]["value"] == 0.5 and xz["win_rate"]["method"] == "wilson-independent"
+    low, high = xz["win_rate"]["ci95"]
+    assert low == pytest.approx(1 - high) and high - low > 0.85
     yz = pairs["y", "z"]
     assert (yz["wins"], yz["ties"], yz["losses"], yz["win_rate"]["value"]) == (0, 0, 1, 0.0)
     assert yz["soft_win_rate"] is None and yz["n_soft"] == 0
@@ -63,7 +69,7 @@ def test_pair_and_overall_records_by_hand() -> None:
 
 
 def test_systems_order_orients_the_pairs() -> None:
-    out = win_rates(TINY, systems=["y", "x", "z"], seed=0)
+    out = win_rates(TINY, systems=["y", "x", "z"])
     yx = next(p for p in out["pairs"] if p["system_a"] == "y" and p["system_b"] == "x")
     assert (yx["wins"], yx["losses"]) == (1, 2)
     assert yx["win_rate"]["value"] == pytest.approx(1 / 3)
@@ -73,43 +79,32 @@ def test_systems_order_orients_the_pairs() -> None:
         win_rates(TINY, systems=["x", "y", "z", "w"])
 
 
-def _loop_bootstrap(
-    comparisons: list[Comparison], counts: np.ndarray, first: str, second: str
-) -> list[float]:
-    """The pair's hard win rate on each resample, by a plain loop over its comparisons."""
-    prompts = list(dict.fromkeys(cmp.prompt for cmp in comparisons))
-    values = []
-    for row in counts:
-        total = n = 0.0
-        for cmp in comparisons:
-            if {cmp.system_a, cmp.system_b} != {first, second}:
-                continue
-            weight = row[prompts.index(cmp.prompt)]
-            score = cmp.outcome if cmp.system_a == first else 1 - cmp.outcome
-            total += weight * score
-            n += weight
-        if n:
-            values.append(total / n)
-    return values
-
-
-def test_interval_is_the_percentile_bootstrap_over_prompts() -> None:
+def test_intervals_come_from_each_pairs_per_prompt_sums() -> None:
     rng = np.random.default_rng(3)
     systems = ["s1", "s2", "s3"]
     comparisons = [
-        c(f"p{p}", a, b, float(rng.choice([0.0, 0.5, 1.0])))
+        c(f"p{p}", a, b, float(rng.choice([0.0, 0.5, 1.0])), float(rng.random()))
         for p in range(12)
         for a, b in itertools.combinations(systems, 2)
+        for _ in range(2)
         if rng.random() < 0.8  # not every pair on every prompt
     ]
-    out = win_rates(comparisons, n_resamples=300, seed=5)
-    counts = resample_counts(12, 300, 5)
+    out = win_rates(comparisons)
     for pair in out["pairs"]:
-        reference = _loop_bootstrap(comparisons, counts, pair["system_a"], pair["system_b"])
-        assert pair["win_rate"]["ci95"] == pytest.approx(list(np.percentile(reference, [2.5, 97.5])))
-    # Seeded: the same seed gives the same intervals, another seed others.
-    assert win_rates(comparisons, n_resamples=300, seed=5) == out
-    assert win_rates(comparisons, n_resamples=300, seed=6)["pairs"] != out["pairs"]
+        sums, soft, counts = np.zeros(12), np.zeros(12), np.zeros(12)
+        for cmp in comparisons:
+            if {cmp.system_a, cmp.system_b} != {pair["system_a"], pair["system_b"]}:
+                continue
+            p = int(cmp.prompt[1:])
+            flip = cmp.system_a != pair["system_a"]
+            sums[p] += 1 - cmp.outcome if flip else cmp.outcome
+            assert cmp.soft is not None
+            soft[p] += 1 - cmp.soft if flip else cmp.soft
+            counts[p] += 1
+        assert pair["win_rate"] == proportion_intervals(sums, counts)[0]
+        assert pair["soft_win_rate"] == proportion_intervals(soft, counts)[0]
+        assert pair["prompts"] == int((counts > 0).sum())
+        assert pair["win_rate"]["method"] == "wilson-cluster"
 
 
 def test_resample_counts() -> None:
@@ -118,9 +113,15 @@ def test_resample_counts() -> None:
     assert np.all(counts.sum(axis=1) == 7)
     assert np.array_equal(counts, resample_counts(7, 50, 1))
     assert resample_counts(1, 50, 1).shape == (0, 1)  # one prompt: nothing to resample
-    out = win_rates([c("only", "x", "y", 1.0), c("only", "x", "y", 0.0)])
-    assert out["resamples"] == 0
-    assert out["pairs"][0]["win_rate"] == {"value": 0.5, "ci95": [0.5, 0.5]}
+
+
+def test_ties_and_few_verdicts_never_give_a_zero_width_interval() -> None:
+    # The pair that tied 3 times on 3 prompts had [0.500, 0.500]; one prompt's win and loss too.
+    tied = win_rates([c(f"p{k}", "x", "y", 0.5) for k in range(3)])
+    assert tied["pairs"][0]["win_rate"]["ci95"] == pytest.approx([0.1253, 0.8747], abs=1e-4)
+    one_prompt = win_rates([c("only", "x", "y", 1.0), c("only", "x", "y", 0.0)])
+    low, high = one_prompt["pairs"][0]["win_rate"]["ci95"]
+    assert low < 0.5 < high and high - low > 0.5
 
 
 def test_length_bias_by_hand() -> None:
@@ -133,13 +134,25 @@ def test_length_bias_by_hand() -> None:
         c("p6", "x", "y", 0.5, la=100, lb=5),  # tie: left out
         c("p6", "y", "x", 0.5, la=1, lb=5),  # tie: left out
     ]
-    out = length_bias(comparisons, seed=0)
+    out = length_bias(comparisons)
     assert (out["n"], out["longer_won"], out["equal_lengths"], out["ties"]) == (4, 3, 1, 2)
     assert out["share"] is not None and out["share"]["value"] == pytest.approx(0.75)
-    low, high = out["share"]["ci95"]
-    assert 0.0 <= low <= 0.75 <= high <= 1.0
-    assert win_rates(comparisons, seed=0)["length_bias"] == out
+    # 4 decisive verdicts on 4 prompts: under 5 prompts, Wilson with n 4 and z.
+    assert out["share"]["ci95"] == proportion_intervals(np.array([1.0, 0.0, 1.0, 1.0]), np.ones(4))[0]["ci95"]
+    assert out["share"]["method"] == "wilson-independent"
+    assert win_rates(comparisons)["length_bias"] == out
     assert length_bias([c("p1", "x", "y", 0.5, la=3, lb=4)])["share"] is None
+
+
+def test_two_decisive_verdicts_for_the_longer_answer_are_not_a_certain_bias() -> None:
+    # Was "the longer answer won 0.000 [0.000, 0.000] of 2 decisive verdicts"; by hand, Wilson
+    # with n = 2, z = 1.96 and p = 1: [(1 + z^2/4) / (1 + z^2/2) - (z^2/4) / (1 + z^2/2), 1].
+    out = length_bias([c("p1", "x", "y", 1.0, la=9, lb=3), c("p2", "x", "y", 0.0, la=3, lb=9)])
+    z = 1.959963984540054
+    low = (1 + z**2 / 4) / (1 + z**2 / 2) - (z / (1 + z**2 / 2)) * math.sqrt(z**2 / 16)
+    assert out["share"] is not None and out["share"]["value"] == 1.0
+    assert out["share"]["ci95"] == pytest.approx([low, 1.0])
+    assert low == pytest.approx(0.342, abs=1e-3)
 
 
 def test_comparison_validation() -> None:

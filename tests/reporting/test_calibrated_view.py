@@ -88,6 +88,21 @@ def test_the_table_shows_ratings_field_win_rates_labels_and_the_best_system() ->
     assert f"best by calibrated rating: {board['best']['system']}" in text
     assert "best by field win rate:" in text
     assert "overlaps no other system's" in text  # the rule is stated
+    assert f"Student t quantiles with {board['labelled'] - 1} degrees of freedom" in text
+    assert "few labels" not in text  # some 40 labels per system
+
+
+def test_field_win_rates_on_few_labels_are_named() -> None:
+    board = copy.deepcopy(_board())
+    row = board["rows"][1]
+    assert row["field"] is not None
+    row["field"]["warning"] = "few labels: ..."
+    section = _old_section() | {"calibrated_leaderboard": board, "calibrated_leaderboard_error": None}
+    notes = [note for t in systems_tables(section) for note in t.notes]
+    assert (
+        f"warning: few labels: the field win rates of {row['system']} ({row['labelled']}) rest on "
+        "fewer than 10 labelled comparisons."
+    ) in notes
 
 
 def test_a_reason_is_shown_when_there_is_no_calibrated_leaderboard() -> None:
@@ -106,6 +121,11 @@ def test_an_old_run_folder_still_renders(tmp_path: Path, capsys: pytest.CaptureF
 
     tables = systems_tables(_old_section())
     assert tables and not any(t.title.startswith("calibrated leaderboard") for t in tables)
+    # Its intervals are said as what they were: a bootstrap (win rates), normal (calibrated).
+    notes = [note for t in tables for note in t.notes]
+    assert "95% intervals: percentile bootstrap over prompts." in notes
+    assert "95% intervals: normal quantiles." in notes
+    assert not any(note.startswith("warning") for note in notes)
     metrics = _old_metrics()
     _print_systems(Console(width=120), metrics_view("pairwise", copy.deepcopy(metrics)))
     assert "leaderboard" in capsys.readouterr().out

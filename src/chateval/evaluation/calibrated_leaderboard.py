@@ -7,9 +7,11 @@ pair, this pools the labels of all pairs: 40 labels spread over 10 pairs of 5 sy
 every system's rating and field win rate, where no single pair has enough.
 
 - Rating: logistic Bradley-Terry, ties as half wins, on the scale of ``leaderboard`` (the anchor
-  at 1000); its interval from the PPI sandwich covariance (the anchor's is [1000, 1000]).
+  at 1000); its interval from the PPI sandwich covariance with a Student t quantile (labelled
+  comparisons - 1 degrees of freedom; the anchor's is [1000, 1000]).
 - Field win rate: over every comparison a system took part in, its outcome from its own side
-  (win 1, tie 0.5, loss 0), the human one on labelled comparisons and the panel's as prediction.
+  (win 1, tie 0.5, loss 0), the human one on labelled comparisons and the panel's as prediction;
+  a PPI++ mean bounded to [0, 1] (``ppi``: t quantile, never narrower than every item labelled).
 - Best system: the top rating, called resolved only when its interval overlaps no other system's
   (conservative: two overlapping 95% intervals can still differ significantly); otherwise the
   highest-rated system whose interval overlaps it is named. The same for the field win rates.
@@ -20,13 +22,13 @@ uniformly random subset of all comparisons; comparisons of one prompt are treate
 """
 
 from collections.abc import Callable, Sequence
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
 from chateval.evaluation.comparisons import Comparison, panel_predictions
 from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
-from chateval.evaluation.ppi import PPIMean, ppi_mean
+from chateval.evaluation.ppi import PPIMean, Quantile, ppi_mean
 from chateval.evaluation.ppi_bradley_terry import (
     LogisticFit,
     bradley_terry_design,
@@ -77,6 +79,7 @@ class CalibratedLeaderboard(TypedDict):
     comparisons: int  # n + N, all comparisons
     lam: float  # the ratings' power-tuning parameter
     alpha: float
+    quantile: NotRequired[Quantile]  # of the ratings' intervals; absent in runs whose were normal
     rows: list[CalibratedRow]
     best: BestSystem  # by rating
     best_field: BestSystem | None  # by field win rate; None when fewer than two systems have one
@@ -140,7 +143,13 @@ def calibrated_leaderboard(
         # Every system has MIN_LABELLED_PER_SYSTEM (>= 2) labels by now; PPI also needs an unlabelled one.
         mine_l, mine_u = mine & labelled, mine & ~labelled
         fields.append(
-            ppi_mean(own(outcome)[mine_l], own(predicted)[mine_l], own(predicted)[mine_u], alpha=alpha)
+            ppi_mean(
+                own(outcome)[mine_l],
+                own(predicted)[mine_l],
+                own(predicted)[mine_u],
+                alpha=alpha,
+                bounds=(0.0, 1.0),
+            )
             if mine_u.any()
             else None
         )
@@ -168,6 +177,7 @@ def calibrated_leaderboard(
         "comparisons": len(comparisons),
         "lam": fit.lam,
         "alpha": alpha,
+        "quantile": "t",
         "rows": rows,
         "best": best_system(rows, lambda r: (r["rating"], r["ci95"])),
         "best_field": best_system(with_field, _field_interval) if len(with_field) >= 2 else None,

@@ -23,8 +23,8 @@ class Comparison:
 
     ``outcome`` is the panel's hard decision over both answer orders: 1.0 when A won, 0.5 for a
     tie, 0.0 when B won. ``soft`` is the panel's probability that A is better (ties counted
-    half), None when the run has no soft verdicts. ``prompt`` is the resampling unit of every
-    interval; lengths are the answers' lengths in words.
+    half), None when the run has no soft verdicts. ``prompt`` is the cluster of every
+    interval (resampled, or the win rates' design effect); lengths are the answers' lengths in words.
     """
 
     prompt: str

@@ -32,8 +32,8 @@ import numpy as np
 from scipy.stats import norm, t
 
 from chateval.evaluation.davidson_model import Design, derivatives
+from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED
 
-MIN_PROMPTS_CLUSTERED = 5
 CLUSTERED = "prompt-clustered"  # method names, as metrics.json stores them
 INDEPENDENT = "model-based, assumes independent comparisons"
 

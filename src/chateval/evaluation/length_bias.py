@@ -1,15 +1,14 @@
 """The length bias of the panel's verdicts: how often the longer of two answers won a decisive
-verdict, with a bootstrap interval over prompts (``prompt_bootstrap``). 0.5 is no bias; a judge
-that prefers longer answers scores above it."""
+verdict, with a 95% Wilson interval clustered by prompt (``proportion_interval``). 0.5 is no
+bias; a judge that prefers longer answers scores above it."""
 
 from collections.abc import Sequence
 from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
-from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, per_prompt, ratio_intervals, resample_counts
+from chateval.evaluation.proportion_interval import ProportionInterval, per_prompt, proportion_intervals
 
 
 class LengthBias(TypedDict):
@@ -20,25 +19,21 @@ class LengthBias(TypedDict):
     out because both answers had the same length, ``ties`` because they decided nothing.
     """
 
-    share: Interval | None
+    share: ProportionInterval | None
     n: int
     longer_won: int
     equal_lengths: int
     ties: int
 
 
-def length_bias(
-    comparisons: Sequence[Comparison], n_resamples: int = N_RESAMPLES, seed: int = 0
-) -> LengthBias:
-    """The share of decisive verdicts won by the longer answer, with a bootstrap interval over
-    prompts (0.5 is no bias; a judge that prefers longer answers scores above it)."""
-    arrays = comparison_arrays(comparisons)
-    return length_bias_of(arrays, resample_counts(len(arrays.prompts), n_resamples, seed))
+def length_bias(comparisons: Sequence[Comparison]) -> LengthBias:
+    """The share of decisive verdicts won by the longer answer, with a 95% interval clustered by
+    prompt (0.5 is no bias; a judge that prefers longer answers scores above it)."""
+    return length_bias_of(comparison_arrays(comparisons))
 
 
-def length_bias_of(arrays: ComparisonArrays, counts: np.ndarray) -> LengthBias:
-    """The length bias of indexed comparisons on the resamples ``counts`` (``win_rates`` passes
-    its own, so both come from the same resamples)."""
+def length_bias_of(arrays: ComparisonArrays) -> LengthBias:
+    """The length bias of indexed comparisons (``win_rates`` has them indexed already)."""
     decisive = arrays.outcome != 0.5
     unequal = arrays.length_a != arrays.length_b
     used = decisive & unequal
@@ -46,14 +41,14 @@ def length_bias_of(arrays: ComparisonArrays, counts: np.ndarray) -> LengthBias:
         (arrays.outcome == 0.0) & (arrays.length_b > arrays.length_a)
     )
     n = int(used.sum())
-    share: Interval | None = None
+    share: ProportionInterval | None = None
     if n:
         shape = (len(arrays.prompts), 1)
         column = np.zeros(n, dtype=np.int64)
         prompt = arrays.prompt[used]
         won = per_prompt(prompt, column, longer_won[used].astype(float), shape)
         total = per_prompt(prompt, column, np.ones(n), shape)
-        share = ratio_intervals(won, total, counts)[0]
+        (share,) = proportion_intervals(won, total)
     return {
         "share": share,
         "n": n,

@@ -14,8 +14,19 @@ the estimate's variance,
     lam = cov(Y, Yhat) / ((1 + n / N) * var(Yhat on all n + N items)),  clipped to [0, 1],
 
 so a panel that says nothing about Y (cov 0) gets lam = 0 and the interval is never wider than
-the classical one by more than the noise of estimating lam. The (1 - alpha) interval is the
-normal one, theta +- z * sqrt(lam^2 var(Yhat_u) / N + var(Y - lam Yhat) / n).
+the classical one by more than the noise of estimating lam. The (1 - alpha) interval is
+theta +- q * sqrt(lam^2 var(Yhat_u) / N + var(Y - lam Yhat) / n), and the classical one
+mean(Y) +- q * sd(Y) / sqrt(n), with q the Student t quantile with n - 1 degrees of freedom:
+the variance of the labelled part is estimated from the n labels, and with a handful of them
+the normal quantile's interval covers far less often than it claims (3 labels: t(2) is 4.30
+where z is 1.96).
+
+Outcomes known to lie in bounds (a win rate: [0, 1]; ``bounds``) get one more guard. When the
+labels and the predictions all agree (3 labels of "A won", the panel saying so everywhere), both
+variances are 0 and the interval would have width 0. No estimator can be surer than one with
+every item labelled, so the interval is widened to hold the Wilson score interval (same q) of the
+estimate from all n + N items, the classical one to hold that from its n, and both are clipped
+to the bounds (the PPI estimate itself can leave them: its correction is unbounded).
 
 The formulas are those of the ``ppi-python`` package (0.2.3: ``ppi_mean_pointestimate`` and
 ``ppi_mean_ci`` with ``lam=None``, whose tuning is ``_calc_lam_glm`` with the identity Hessian,
@@ -24,7 +35,8 @@ statsmodels and gdown); the tests hold this module to numbers it produced. Its v
 conventions are kept: the covariance in lam's numerator and the variances of the interval
 divide by n (or N), the variance in lam's denominator by n + N - 1 (``np.cov``). One
 deviation: when the predictions are all equal (their variance is 0) ppi-python's lam is 0/0;
-here it is 0, since constant predictions carry no information.
+here it is 0, since constant predictions carry no information. ``quantile="normal"`` gives
+ppi-python's normal intervals (its tests use it); the default is the t quantile above.
 
 The labelled items must be a uniformly random subset of all items for the estimate to be
 unbiased (the labelled and unlabelled items are draws from the same distribution).
@@ -32,19 +44,28 @@ unbiased (the labelled and unlabelled items are draws from the same distribution
 
 import math
 from collections.abc import Sequence
-from typing import TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
-from scipy.stats import norm
+from scipy.stats import norm, t
+
+from chateval.evaluation.proportion_interval import wilson
+
+Quantile = Literal["t", "normal"]
+# Below this many labels the correction rests on a handful of human judgements: the estimate
+# carries a warning (its t interval allows for the noise, not for unrepresentative labels).
+FEW_LABELS = 10
 
 
 class PPIMean(TypedDict):
     """A prediction-powered estimate of a mean beside the labelled-only and panel-only ones.
 
-    ``effective_n`` is how many labelled items the classical estimate would need for an
-    interval as narrow as the PPI one, ``(classical width / PPI width)^2 * n``, and ``gain`` that
-    ratio squared alone (1: the panel added nothing); both None when the PPI interval has width
-    0 (a degenerate input)."""
+    ``effective_n`` is how many labelled items the classical estimate would need for a
+    standard error as small as the PPI one, ``(classical se / PPI se)^2 * n`` (the intervals'
+    widths' ratio squared, before any bounds), and ``gain`` that ratio alone (1: the panel
+    added nothing); both None when the PPI standard error is 0 (a degenerate input).
+    ``quantile`` is absent in runs written when the intervals were normal; ``warning`` is there
+    only when fewer than ``FEW_LABELS`` items are labelled."""
 
     estimate: float
     ci: list[float]
@@ -57,6 +78,14 @@ class PPIMean(TypedDict):
     alpha: float
     effective_n: float | None
     gain: float | None
+    quantile: NotRequired[Quantile]
+    warning: NotRequired[str]
+
+
+def critical_value(alpha: float, df: int, quantile: Quantile) -> float:
+    """The two-sided (1 - alpha) quantile: Student t with ``df`` degrees of freedom, or normal."""
+    upper = 1 - alpha / 2
+    return float(t.ppf(upper, df) if quantile == "t" else norm.ppf(upper))
 
 
 def _vector(values: Sequence[float] | np.ndarray, name: str) -> np.ndarray:
@@ -91,13 +120,17 @@ def ppi_mean(
     yhat_unlabelled: Sequence[float] | np.ndarray,
     alpha: float = 0.05,
     lam: float | None = None,
+    bounds: tuple[float, float] | None = None,
+    quantile: Quantile = "t",
 ) -> PPIMean:
     """The PPI++ estimate of the mean of ``y`` with its (1 - alpha) interval, the classical
     (labelled-only) estimate and interval, and the panel's uncorrected mean.
 
     ``y`` and ``yhat_labelled`` are the human values and the panel's predictions on the same n
     labelled items, ``yhat_unlabelled`` the panel's predictions on the N others. ``lam`` None
-    tunes it (PPI++); 1 is plain PPI, 0 the classical estimate.
+    tunes it (PPI++); 1 is plain PPI, 0 the classical estimate. ``bounds``: the range every
+    value lies in, which widens and clips the intervals (see the module doc); ``quantile``:
+    Student t with n - 1 degrees of freedom, or ``"normal"`` as ppi-python.
     """
     y_, yl, yu = (
         _vector(y, "y"),
@@ -111,8 +144,12 @@ def ppi_mean(
         raise ValueError(f"PPI needs at least 2 labelled and 1 unlabelled item, got n={n}, N={big_n}")
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie in (0, 1)")
+    if bounds is not None and not bounds[0] < bounds[1]:
+        raise ValueError(f"bounds must be (low, high) with low < high, got {bounds}")
+    if bounds is not None and not all(np.all((v >= bounds[0]) & (v <= bounds[1])) for v in (y_, yl, yu)):
+        raise ValueError(f"values and predictions must lie in {list(bounds)}")
     used = tuned_lambda(y_, yl, yu) if lam is None else float(lam)
-    z = float(norm.ppf(1 - alpha / 2))
+    q = critical_value(alpha, n - 1, quantile)
 
     estimate = used * float(yu.mean()) + float(np.mean(y_ - used * yl))
     # The two halves are independent samples, so their variances add.
@@ -122,18 +159,45 @@ def ppi_mean(
 
     effective_n = gain = None
     if ppi_se > 0:
-        gain = (classical_se / ppi_se) ** 2  # the widths' ratio: z cancels
+        gain = (classical_se / ppi_se) ** 2  # the widths' ratio: q cancels
         effective_n = gain * n
-    return {
+    ci = [estimate - q * ppi_se, estimate + q * ppi_se]
+    classical_ci = [classical - q * classical_se, classical + q * classical_se]
+    if bounds is not None:
+        ci = _bounded(ci, estimate, n + big_n, q, bounds)
+        classical_ci = _bounded(classical_ci, classical, n, q, bounds)
+    out: PPIMean = {
         "estimate": estimate,
-        "ci": [estimate - z * ppi_se, estimate + z * ppi_se],
+        "ci": ci,
         "lam": used,
         "classical": classical,
-        "classical_ci": [classical - z * classical_se, classical + z * classical_se],
+        "classical_ci": classical_ci,
         "naive": float(np.mean(np.concatenate([yl, yu]))),
         "n": n,
         "N": big_n,
         "alpha": alpha,
         "effective_n": effective_n,
         "gain": gain,
+        "quantile": quantile,
     }
+    if n < FEW_LABELS:
+        out["warning"] = (
+            f"few labels: {n} labelled items; the interval allows for their noise, "
+            "but the correction rests on a handful of human judgements"
+        )
+    return out
+
+
+def _bounded(
+    interval: list[float], estimate: float, items: int, q: float, bounds: tuple[float, float]
+) -> list[float]:
+    """``interval`` widened to hold the Wilson interval of ``estimate`` from ``items`` observations
+    (on the scale of ``bounds``), clipped to the bounds: the two intervals' hull (both hold the
+    estimate, or the Wilson one the bound nearer an estimate that left them)."""
+    low, high = bounds
+    share = min(1.0, max(0.0, (estimate - low) / (high - low)))
+    w_low, w_high = wilson(np.array(share), np.array(float(items)), np.array(q))
+    return [
+        max(low, min(interval[0], low + (high - low) * float(w_low))),
+        min(high, max(interval[1], low + (high - low) * float(w_high))),
+    ]

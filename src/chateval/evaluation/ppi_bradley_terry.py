@@ -19,7 +19,9 @@ removes what the panel gets wrong. Its covariance is the PPI sandwich
 the predictions on the unlabelled comparisons, V_l that of (gradient at y - lam * gradient at
 yhat) on the labelled ones, and H the loss's Hessian averaged over all n + N comparisons (over
 the labelled alone when lam = 0, which is the classical sandwich interval of the labelled fit).
-Intervals are normal: theta +- z se.
+Intervals are theta +- q se with q the Student t quantile with n - 1 degrees of freedom (the
+middle of the sandwich is estimated from the n labelled gradients; ppi-python's normal quantile,
+``quantile="normal"``, which its tests use, covers less than it claims with few labels).
 
 lam is tuned as ppi-python's ``_calc_lam_glm`` (``optim_mode="overall"``, clipped to [0, 1]):
 the trace of H^-1 Cov(g, ghat) H^-1 over twice (1 + n / N) that of H^-1 Var(ghat) H^-1, with
@@ -46,7 +48,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
-from scipy.stats import norm
+
+from chateval.evaluation.ppi import Quantile, critical_value
 
 MAX_ABS_THETA = 20.0  # log-strength: 3,474 rating points; beyond it a system's record is all wins or losses
 _GRADIENT_TOL = 1e-12
@@ -56,18 +59,18 @@ _MAX_NEWTON_STEPS = 200
 @dataclass(frozen=True)
 class LogisticFit:
     """A (PPI++) logistic fit: coefficients, their standard errors, the lam used, n labelled and N
-    unlabelled rows, and the normal quantile of the (1 - alpha) intervals."""
+    unlabelled rows, and the quantile ``q`` of the (1 - alpha) intervals."""
 
     theta: np.ndarray
     se: np.ndarray
     lam: float
     n: int
     N: int
-    z: float
+    q: float
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """The coefficients' (1 - alpha) intervals: lower and upper bounds."""
-        return self.theta - self.z * self.se, self.theta + self.z * self.se
+        return self.theta - self.q * self.se, self.theta + self.q * self.se
 
 
 def bradley_terry_design(a: np.ndarray, b: np.ndarray, n_systems: int, anchor: int) -> np.ndarray:
@@ -202,11 +205,13 @@ def ppi_logistic(
     yhat_u: ArrayLike,
     alpha: float = 0.05,
     lam: float | None = None,
+    quantile: Quantile = "t",
 ) -> LogisticFit:
     """The PPI++ logistic fit of the module doc with its standard errors. ``x``, ``y``,
     ``yhat``: the labelled rows, their human targets and the panel's predictions; ``x_u``,
     ``yhat_u``: the unlabelled rows and predictions. ``lam`` None tunes it; 1 is plain PPI, 0
-    the classical fit of the labelled rows alone."""
+    the classical fit of the labelled rows alone. ``quantile``: of the intervals, Student t with
+    n - 1 degrees of freedom or ``"normal"``."""
     rows = np.atleast_2d(np.asarray(x, dtype=float))
     rows_u = np.asarray(x_u, dtype=float).reshape(-1, rows.shape[1])
     target, pred, pred_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_u))
@@ -246,12 +251,14 @@ def ppi_logistic(
         lam=float(lam),
         n=n,
         N=big_n,
-        z=float(norm.ppf(1 - alpha / 2)),
+        q=critical_value(alpha, n - 1, quantile),
     )
 
 
-def classical_logistic(x: ArrayLike, y: ArrayLike, alpha: float = 0.05) -> LogisticFit:
+def classical_logistic(
+    x: ArrayLike, y: ArrayLike, alpha: float = 0.05, quantile: Quantile = "t"
+) -> LogisticFit:
     """The logistic fit of ``y`` alone with its sandwich intervals (lam = 0): the labelled-only
     estimate, or, given the panel's predictions on every comparison, the panel-only one."""
     empty = np.zeros((0, np.atleast_2d(x).shape[1]))
-    return ppi_logistic(x, y, y, empty, np.zeros(0), alpha=alpha, lam=0.0)
+    return ppi_logistic(x, y, y, empty, np.zeros(0), alpha=alpha, lam=0.0, quantile=quantile)

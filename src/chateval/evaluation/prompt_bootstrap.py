@@ -1,5 +1,6 @@
-"""The seeded percentile bootstrap over prompts that every interval of the win rates, the length
-bias, the direct means and the leaderboard comes from.
+"""The seeded percentile bootstrap over prompts that the intervals of the direct means and the
+leaderboard come from (the win rates and the length bias have Wilson intervals clustered by
+prompt instead: ``proportion_interval``).
 
 Every interval resamples *prompts* with replacement and keeps all comparisons of a drawn prompt:
 the comparisons of one prompt share its difficulty and its answers, so they are not independent
@@ -18,7 +19,7 @@ import numpy as np
 
 from chateval.core.schema.metrics import Interval
 
-N_RESAMPLES = 1000  # the default of the win rates, the length bias and the direct means
+N_RESAMPLES = 1000  # the default of the direct means
 
 
 def resample_counts(n_prompts: int, n_resamples: int, seed: int) -> np.ndarray:
@@ -56,13 +57,3 @@ def ratio_intervals(numerators: np.ndarray, denominators: np.ndarray, counts: np
         values = numerators.sum(axis=0) / denominators.sum(axis=0)
         replicates = (counts @ numerators) / (counts @ denominators)
     return percentile_intervals(values, replicates)
-
-
-def per_prompt(
-    prompt: np.ndarray, column: np.ndarray, values: np.ndarray, shape: tuple[int, int]
-) -> np.ndarray:
-    """Sum ``values`` into a (prompts x columns) matrix at (prompt, column): the per-prompt sums
-    that ``ratio_intervals`` takes."""
-    out = np.zeros(shape)
-    np.add.at(out, (prompt, column), values)
-    return out

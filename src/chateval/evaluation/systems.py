@@ -32,7 +32,9 @@ from chateval.evaluation.ppi import PPIMean, ppi_mean
 from chateval.evaluation.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
-MIN_LABELLED = 2  # a calibrated estimate needs a variance from its labelled slice
+# A calibrated estimate needs a variance from its labelled slice; under ppi.FEW_LABELS it comes
+# with a warning, and its t(n - 1) quantile keeps its interval honest about so few.
+MIN_LABELLED = 2
 
 
 class CalibratedPair(PPIMean):
@@ -171,7 +173,7 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
         "comparisons": len(comparisons),
         "undecided": len(judged) - len(decided),
         "anchor": anchor,
-        "win_rates": win_rates(comparisons, systems, seed=seed),
+        "win_rates": win_rates(comparisons, systems),
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
@@ -200,6 +202,7 @@ def _calibrated_pairs(
             [_outcome(human) for human, _ in group if human],
             [p for (human, _), p in zip(group, predicted, strict=True) if human],
             [p for (human, _), p in zip(group, predicted, strict=True) if not human],
+            bounds=(0.0, 1.0),  # a win rate: no interval narrower than every item labelled
         )
         out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
     return out

@@ -1,13 +1,10 @@
 """Win rates of systems judged by the panel: per pair of systems and per system against all its
 opponents, wins, ties, losses and the win rate (a tie counts as half a win), hard and soft, each
-with a seeded percentile bootstrap interval over prompts (``prompt_bootstrap``).
+with a 95% Wilson interval whose design effect and t quantile come from the prompts the
+comparisons share (``proportion_interval``).
 
-All statistics of one call, the length bias included, are computed on the *same* resamples of
-the prompts of the whole input (not of each pair's own prompts), so they are jointly consistent,
-as in arena-style tools; where a pair was compared on only some prompts, its number of prompts
-varies between resamples, which is part of the sampling the interval describes. Every win rate
-is a ratio of sums over comparisons, so one matrix product gives it for all resamples and all
-pairs at once.
+Every win rate is a ratio of sums over comparisons, so its interval needs only its per-prompt
+sums and counts: one (prompts x pairs) matrix of each gives every pair's interval at once.
 """
 
 from collections.abc import Sequence
@@ -15,10 +12,9 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, comparison_arrays, each_side, tallies
 from chateval.evaluation.length_bias import LengthBias, length_bias_of
-from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, per_prompt, ratio_intervals, resample_counts
+from chateval.evaluation.proportion_interval import ProportionInterval, per_prompt, proportion_intervals
 
 
 class PairWinRate(TypedDict):
@@ -31,8 +27,8 @@ class PairWinRate(TypedDict):
     wins: int
     ties: int
     losses: int
-    win_rate: Interval  # hard decisions, ties count half
-    soft_win_rate: Interval | None  # mean soft probability; None when no comparison has one
+    win_rate: ProportionInterval  # hard decisions, ties count half
+    soft_win_rate: ProportionInterval | None  # mean soft probability; None when no comparison has one
     n_soft: int  # comparisons with a soft probability
 
 
@@ -44,8 +40,8 @@ class SystemWinRate(TypedDict):
     wins: int
     ties: int
     losses: int
-    win_rate: Interval
-    soft_win_rate: Interval | None
+    win_rate: ProportionInterval
+    soft_win_rate: ProportionInterval | None
     n_soft: int
 
 
@@ -53,7 +49,6 @@ class WinRates(TypedDict):
     systems: list[str]
     prompts: int
     comparisons: int
-    resamples: int  # 0 when fewer than 2 prompts
     pairs: list[PairWinRate]
     overall: list[SystemWinRate]
     length_bias: LengthBias
@@ -66,40 +61,35 @@ def _records(
     score: np.ndarray,
     soft: np.ndarray,
     n_columns: int,
-    counts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[Interval], list[Interval | None], np.ndarray]:
+) -> tuple[
+    np.ndarray, np.ndarray, np.ndarray, list[ProportionInterval], list[ProportionInterval | None], np.ndarray
+]:
     """Counts, ties, wins, hard and soft win-rate intervals of comparisons grouped by
     ``column`` (each comparison's prompt in ``prompt``); ``score`` and ``soft`` are each
     comparison's outcome and soft probability from its column's point of view."""
     shape = (n_prompts, n_columns)
     ones = np.ones_like(score)
     n = per_prompt(prompt, column, ones, shape)
-    hard = ratio_intervals(per_prompt(prompt, column, score, shape), n, counts)
+    hard = proportion_intervals(per_prompt(prompt, column, score, shape), n)
     has_soft = ~np.isnan(soft)
     n_soft = per_prompt(prompt[has_soft], column[has_soft], ones[has_soft], shape)
     soft_sums = per_prompt(prompt[has_soft], column[has_soft], soft[has_soft], shape)
-    soft_intervals = ratio_intervals(soft_sums, n_soft, counts)
-    soft_out: list[Interval | None] = [
-        interval if n_soft[:, k].sum() > 0 else None for k, interval in enumerate(soft_intervals)
-    ]
+    observed = n_soft.sum(axis=0) > 0
+    found = iter(proportion_intervals(soft_sums[:, observed], n_soft[:, observed]))
+    soft_out = [next(found) if seen else None for seen in observed]
     total, wins, ties = tallies(column, score, n_columns)
     return total, ties, wins, hard, soft_out, n_soft.sum(axis=0)
 
 
-def win_rates(
-    comparisons: Sequence[Comparison],
-    systems: Sequence[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = 0,
-) -> WinRates:
+def win_rates(comparisons: Sequence[Comparison], systems: Sequence[str] | None = None) -> WinRates:
     """Per pair of systems and per system: wins, ties, losses and win rate (ties half), hard
-    and soft, with 95% bootstrap intervals over prompts; and the length bias.
+    and soft, with 95% intervals clustered by prompt (``proportion_interval``); and the length
+    bias.
 
     A pair is reported once, oriented as ``systems`` orders it (first appearance by default):
     ``system_a`` comes first and the counts and rates are its. Pairs never compared are left out.
     """
     arrays = comparison_arrays(comparisons, systems)
-    counts = resample_counts(len(arrays.prompts), n_resamples, seed)
     n_systems = len(arrays.systems)
 
     # Orient every comparison to the pair's first system, so (i, j) and (j, i) pool together.
@@ -113,7 +103,7 @@ def win_rates(
     column = np.searchsorted(present, pair_index)
     n_prompts = len(arrays.prompts)
     n, ties, wins, hard, soft_rates, n_soft = _records(
-        arrays.prompt, n_prompts, column, score, soft, len(present), counts
+        arrays.prompt, n_prompts, column, score, soft, len(present)
     )
     pairs: list[PairWinRate] = []
     for k, index in enumerate(present):
@@ -136,7 +126,7 @@ def win_rates(
     # Every comparison counts once for each of its systems, from that system's side.
     sides = each_side(arrays)
     n, ties, wins, hard, soft_rates, n_soft = _records(
-        sides.prompt, n_prompts, sides.system, sides.score, sides.soft, n_systems, counts
+        sides.prompt, n_prompts, sides.system, sides.score, sides.soft, n_systems
     )
     overall: list[SystemWinRate] = [
         {
@@ -155,8 +145,7 @@ def win_rates(
         "systems": list(arrays.systems),
         "prompts": len(arrays.prompts),
         "comparisons": len(comparisons),
-        "resamples": len(counts),
         "pairs": pairs,
         "overall": overall,
-        "length_bias": length_bias_of(arrays, counts),
+        "length_bias": length_bias_of(arrays),
     }

@@ -6,11 +6,13 @@ direct scoring's per-system means and paired differences."""
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from chateval.evaluation.calibrated_leaderboard import BestSystem
-from chateval.evaluation.davidson_intervals import INDEPENDENT, MIN_PROMPTS_CLUSTERED
+from chateval.evaluation.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
+from chateval.evaluation.davidson_intervals import INDEPENDENT
 from chateval.evaluation.leaderboard import Leaderboard
-from chateval.evaluation.ppi import PPIMean
+from chateval.evaluation.ppi import FEW_LABELS, PPIMean
+from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
+from chateval.evaluation.win_rates import WinRates
 from chateval.reporting.formatting import ci_text, signed_ci
 
 
@@ -105,9 +107,40 @@ def _pairs(section: PairwiseSystems) -> SystemsTable:
         for p in section["win_rates"]["pairs"]
     ]
     notes = [
-        "win rate of the first system named, ties counted half; soft: from the referees' score probabilities."
+        "win rate of the first system named, ties counted half; soft: from the referees' score "
+        "probabilities.",
+        *_win_rate_intervals(section["win_rates"]),
     ]
     return SystemsTable("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
+
+
+def _win_rate_intervals(rates: WinRates) -> list[str]:
+    """How the win rates' and the length share's intervals were computed, and a warning when
+    too few prompts leave them assuming independent comparisons."""
+    pairs = rates["pairs"]
+    methods = [p["win_rate"].get("method") for p in pairs]
+    if None in methods:  # runs of earlier releases
+        return ["95% intervals: percentile bootstrap over prompts."]
+    notes = [
+        "95% Wilson intervals (win rates, and the longer answer's share) with a prompt-clustered "
+        "design effect and a t quantile with (prompts - 1) degrees of freedom; an outcome's "
+        "variance is bounded by that of a win or loss, so ties and soft probabilities make them "
+        "conservative."
+    ]
+    independent = methods.count("wilson-independent")
+    prompts = rates["prompts"]
+    if prompts < MIN_PROMPTS_CLUSTERED:
+        notes.append(
+            f"warning: only {prompts} prompts: intervals assume comparisons are independent (no "
+            "design effect, normal quantile); comparisons of one prompt share its difficulty, so "
+            f"they may be too narrow. Judge at least {MIN_PROMPTS_CLUSTERED} prompts."
+        )
+    elif independent:
+        notes.append(
+            f"{independent} of {len(pairs)} pairs were compared on fewer than {MIN_PROMPTS_CLUSTERED} "
+            "prompts: their intervals assume comparisons are independent."
+        )
+    return notes
 
 
 def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
@@ -136,13 +169,33 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
         f"(lambda {board['lam']:.2f}): Bradley-Terry ratings ({board['scale']}, ties counted half) and "
         "each system's win rate against the field (ties half); panel only: the ratings uncorrected. "
         "Valid only when the labelled comparisons are a uniformly random subset of all comparisons.",
+        _leaderboard_intervals(board),
         _best_sentence("calibrated rating", board["best"], board["rule"]),
     ]
     if board["best_field"]:
         notes.append(_best_sentence("field win rate", board["best_field"], board["rule"]))
+    few = [
+        f"{row['system']} ({row['labelled']})"
+        for row in board["rows"]
+        if (f := row["field"]) and f.get("warning")
+    ]
+    if few:
+        notes.append(
+            f"warning: few labels: the field win rates of {', '.join(few)} rest on fewer than "
+            f"{FEW_LABELS} labelled comparisons."
+        )
     headers = ["rank", "system", "rating [95% CI]", "field win rate [95% CI]", "labelled", "panel only"]
     title = f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
     return SystemsTable(title, headers, rows, notes)
+
+
+def _leaderboard_intervals(board: CalibratedLeaderboard) -> str:
+    if board.get("quantile") != "t":  # runs of earlier releases
+        return "95% intervals: normal quantiles."
+    return (
+        f"95% intervals: Student t quantiles with {board['labelled'] - 1} degrees of freedom (labelled "
+        "comparisons - 1); a field win rate never narrower than the Wilson interval of all its comparisons."
+    )
 
 
 def _best_sentence(by: str, best: BestSystem, rule: str) -> str:
@@ -175,15 +228,30 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable
                 gain,
             ]
         )
+    pairwise = section["task"] == "pairwise"
     notes = [
         "prediction-powered (PPI++) estimates of the human "
-        + ("win rate" if section["task"] == "pairwise" else "mean score")
+        + ("win rate" if pairwise else "mean score")
         + ": the panel on all items, corrected by the human labels of the labelled ones; beside it "
         "the labelled items alone and the panel alone (uncorrected). n + N: labelled + panel-only items; "
-        "gain: how many more labels the labelled-only estimate would need for the same interval width."
+        "gain: how many more labels the labelled-only estimate would need for the same interval width.",
+        _calibrated_intervals([c for _, c in found], pairwise),
+        *(f"warning: {what}: {c['warning']}." for what, c in found if c.get("warning")),
     ]
     headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
     return SystemsTable("calibrated by human labels", headers, rows, notes)
+
+
+def _calibrated_intervals(estimates: Sequence[PPIMean], pairwise: bool) -> str:
+    if any(c.get("quantile") != "t" for c in estimates):  # runs of earlier releases
+        return "95% intervals: normal quantiles."
+    bounded = (
+        "; a win rate's never narrower than the Wilson interval of all n + N items, as if every item "
+        "were labelled"
+        if pairwise
+        else ""
+    )
+    return f"95% intervals: Student t quantiles with n - 1 degrees of freedom{bounded}."
 
 
 def _estimate(value: float, interval: list[float] | tuple[float, float]) -> str:

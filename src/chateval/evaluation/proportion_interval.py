@@ -1,0 +1,106 @@
+"""Intervals for a proportion of outcomes in [0, 1] clustered by prompt: the win rates (a win 1,
+a tie 0.5, a loss 0, or the panel's soft probability) and the length bias' share.
+
+The method is an effective-sample-size Wilson interval with a degrees-of-freedom-adjusted
+quantile (Wilson 1927, "Probable inference, the law of succession, and statistical inference";
+Korn & Graubard 1998, "Confidence intervals for proportions with small expected number of
+positive counts estimated from survey data"). With per-prompt sums s_g of N outcomes over
+n_g comparisons on G prompts:
+
+- the estimate is p = S / N (S the sum of all outcomes);
+- the Bernoulli bound: an outcome in [0, 1] with mean p has variance at most p (1 - p), which a
+  win rate with ties reaches when there are none, so V_iid = p (1 - p) / N bounds the variance of
+  p for independent comparisons;
+- the cluster-robust (prompt = cluster) variance of the ratio,
+  V_cr = G / (G - 1) * sum_g (s_g - p n_g)^2 / N^2, measures how much the comparisons of one
+  prompt move together (they share its difficulty and its answers);
+- the design effect deff = max(1, V_cr / V_iid) shrinks the count to n_eff = N / deff (deff is 1
+  when p is 0 or 1: both variances are then 0);
+- the quantile is Student t with G - 1 degrees of freedom, since V_cr is estimated from G
+  clusters;
+- the interval is Wilson's score interval with n_eff and that quantile q, centre
+  (p + q^2 / (2 n)) / (1 + q^2 / n), half-width q / (1 + q^2 / n) sqrt(p (1 - p) / n + q^2 / (4 n^2)).
+
+Unlike a bootstrap or a normal interval, Wilson's is never zero-width for N >= 1 (3 ties give
+about [0.125, 0.875], not [0.5, 0.5]; 2 wins of 2 about [0.342, 1]) and stays within [0, 1].
+With fewer than ``MIN_PROMPTS_CLUSTERED`` prompts the cluster variance rests on too few prompts
+to be trusted: deff is 1 and q the normal 1.96, which assumes the comparisons are independent,
+and the interval says so (``method``).
+"""
+
+from typing import Literal, NotRequired
+
+import numpy as np
+from scipy.stats import norm, t
+
+from chateval.core.schema.metrics import Interval
+
+MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no design effect, comparisons taken as independent
+CONFIDENCE = 0.95
+
+Method = Literal["wilson-cluster", "wilson-independent"]
+
+
+class ProportionInterval(Interval):
+    """A proportion with its 95% interval, how it was computed (``method``) and the effective
+    number of comparisons behind it (``effective_n``, N over the design effect). Runs written
+    before these intervals have a percentile bootstrap interval and neither key."""
+
+    method: NotRequired[Method]
+    effective_n: NotRequired[float]
+
+
+def per_prompt(
+    prompt: np.ndarray, column: np.ndarray, values: np.ndarray, shape: tuple[int, int]
+) -> np.ndarray:
+    """Sum ``values`` into a (prompts x columns) matrix at (prompt, column): the per-prompt sums
+    that ``proportion_intervals`` takes."""
+    out = np.zeros(shape)
+    np.add.at(out, (prompt, column), values)
+    return out
+
+
+def wilson(p: np.ndarray, n: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson's score interval of proportions ``p`` from ``n`` (effective) observations at
+    quantiles ``q``, elementwise: lower and upper bounds, within [0, 1]."""
+    ratio = q**2 / n
+    centre = (p + ratio / 2) / (1 + ratio)
+    half = q / (1 + ratio) * np.sqrt(p * (1 - p) / n + ratio / (4 * n))
+    # Wilson's bounds hold p and lie in [0, 1] exactly; these only remove rounding (p = 1 gave
+    # an upper bound of 1 - 1e-16).
+    return np.clip(np.minimum(centre - half, p), 0.0, 1.0), np.clip(np.maximum(centre + half, p), 0.0, 1.0)
+
+
+def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[ProportionInterval]:
+    """The proportion ``sum(sums) / sum(totals)`` of each column with its 95% interval (the
+    module doc's method), from per-prompt sums of outcomes in [0, 1] and per-prompt counts
+    (prompts x columns; a 1-D pair is one column). Prompts with a count of 0 take no part;
+    every column needs at least one observation."""
+    sums, totals = np.asarray(sums, dtype=float), np.asarray(totals, dtype=float)
+    if sums.ndim == 1:
+        sums, totals = sums[:, None], totals[:, None]
+    n = totals.sum(axis=0)
+    if np.any(n <= 0):
+        raise ValueError("every column needs at least one observation")
+    p = sums.sum(axis=0) / n
+    prompts = (totals > 0).sum(axis=0)
+    clustered = prompts >= MIN_PROMPTS_CLUSTERED
+    v_iid = p * (1 - p) / n
+    # Only clustered columns use it, and they have G >= 5: the G - 1 never divides by 0 there.
+    g = np.maximum(prompts, 2)
+    v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        deff = np.where(clustered & (v_iid > 0), np.maximum(1.0, v_cr / v_iid), 1.0)
+    upper = 1 - (1 - CONFIDENCE) / 2
+    q = np.where(clustered, t.ppf(upper, g - 1), norm.ppf(upper))
+    effective = n / deff
+    low, high = wilson(p, effective, q)
+    return [
+        {
+            "value": float(p[k]),
+            "ci95": [float(low[k]), float(high[k])],
+            "method": "wilson-cluster" if clustered[k] else "wilson-independent",
+            "effective_n": float(effective[k]),
+        }
+        for k in range(len(p))
+    ]

@@ -1,0 +1,114 @@
+"""Wilson intervals with a prompt-clustered design effect: hand-computed cases (the formulas
+written out here, not called), no zero-width interval, and a seeded coverage simulation."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import t
+
+from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED, proportion_intervals
+
+Z = 1.959963984540054  # the normal 0.975 quantile
+
+
+def wilson_by_hand(p: float, n: float, q: float) -> list[float]:
+    """Wilson's score interval: centre (p + q^2 / 2n) / (1 + q^2 / n), half-width
+    q / (1 + q^2 / n) * sqrt(p (1 - p) / n + q^2 / 4n^2)."""
+    centre = (p + q**2 / (2 * n)) / (1 + q**2 / n)
+    half = q / (1 + q**2 / n) * math.sqrt(p * (1 - p) / n + q**2 / (4 * n**2))
+    return [centre - half, centre + half]
+
+
+def test_three_ties_on_three_prompts() -> None:
+    # Fewer than 5 prompts: no design effect, z; p = 1/2 from n = 3: about [0.125, 0.875].
+    (out,) = proportion_intervals(np.full(3, 0.5), np.ones(3))
+    assert out["value"] == 0.5
+    assert out["ci95"] == pytest.approx(wilson_by_hand(0.5, 3, Z))
+    assert out["ci95"] == pytest.approx([0.125, 0.875], abs=1e-3)
+    assert (out["method"], out["effective_n"]) == ("wilson-independent", 3.0)
+
+
+def test_one_win_and_eleven_ties_on_twelve_prompts() -> None:
+    # p = 6.5 / 12. V_iid = p (1 - p) / 12; V_cr = 12/11 * ((1 - p)^2 + 11 (1/2 - p)^2) / 144 is
+    # smaller (ties vary less than wins and losses): deff 1, quantile t(11).
+    p = 6.5 / 12
+    v_iid = p * (1 - p) / 12
+    v_cr = 12 / 11 * ((1 - p) ** 2 + 11 * (0.5 - p) ** 2) / 144
+    assert v_cr < v_iid
+    (out,) = proportion_intervals(np.array([1.0] + [0.5] * 11), np.ones(12))
+    assert out["ci95"] == pytest.approx(wilson_by_hand(p, 12, float(t.ppf(0.975, 11))))
+    assert out["ci95"] == pytest.approx([0.262, 0.797], abs=1e-3)
+    assert (out["method"], out["effective_n"]) == ("wilson-cluster", 12.0)
+
+
+def test_two_decisive_verdicts_both_won() -> None:
+    (out,) = proportion_intervals(np.ones(2), np.ones(2))
+    assert out["ci95"] == pytest.approx(wilson_by_hand(1.0, 2, Z))
+    assert out["ci95"] == pytest.approx([0.342, 1.0], abs=1e-3)
+
+
+def test_prompts_whose_comparisons_agree_get_a_design_effect_and_t() -> None:
+    # 5 prompts of 2 comparisons each, both won on 3 prompts and both lost on 2: N = 10, p = 0.6.
+    # V_iid = 0.24 / 10; V_cr = 5/4 * (3 (2 - 1.2)^2 + 2 (0 - 1.2)^2) / 100 = 0.06: deff 2.5,
+    # so the 10 comparisons count as 4; the quantile is t(4).
+    sums, counts = np.array([2.0, 2.0, 0.0, 0.0, 2.0]), np.full(5, 2.0)
+    v_iid = 0.6 * 0.4 / 10
+    v_cr = 5 / 4 * (3 * 0.8**2 + 2 * 1.2**2) / 100
+    assert v_cr / v_iid == pytest.approx(2.5)
+    (out,) = proportion_intervals(sums, counts)
+    assert out["effective_n"] == pytest.approx(4.0)
+    assert out["ci95"] == pytest.approx(wilson_by_hand(0.6, 4, float(t.ppf(0.975, 4))))
+    # Wider than the same 10 outcomes as independent comparisons.
+    (alone,) = proportion_intervals(np.array([1.0] * 6 + [0.0] * 4), np.ones(10))
+    assert out["ci95"][0] < alone["ci95"][0] and out["ci95"][1] > alone["ci95"][1]
+
+
+def test_columns_are_independent_and_empty_prompts_take_no_part() -> None:
+    sums = np.array([[1.0, 0.5], [0.0, 0.0], [1.0, 0.5]])
+    counts = np.array([[1.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    first, second = proportion_intervals(sums, counts)
+    assert first == proportion_intervals(sums[:, 0], counts[:, 0])[0]
+    # The second column's empty prompt counts for nothing: two ties on two prompts.
+    assert second == proportion_intervals(np.array([0.5, 0.5]), np.ones(2))[0]
+    with pytest.raises(ValueError, match="at least one observation"):
+        proportion_intervals(np.zeros((3, 1)), np.zeros((3, 1)))
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0])
+@pytest.mark.parametrize("prompts", [1, 2, MIN_PROMPTS_CLUSTERED, 8])
+def test_no_zero_width_and_within_bounds(p: float, prompts: int) -> None:
+    (out,) = proportion_intervals(np.full(prompts, 3 * p), np.full(prompts, 3.0))
+    low, high = out["ci95"]
+    assert 0.0 <= low <= p <= high <= 1.0 and high - low > 0.1
+
+
+def _coverage(rng: np.random.Generator, decisive: float, prompt_sd: float, truth: float) -> float:
+    """Share of 400 intervals holding ``truth`` over seeded runs of 4 to 8 prompts with 1 to 6
+    comparisons each: 20% ties, the rest won with a probability that varies between prompts
+    (``prompt_sd`` on the log-odds around those of ``decisive``)."""
+    repetitions, held = 400, 0
+    for _ in range(repetitions):
+        prompts, per = int(rng.integers(4, 9)), int(rng.integers(1, 7))
+        log_odds = math.log(decisive / (1 - decisive)) + rng.normal(0, prompt_sd, prompts)
+        win = 1 / (1 + np.exp(-log_odds))
+        tie = rng.random((prompts, per)) < 0.2
+        outcome = np.where(tie, 0.5, rng.random((prompts, per)) < win[:, None])
+        (out,) = proportion_intervals(outcome.sum(axis=1), np.full(prompts, float(per)))
+        held += out["ci95"][0] <= truth <= out["ci95"][1]
+    return held / repetitions
+
+
+@pytest.mark.parametrize("truth", [0.5, 0.75, 0.85])
+def test_coverage_with_few_prompts(truth: float) -> None:
+    # Trinomial draws (win, tie, loss) on 4 to 8 prompts: a nominal 95% covers at least 93%.
+    decisive = (truth - 0.1) / 0.8  # ties are 20% and count half
+    assert _coverage(np.random.default_rng(7), decisive, 0.0, truth) >= 0.93
+
+
+def test_coverage_with_prompt_effects() -> None:
+    # Prompts differ (log-odds sd 1): comparisons of one prompt move together. The truth is the
+    # win rate averaged over prompts, simulated.
+    log_odds = math.log(0.7 / 0.3) + np.random.default_rng(11).normal(0, 1.0, 200_000)
+    truth = 0.1 + 0.8 * float(np.mean(1 / (1 + np.exp(-log_odds))))
+    assert _coverage(np.random.default_rng(12), 0.7, 1.0, truth) >= 0.93
