@@ -1,6 +1,6 @@
-"""The seeded percentile bootstrap over prompts that the intervals of the direct means and the
-leaderboard come from (the win rates and the length bias have Wilson intervals clustered by
-prompt instead: ``proportion_interval``).
+"""The seeded percentile bootstrap over prompts that the intervals of the direct means come from
+(the win rates and the length bias have Wilson intervals clustered by prompt instead,
+``proportion_interval``; the leaderboard a sandwich, ``davidson_intervals``).
 
 Every interval resamples *prompts* with replacement and keeps all comparisons of a drawn prompt:
 the comparisons of one prompt share its difficulty and its answers, so they are not independent
@@ -9,8 +9,8 @@ bootstrap of ``metrics.py``, with the prompt as the cluster).
 
 The bootstrap is vectorised: a resample is a row of a (resamples x prompts) matrix of draw
 counts (``resample_counts``). A statistic that is a ratio of sums over comparisons has its
-value on every resample at once as the count matrix times per-prompt sums (``ratio_intervals``);
-the leaderboard reweights its refits by the same rows. With fewer than 2 prompts nothing is
+value on every resample at once as the count matrix times per-prompt sums (``ratio_intervals``).
+With fewer than 2 prompts nothing is
 resampled and an interval is ``[value, value]`` (as in ``metrics.py``); a resample in which a
 statistic is undefined (NaN: its denominator is 0) is left out of that statistic's percentiles.
 """
