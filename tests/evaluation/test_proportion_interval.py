@@ -7,7 +7,11 @@ import numpy as np
 import pytest
 from scipy.stats import t
 
-from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED, proportion_intervals
+from chateval.evaluation.proportion_interval import (
+    MIN_PROMPTS_CLUSTERED,
+    mean_intervals,
+    proportion_intervals,
+)
 
 Z = 1.959963984540054  # the normal 0.975 quantile
 
@@ -112,3 +116,20 @@ def test_coverage_with_prompt_effects() -> None:
     log_odds = math.log(0.7 / 0.3) + np.random.default_rng(11).normal(0, 1.0, 200_000)
     truth = 0.1 + 0.8 * float(np.mean(1 / (1 + np.exp(-log_odds))))
     assert _coverage(np.random.default_rng(12), 0.7, 1.0, truth) >= 0.93
+
+
+def test_soft_means_use_their_measured_spread() -> None:
+    # Soft values 0.4, 0.6, 0.5, 0.5 on 4 prompts (fewer than 5: independent): mean 0.5, sample
+    # variance (0.01 + 0.01) / 3, its mean's variance that over 4, read with t(3), by hand.
+    values = np.array([0.4, 0.6, 0.5, 0.5])
+    ones = np.ones(4)
+    (interval,) = mean_intervals(values[:, None], (values**2)[:, None], ones[:, None])
+    half = 3.182446 * math.sqrt(0.02 / 3 / 4)
+    assert interval["value"] == pytest.approx(0.5)
+    assert interval["ci95"] == pytest.approx([0.5 - half, 0.5 + half], abs=1e-5)
+    assert interval["method"] == "t-independent"
+    # Values that do not vary at all fall back to the Bernoulli bound's Wilson interval.
+    same = np.full(4, 0.5)
+    (flat,) = mean_intervals(same[:, None], (same**2)[:, None], ones[:, None])
+    assert flat == proportion_intervals(same[:, None], ones[:, None])[0]
+    assert flat["ci95"][1] - flat["ci95"][0] > 0.3

@@ -12,7 +12,7 @@ from chateval.evaluation.comparisons import Comparison
 from chateval.evaluation.direct_systems import ScoredResponse, direct_systems
 from chateval.evaluation.length_bias import length_bias
 from chateval.evaluation.prompt_bootstrap import resample_counts
-from chateval.evaluation.proportion_interval import proportion_intervals
+from chateval.evaluation.proportion_interval import mean_intervals, proportion_intervals
 from chateval.evaluation.win_rates import win_rates
 
 
@@ -91,7 +91,7 @@ def test_intervals_come_from_each_pairs_per_prompt_sums() -> None:
     ]
     out = win_rates(comparisons)
     for pair in out["pairs"]:
-        sums, soft, counts = np.zeros(12), np.zeros(12), np.zeros(12)
+        sums, soft, squares, counts = np.zeros(12), np.zeros(12), np.zeros(12), np.zeros(12)
         for cmp in comparisons:
             if {cmp.system_a, cmp.system_b} != {pair["system_a"], pair["system_b"]}:
                 continue
@@ -100,9 +100,10 @@ def test_intervals_come_from_each_pairs_per_prompt_sums() -> None:
             sums[p] += 1 - cmp.outcome if flip else cmp.outcome
             assert cmp.soft is not None
             soft[p] += 1 - cmp.soft if flip else cmp.soft
+            squares[p] += (1 - cmp.soft if flip else cmp.soft) ** 2
             counts[p] += 1
         assert pair["win_rate"] == proportion_intervals(sums, counts)[0]
-        assert pair["soft_win_rate"] == proportion_intervals(soft, counts)[0]
+        assert pair["soft_win_rate"] == mean_intervals(soft[:, None], squares[:, None], counts[:, None])[0]
         assert pair["prompts"] == int((counts > 0).sum())
         assert pair["win_rate"]["method"] == "wilson-cluster"
 

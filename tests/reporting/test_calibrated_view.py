@@ -19,9 +19,9 @@ from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.summary import _print_systems
 from chateval.reporting.systems_view import markdown, systems_tables
 
-# A run folder in docs/results; with the calibrated leaderboard's keys taken out, it is the
-# folder an earlier release wrote.
-RESULTS_RUN = Path(__file__).resolve().parents[2] / "docs" / "results" / "faireval_systems_quarter_labels"
+# docs/results/faireval_systems_quarter_labels as release 3 wrote it (commit 1a604f6: bootstrap
+# intervals); with the calibrated leaderboard's keys taken out, as an earlier release wrote it.
+RESULTS_RUN = Path(__file__).resolve().parent / "old_runs" / "faireval_systems_quarter_labels"
 NEW_KEYS = ("calibrated_leaderboard", "calibrated_leaderboard_error")
 
 

@@ -26,6 +26,15 @@ about [0.125, 0.875], not [0.5, 0.5]; 2 wins of 2 about [0.342, 1]) and stays wi
 With fewer than ``MIN_PROMPTS_CLUSTERED`` prompts the cluster variance rests on too few prompts
 to be trusted: deff is 1 and q the normal 1.96, which assumes the comparisons are independent,
 and the interval says so (``method``).
+
+Soft win rates (``mean_intervals``) are means of probabilities, not of wins and losses: their
+spread is measured, not bounded (the Bernoulli bound would give a soft rate of 0.52 over 12
+comparisons an interval of [0.25, 0.79]). The variance is the larger of the independent one
+(the sample variance over N) and the prompt-clustered V_cr, read with t on G - 1 degrees of
+freedom (G >= 5) or, below that, the sample variance alone with t on N - 1; a Wald interval
+clipped to [0, 1]. When the soft values do not vary at all (every one the same, which a real
+referee's probabilities do not give) it falls back to the Wilson interval above, so it is never
+zero-width either.
 """
 
 from typing import Literal, NotRequired
@@ -38,7 +47,7 @@ from chateval.core.schema.metrics import Interval
 MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no design effect, comparisons taken as independent
 CONFIDENCE = 0.95
 
-Method = Literal["wilson-cluster", "wilson-independent"]
+Method = Literal["wilson-cluster", "wilson-independent", "t-cluster", "t-independent"]
 
 
 class ProportionInterval(Interval):
@@ -104,3 +113,40 @@ def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[Proportio
         }
         for k in range(len(p))
     ]
+
+
+def mean_intervals(sums: np.ndarray, squares: np.ndarray, totals: np.ndarray) -> list[ProportionInterval]:
+    """The mean ``sum(sums) / sum(totals)`` of each column of values in [0, 1] with its 95%
+    interval from their measured spread (the module doc's soft win rates), given per-prompt
+    sums, sums of squares and counts (prompts x columns)."""
+    n = totals.sum(axis=0)
+    if np.any(n <= 0):
+        raise ValueError("every column needs at least one observation")
+    p = sums.sum(axis=0) / n
+    prompts = (totals > 0).sum(axis=0)
+    clustered = prompts >= MIN_PROMPTS_CLUSTERED
+    spread = np.maximum(squares.sum(axis=0) - n * p**2, 0.0)  # sum of (x - p)^2
+    v_iid = spread / np.maximum(n - 1, 1) / n
+    g = np.maximum(prompts, 2)
+    v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
+    variance = np.where(clustered, np.maximum(v_iid, v_cr), v_iid)
+    upper = 1 - (1 - CONFIDENCE) / 2
+    q = np.where(clustered, t.ppf(upper, g - 1), t.ppf(upper, np.maximum(n - 1, 1)))
+    half = q * np.sqrt(variance)
+    bounded = proportion_intervals(sums, totals)
+    out: list[ProportionInterval] = []
+    for k in range(len(p)):
+        if variance[k] <= 0:  # no measured spread: the Bernoulli bound's interval
+            out.append(bounded[k])
+            continue
+        out.append(
+            {
+                "value": float(p[k]),
+                "ci95": [float(max(0.0, p[k] - half[k])), float(min(1.0, p[k] + half[k]))],
+                "method": "t-cluster" if clustered[k] else "t-independent",
+                "effective_n": float(p[k] * (1 - p[k]) / variance[k])
+                if p[k] * (1 - p[k]) > 0
+                else float(n[k]),
+            }
+        )
+    return out

@@ -14,7 +14,12 @@ import numpy as np
 
 from chateval.evaluation.comparisons import Comparison, comparison_arrays, each_side, tallies
 from chateval.evaluation.length_bias import LengthBias, length_bias_of
-from chateval.evaluation.proportion_interval import ProportionInterval, per_prompt, proportion_intervals
+from chateval.evaluation.proportion_interval import (
+    ProportionInterval,
+    mean_intervals,
+    per_prompt,
+    proportion_intervals,
+)
 
 
 class PairWinRate(TypedDict):
@@ -74,8 +79,9 @@ def _records(
     has_soft = ~np.isnan(soft)
     n_soft = per_prompt(prompt[has_soft], column[has_soft], ones[has_soft], shape)
     soft_sums = per_prompt(prompt[has_soft], column[has_soft], soft[has_soft], shape)
+    soft_squares = per_prompt(prompt[has_soft], column[has_soft], soft[has_soft] ** 2, shape)
     observed = n_soft.sum(axis=0) > 0
-    found = iter(proportion_intervals(soft_sums[:, observed], n_soft[:, observed]))
+    found = iter(mean_intervals(soft_sums[:, observed], soft_squares[:, observed], n_soft[:, observed]))
     soft_out = [next(found) if seen else None for seen in observed]
     total, wins, ties = tallies(column, score, n_columns)
     return total, ties, wins, hard, soft_out, n_soft.sum(axis=0)

@@ -124,8 +124,8 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     notes = [
         "95% Wilson intervals (win rates, and the longer answer's share) with a prompt-clustered "
         "design effect and a t quantile with (prompts - 1) degrees of freedom; an outcome's "
-        "variance is bounded by that of a win or loss, so ties and soft probabilities make them "
-        "conservative."
+        "variance is bounded by that of a win or loss, so ties make them conservative. Soft win "
+        "rates: t intervals from the soft values' measured spread."
     ]
     independent = methods.count("wilson-independent")
     prompts = rates["prompts"]
