@@ -3,7 +3,8 @@ its intervals hold.
 
 N systems get planted log-strengths evenly spaced over [-SPREAD/2, +SPREAD/2] (listed in a
 shuffled order, so the design's system order says nothing about strength). For each design
-(all_pairs; against a baseline, the median-strength system; opponents K; adaptive) and each
+(all_pairs; against a baseline, the median-strength system; opponents K; adaptive, for the whole
+order and for the best 1 and 3) and each
 budget of comparisons, the script builds the design's comparisons (data/designs.py, the code a
 run uses, on as many prompts as the budget buys; adaptive: evaluation/adaptive_design.py, the
 code a run uses, choosing from all pairs of a pool of POOL prompts in waves of max(2 N, 16)),
@@ -12,6 +13,7 @@ nu = NU; ``davidson_simulation.simulate_davidson``), fits the leaderboard and th
 and records:
 
 - Kendall's tau between the fitted and the planted ratings (1: the order recovered exactly);
+  ``comparisons``: the mean spent (an adaptive design may stop before its budget);
 - top-1 and top-3: whether the fitted best system (the fitted best three, as a set) is the
   planted one;
 - rating coverage: the share of (repetition, system) cases whose 95% interval holds the
@@ -33,6 +35,7 @@ import math
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -60,14 +63,25 @@ def planted(n: int, rng: random.Random) -> dict[str, float]:
     return {f"s{i + 1:02d}": v for i, v in enumerate(values)}
 
 
-def designs(n: int) -> list[tuple[str, CompareDesign | None]]:
-    """The designs compared at N systems (None: adaptive)."""
-    out: list[tuple[str, CompareDesign | None]] = [("all_pairs", CompareDesign())]
+@dataclass(frozen=True)
+class Adaptive:
+    """The adaptive design, resolving the whole order (``top_k`` None) or the best k."""
+
+    top_k: int | None = None
+
+
+def designs(n: int) -> list[tuple[str, CompareDesign | Adaptive]]:
+    """The designs compared at N systems."""
+    out: list[tuple[str, CompareDesign | Adaptive]] = [("all_pairs", CompareDesign())]
     out.append(("against median", CompareDesign(against="BASELINE")))
     for k in (2, 4):
         if k < n:
             out.append((f"opponents K={k}", CompareDesign(opponents=k)))
-    out.append((ADAPTIVE, None))
+    out += [
+        (ADAPTIVE, Adaptive()),
+        (f"{ADAPTIVE} top_k=1", Adaptive(1)),
+        (f"{ADAPTIVE} top_k=3", Adaptive(3)),
+    ]
     return out
 
 
@@ -92,7 +106,9 @@ def fixed_comparisons(
     return simulate_davidson(strengths, NU, pairs, np.random.default_rng(seed)), design.against or systems[0]
 
 
-def adaptive_comparisons(strengths: dict[str, float], budget: int, seed: int) -> tuple[list[Comparison], str]:
+def adaptive_comparisons(
+    strengths: dict[str, float], design: Adaptive, budget: int, seed: int
+) -> tuple[list[Comparison], str]:
     """The adaptive design's comparisons, chosen from all pairs on POOL prompts."""
     systems = list(strengths)
     candidates = [
@@ -100,7 +116,7 @@ def adaptive_comparisons(strengths: dict[str, float], budget: int, seed: int) ->
         for p in range(POOL)
         for a, b in itertools.combinations(systems, 2)
     ]
-    settings = AdaptiveSettings(budget=budget, wave=max(2 * len(systems), 16), seed=seed)
+    settings = AdaptiveSettings(budget, max(2 * len(systems), 16), design.top_k, seed)
     rng = np.random.default_rng(seed)
 
     def judge(wave: list[Candidate]) -> list[Comparison | None]:
@@ -111,13 +127,13 @@ def adaptive_comparisons(strengths: dict[str, float], budget: int, seed: int) ->
 
 
 def one_run(
-    strengths: dict[str, float], design: CompareDesign | None, budget: int, seed: int
+    strengths: dict[str, float], design: CompareDesign | Adaptive, budget: int, seed: int
 ) -> dict[str, float] | None:
     """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no prompt."""
     systems = list(strengths)
     made = (
-        adaptive_comparisons(strengths, budget, seed)
-        if design is None
+        adaptive_comparisons(strengths, design, budget, seed)
+        if isinstance(design, Adaptive)
         else fixed_comparisons(strengths, design, budget, seed)
     )
     if made is None:
@@ -169,7 +185,7 @@ def main() -> int:
     start = time.perf_counter()
     for n in args.systems:
         for label, design in designs(n):
-            for budget in args.adaptive_budgets if design is None else args.budgets:
+            for budget in args.adaptive_budgets if isinstance(design, Adaptive) else args.budgets:
                 runs = []
                 for rep in range(args.repetitions):
                     run = one_run(planted(n, random.Random(f"{n}:{rep}")), design, budget, seed=rep)

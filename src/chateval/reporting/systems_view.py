@@ -86,8 +86,9 @@ def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     bias = section["win_rates"].get("length_bias")
     if bias and bias.get("share"):
         notes.append(
-            f"the longer answer won {ci_text(bias['share'])} of {bias['n']} decisive verdicts "
-            f"between answers of different lengths ({bias['equal_lengths']} of equal length left out)."
+            f"the longer answer won {ci_text(bias['share'])} of {bias['n']} decisive comparisons (the "
+            "panel's decision over both answer orders, not a tie) between answers of different "
+            f"lengths ({bias['equal_lengths']} of equal length left out)."
         )
     if section.get("undecided"):
         notes.append(f"{section['undecided']} comparisons undecided (every verdict failed), left out.")
