@@ -6,6 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from chateval.core.schema.records import AdaptiveInfo
 from chateval.evaluation.diagnostics_text import COPY_RULE, cut_off_kinds, empty_text
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
@@ -145,6 +146,15 @@ def _print_models(console: Console, view: MetricsView, result: RunResult) -> Non
     )
 
 
+def adaptive_text(adaptive: AdaptiveInfo) -> str:
+    """What a run with the adaptive design chose, in one line."""
+    waves = adaptive["waves"]
+    return (
+        f"adaptive design: {adaptive['chosen']} of {adaptive['candidates']} candidate comparisons "
+        f"in {waves} wave{'' if waves == 1 else 's'}; stopped: {adaptive['stop'] or 'not yet'}"
+    )
+
+
 def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables."""
     info = result.run_info
@@ -181,6 +191,8 @@ def print_summary(result: RunResult) -> None:
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
+    if "adaptive" in info:
+        console.print(adaptive_text(info["adaptive"]), highlight=False, soft_wrap=True)
     if any(row.panel is not None for row in view.aggregations):
         _print_agreement(console, view)
     if "baselines" in view.metrics:

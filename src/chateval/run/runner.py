@@ -34,6 +34,7 @@ from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run import journal
+from chateval.run.adaptive import AdaptiveRun
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
 from chateval.run.session import open_session
@@ -167,14 +168,33 @@ def run(
         streaming = config.scheduling != "barrier" and scheduler.can_stream(models)
         if config.scheduling == "streaming" and not streaming:
             log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")
+        # The adaptive design: only the waves of items it chooses are debated, as it chooses them.
+        adaptive = (
+            AdaptiveRun(config, debates, panel, journal_path, state)
+            if config.data.design().adaptive
+            else None
+        )
         debate_started = time.perf_counter()
         if streaming:
             usage = scheduler.run_streaming(
-                panel, debates, progress=journaled, on_debate_step=record_debate_step
+                panel,
+                adaptive.first() if adaptive else debates,
+                progress=journaled,
+                on_debate_step=record_debate_step,
+                on_debate_done=adaptive.on_debate_done if adaptive else None,
             )
         else:
-            usage = scheduler.run(panel, debates, progress=journaled, on_step_done=record_step)
+            usage = scheduler.run(
+                panel,
+                adaptive.first() if adaptive else debates,
+                progress=journaled,
+                on_step_done=adaptive.journal_step if adaptive else record_step,
+                on_debate_done=adaptive.on_debate_done if adaptive else None,
+            )
         debate_seconds = time.perf_counter() - debate_started
+        if adaptive is not None:
+            debates = adaptive.chosen_debates()
+            items = list({d.item.id: d.item for d in debates}.values())
         on_replicas = {m: pool.get(m) for m in pool.resident()}
         replicas = {m: b.replica_stats() for m, b in on_replicas.items() if isinstance(b, ReplicaSet)}
     finally:
@@ -232,5 +252,7 @@ def run(
     }
     if replicas:
         run_info["replicas"] = replicas
+    if adaptive is not None:
+        run_info["adaptive"] = adaptive.info()
     files.write_info(run_info)
     return RunResult(outdir, run_info, metrics)
