@@ -475,3 +475,12 @@ def test_systems_quickstart_config_loads() -> None:
 
     config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
     assert len(load_run_items(config)) == 12 and config.agents[0].model == DEFAULT_MODEL
+
+
+def test_systems_adaptive_config_loads() -> None:
+    from chateval.config.files import load_config
+
+    config = load_config(CONFIGS_DIR / "systems_adaptive.yaml")
+    adaptive = config.data.design().adaptive
+    assert adaptive is not None and (adaptive.budget, adaptive.wave, adaptive.top_k) == (8, 3, None)
+    assert len(load_run_items(config)) == 12  # the candidates: all pairs on every prompt

@@ -229,3 +229,34 @@ def test_three_systems_get_a_leaderboard_on_vllm(vllm_backend: Backend, tmp_path
     assert section["undecided"] == 0 and section["comparisons"] == 3
     assert sorted(row["system"] for row in section["leaderboard"]["rows"]) == ["brief", "careful", "rambling"]
     assert all(pair["soft_win_rate"] is not None for pair in section["win_rates"]["pairs"])
+
+
+def test_an_adaptive_run_on_vllm_streams_its_waves(vllm_backend: Backend, tmp_path: Path) -> None:
+    """The systems quickstart's data with the adaptive design: a budget of 4 comparisons (the
+    seeded wave of 3, a cycle through the systems, and 1 of the second), streamed into vLLM."""
+    data = load_config(CONFIGS_DIR / "systems_quickstart.yaml").data.model_dump(mode="json")
+    data["compare"] = {"adaptive": {"budget": 4}}
+    result = run(
+        tiny_config(data=data, verdict={"reasoning_max_tokens": 12}),
+        tmp_path,
+        backends={DEFAULT_MODEL: vllm_backend},
+    )
+    verdicts = check_run(tmp_path, STEPS["one_by_one"], items=4, agents=2)
+    adaptive = result.run_info["adaptive"]
+    assert adaptive == {
+        "budget": 4,
+        "wave": 16,
+        "top_k": None,
+        "candidates": 12,
+        "chosen": 4,
+        "waves": 2,
+        "stop": "budget spent",
+    }
+    # Every system in the seeded cycle, each comparison on a prompt of its own.
+    first = verdicts[:3]
+    assert {s for v in first for s in (v["system_a"], v["system_b"])} == {"careful", "brief", "rambling"}
+    assert len({v["prompt"] for v in verdicts}) == 4
+    assert (
+        result.metrics is not None
+        and result.metrics["systems"]["comparisons"] + result.metrics["systems"]["undecided"] == 4
+    )

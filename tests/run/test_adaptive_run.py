@@ -128,6 +128,20 @@ def test_a_resolved_ranking_stops_the_run_before_the_budget(resolved: Path) -> N
     assert len(set(prompts[:30])) == min(30, len(prompts))
 
 
+def test_the_summary_says_what_the_design_chose(resolved: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from chateval.reporting.summary import print_summary
+
+    info = json.loads((resolved / "run.json").read_text())
+    metrics = json.loads((resolved / "metrics.json").read_text())
+    print_summary(RunResult(resolved, info, metrics))
+    adaptive = info["adaptive"]
+    line = (
+        f"adaptive design: {adaptive['chosen']} of 90 candidate comparisons in {adaptive['waves']} waves; "
+        "stopped: resolved"
+    )
+    assert line in capsys.readouterr().out
+
+
 def test_the_budget_ends_a_run_the_budget_cannot_resolve(tmp_path: Path) -> None:
     data = planted_data(tmp_path / "answers.jsonl", {"s1": 9, "s2": 6, "s3": 3, "s4": 1}, 8)
     result = adaptive_run(adaptive_config(data, budget=20), tmp_path / "out")

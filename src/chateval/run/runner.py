@@ -85,6 +85,16 @@ def _served_by(
     return out
 
 
+def _items_text(config: RunConfig, n: int) -> str:
+    """What the run judges, for its first log line."""
+    if config.data.design().adaptive is not None:
+        return f"{n} candidate comparisons"  # the adaptive design says how many it may debate
+    orders = config.task == "pairwise" and config.position_calibration
+    return f"{n} item{'' if n == 1 else 's'}" + (
+        f" in both answer orders ({2 * n} debates)" if orders else ""
+    )
+
+
 def run(
     config: RunConfig,
     outdir: Path | str,
@@ -111,14 +121,11 @@ def run(
     files = RunFolder(outdir)
     if on_outdir is not None:
         on_outdir(outdir, resuming)
-    calibrated = config.task == "pairwise" and config.position_calibration
     log.info(
-        "%s %s: %d item%s%s, %d referees x %d rounds (%s), into %s",
+        "%s %s: %s, %d referees x %d rounds (%s), into %s",
         "resuming" if resuming else "run",
         config.name,
-        len(items),
-        "" if len(items) == 1 else "s",
-        f" in both answer orders ({2 * len(items)} debates)" if calibrated else "",
+        _items_text(config, len(items)),
         len(panel.agents),
         config.rounds,
         config.strategy,
