@@ -243,15 +243,8 @@ def test_an_adaptive_run_on_vllm_streams_its_waves(vllm_backend: Backend, tmp_pa
     )
     verdicts = check_run(tmp_path, STEPS["one_by_one"], items=4, agents=2)
     adaptive = result.run_info["adaptive"]
-    assert adaptive == {
-        "budget": 4,
-        "wave": 16,
-        "top_k": None,
-        "candidates": 12,
-        "chosen": 4,
-        "waves": 2,
-        "stop": "budget spent",
-    }
+    assert (adaptive["budget"], adaptive["wave"], adaptive["candidates"]) == (4, 16, 12)
+    assert (adaptive["chosen"], adaptive["waves"], adaptive["stop"]) == (4, 2, "budget spent")
     # Every system in the seeded cycle, each comparison on a prompt of its own.
     first = verdicts[:3]
     assert {s for v in first for s in (v["system_a"], v["system_b"])} == {"careful", "brief", "rambling"}
