@@ -182,8 +182,9 @@ def test_a_budget_above_the_candidates_is_cut_to_them(
     assert "budget: 50 is more than the 12 candidate comparisons" in caplog.text
     adaptive = result.run_info["adaptive"]
     assert (adaptive["budget"], adaptive["candidates"], adaptive["wave"]) == (12, 12, 16)
-    # 4 prompts x 3 pairs: if the ranking is not resolved first, every candidate is taken.
-    assert adaptive["stop"] in ("every candidate compared", "resolved")
+    # The prompt-dependent referee never resolves the ranking: every candidate is taken, and
+    # that is the reason given (not the budget, cut to the candidates).
+    assert adaptive["stop"] == "every candidate compared" and adaptive["chosen"] == 12
 
 
 def test_streaming_chooses_what_step_barriers_choose(
