@@ -6,12 +6,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.core.schema.records import AdaptiveInfo
 from chateval.evaluation.diagnostics_text import COPY_RULE, cut_off_kinds, empty_text
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.model_rows import per_model_rows
 from chateval.reporting.statistics_text import (
+    adaptive_text,
     baselines_text,
     below_baselines,
     debate_effect_text,
@@ -143,15 +143,6 @@ def _print_models(console: Console, view: MetricsView, result: RunResult) -> Non
         + "".join(f"  {line}\n" for line in COPY_RULE.splitlines())
         + "  High shares: a panel that repeats instead of judging.",
         highlight=False,
-    )
-
-
-def adaptive_text(adaptive: AdaptiveInfo) -> str:
-    """What a run with the adaptive design chose, in one line."""
-    waves = adaptive["waves"]
-    return (
-        f"adaptive design: {adaptive['chosen']} of {adaptive['candidates']} candidate comparisons "
-        f"in {waves} wave{'' if waves == 1 else 's'}; stopped: {adaptive['stop'] or 'not yet'}"
     )
 
 
