@@ -128,6 +128,9 @@ def test_sample_against_and_opponents_and_systems() -> None:
     assert [i.id for i in two] == [f"p{n}:rambling-vs-careful" for n in range(1, 5)]
     opponents = pairwise(load_items(data(compare={"opponents": 2})))
     assert len(opponents) == 4 * 3  # K = N - 1: every pair
+    # The adaptive design's candidates are all_pairs' items; the run chooses among them.
+    adaptive = pairwise(load_items(data(compare={"adaptive": {"budget": 5}})))
+    assert [i.id for i in adaptive] == [i.id for i in pairwise(load_items(data()))]
 
 
 def test_limit_counts_prompts_and_direct_items_group_by_prompt() -> None:
@@ -241,6 +244,11 @@ def test_table_pairwise_maps_systems(tmp_path: Path) -> None:
         ),
         ({"compare": {"opponents": 3}}, ConfigError, r"data.compare.opponents: K=3 but there are 3 systems"),
         ({"compare": {"opponents": 1}}, ConfigError, r"K=1 is odd and so is the number of systems \(3\)"),
+        (
+            {"compare": {"adaptive": {"budget": 4, "top_k": 3}}},
+            ConfigError,
+            r"data.compare.adaptive.top_k: 3 but there are 3 systems \(careful, brief, rambling\)",
+        ),
         ({"systems": ["careful", "gpt-5"]}, DataError, r"data.systems: 'gpt-5' not in the data"),
         ({"systems": ["careful"]}, DataError, r"comparisons need at least two systems; found 1: careful"),
     ],
@@ -254,9 +262,21 @@ def test_design_errors(options: dict[str, Any], error: type[Exception], message:
     ("compare", "message"),
     [
         ({"opponents": 0}, r"data.compare: opponents: K must be at least 1, got 0"),
-        ({"opponents": 2, "against": "x"}, r"give either against or opponents, not both"),
-        ("every_pair", r"expected all_pairs, \{against: SYSTEM\} or \{opponents: K\}, got 'every_pair'"),
+        ({"opponents": 2, "against": "x"}, r"give one design, not against and opponents"),
+        (
+            "every_pair",
+            r"expected all_pairs, \{against: SYSTEM\}, \{opponents: K\} or \{adaptive: \{budget: N\}\}, "
+            "got 'every_pair'",
+        ),
         ({"baseline": "x"}, r"data.compare: baseline: unknown key"),
+        ({"adaptive": {"budget": 4}, "opponents": 2}, r"give one design, not opponents and adaptive"),
+        ({"adaptive": {}}, r"data.compare: adaptive.budget: Field required"),
+        ({"adaptive": {"budget": 0}}, r"adaptive.budget: Input should be greater than or equal to 1"),
+        (
+            {"adaptive": {"budget": 4, "wave": 0}},
+            r"adaptive.wave: Input should be greater than or equal to 1",
+        ),
+        ({"adaptive": {"budget": 4, "waves": 2}}, r"adaptive.waves: unknown key"),
     ],
 )
 def test_bad_compare_is_a_config_error(compare: object, message: str) -> None:
@@ -455,3 +475,12 @@ def test_systems_quickstart_config_loads() -> None:
 
     config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
     assert len(load_run_items(config)) == 12 and config.agents[0].model == DEFAULT_MODEL
+
+
+def test_systems_adaptive_config_loads() -> None:
+    from chateval.config.files import load_config
+
+    config = load_config(CONFIGS_DIR / "systems_adaptive.yaml")
+    adaptive = config.data.design().adaptive
+    assert adaptive is not None and (adaptive.budget, adaptive.wave, adaptive.top_k) == (8, 3, None)
+    assert len(load_run_items(config)) == 12  # the candidates: all pairs on every prompt

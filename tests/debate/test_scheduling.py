@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
-from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.core.backend import GenerationRequest
 from chateval.errors import BackendError
 from chateval.run.runner import run
 from tests.support.helpers import asks_for_scores, prompt_dependent, prompt_text, read_jsonl
-from tests.support.scripted import SCRIPTED_MODEL, agreeing_on_boiling_point, three_referee_config
+from tests.support.scripted import SCRIPTED_MODEL, DiesAtPoll, agreeing_on_boiling_point, three_referee_config
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
 
@@ -81,17 +81,6 @@ def test_early_stop_skips_rounds_of_agreeing_items(tmp_path: Path) -> None:
     assert kinds == ["discussion"] * 3 + ["assessment"] * 3 + ["verdict"] * 3
 
 
-class DiesAfterPolls(StreamingScriptedBackend):
-    def __init__(self, polls: int) -> None:
-        super().__init__(SCRIPTED_MODEL, prompt_dependent)
-        self.die_at = polls
-
-    def poll(self) -> list[tuple[str, GenerationResult]]:
-        if self.polls + 1 == self.die_at:
-            raise BackendError("engine died (simulated)")
-        return super().poll()
-
-
 @pytest.mark.parametrize("resume_with", ["streaming", "barrier"])
 @pytest.mark.parametrize("die_at", [2, 9, 25])
 def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: int, tmp_path: Path) -> None:
@@ -106,7 +95,7 @@ def test_streaming_run_resumes_to_identical_outputs(resume_with: str, die_at: in
         run(
             three_referee_config(scheduling="streaming", **settings),
             crashed,
-            backends={SCRIPTED_MODEL: DiesAfterPolls(die_at)},
+            backends={SCRIPTED_MODEL: DiesAtPoll(SCRIPTED_MODEL, prompt_dependent, die_at)},
         )
     # The scheduling mode is not part of the results: resuming with the other one is allowed.
     resumed_config = three_referee_config(scheduling="streaming", **settings)
@@ -170,7 +159,7 @@ def test_resume_may_change_scheduling(tmp_path: Path) -> None:
         run(
             three_referee_config(scheduling="streaming"),
             crashed,
-            backends={SCRIPTED_MODEL: DiesAfterPolls(9)},
+            backends={SCRIPTED_MODEL: DiesAtPoll(SCRIPTED_MODEL, prompt_dependent, 9)},
         )
     run(
         three_referee_config(scheduling="barrier"),

@@ -229,3 +229,29 @@ def test_three_systems_get_a_leaderboard_on_vllm(vllm_backend: Backend, tmp_path
     assert section["undecided"] == 0 and section["comparisons"] == 3
     assert sorted(row["system"] for row in section["leaderboard"]["rows"]) == ["brief", "careful", "rambling"]
     assert all(pair["soft_win_rate"] is not None for pair in section["win_rates"]["pairs"])
+
+
+def test_an_adaptive_run_on_vllm_streams_its_waves(vllm_backend: Backend, tmp_path: Path) -> None:
+    """The systems quickstart's data with the adaptive design, waves of 1 comparison and a budget
+    of 3: the two seeded waves go in first, the third is chosen once the first has finished and
+    streamed into the engine while it works on the second (3 comparisons, 6 debates)."""
+    data = load_config(CONFIGS_DIR / "systems_quickstart.yaml").data.model_dump(mode="json")
+    data["compare"] = {"adaptive": {"budget": 3, "wave": 1}}
+    result = run(
+        tiny_config(data=data, verdict={"reasoning_max_tokens": 12}),
+        tmp_path,
+        backends={DEFAULT_MODEL: vllm_backend},
+    )
+    verdicts = check_run(tmp_path, STEPS["one_by_one"], items=3, agents=2)
+    assert result.run_info["scheduling"] == "streaming"
+    adaptive = result.run_info["adaptive"]
+    assert (adaptive["budget"], adaptive["wave"], adaptive["candidates"]) == (3, 1, 12)
+    assert (adaptive["chosen"], adaptive["waves"], adaptive["stop"]) == (3, 3, "budget spent")
+    waves = [
+        json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines() if '"wave"' in line
+    ]
+    assert [v["item_id"] for v in verdicts] == [key for wave in waves for key in wave["keys"]]
+    assert len({v["prompt"] for v in verdicts}) == 3  # each on the prompt used least so far
+    assert result.metrics is not None
+    systems = result.metrics["systems"]
+    assert systems["comparisons"] + systems["undecided"] == 3

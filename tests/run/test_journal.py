@@ -72,6 +72,34 @@ def test_a_step_marked_twice_is_refused(tmp_path: Path) -> None:
         journal.load(path)
 
 
+def test_adaptive_waves_stop_and_batch_steps_round_trip(tmp_path: Path) -> None:
+    """An adaptive run's choices, and the barrier steps of its batches, marked per debate."""
+    path = RunFolder(tmp_path).journal
+    journal.append_wave(path, 0, ["p1:x-vs-y"])
+    journal.append_wave(path, 1, ["p2:x-vs-z", "p1:y-vs-z"])
+    journal.append_step(path, 0, [("a", DISCUSSION), ("b", DISCUSSION)], usage(2), debates=["a", "b"])
+    journal.append_step(path, 0, [("c", DISCUSSION)], usage(1), debates=["c"])  # the next batch
+    journal.append_stop(path, "resolved")
+    state = journal.load(path)
+    assert state.waves == [["p1:x-vs-y"], ["p2:x-vs-z", "p1:y-vs-z"]] and state.stop == "resolved"
+    assert [state.debate_progress(k) for k in "abc"] == [1, 1, 1] and state.steps_done == 0
+    assert state.usage["m"].requests == 3 and state.valid_bytes == path.stat().st_size
+    whole = path.stat().st_size
+    with path.open("a", encoding="utf-8") as handle:  # a wave torn by a kill
+        handle.write('{"wave": 2, "keys": ["p3')
+    state = journal.load(path)
+    assert len(state.waves) == 2
+    journal.truncate_to_complete(path, state)
+    assert path.stat().st_size == whole
+
+
+def test_a_wave_out_of_order_is_refused(tmp_path: Path) -> None:
+    path = RunFolder(tmp_path).journal
+    journal.append_wave(path, 1, ["p1:x-vs-y"])
+    with pytest.raises(DataError, match="wave 1 follows 0 waves"):
+        journal.load(path)
+
+
 def test_a_missing_journal_is_an_empty_state(tmp_path: Path) -> None:
     state = journal.load(RunFolder(tmp_path).journal)
     assert (state.steps_done, state.utterances, state.valid_bytes) == (0, {}, 0)

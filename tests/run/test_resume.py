@@ -6,25 +6,12 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.errors import BackendError, ConfigError
 from chateval.run.runner import run
 from tests.support.helpers import prompt_dependent, quickstart_config
+from tests.support.scripted import DiesAtCall
 
 OUTPUTS = ("transcripts.jsonl", "verdicts.jsonl", "metrics.json")
-
-
-class FailingBackend(ScriptedBackend):
-    """Fails on its ``fail_at``-th call, like an engine crash or an out-of-memory error."""
-
-    def __init__(self, fail_at: int) -> None:
-        super().__init__("smollm2-135m", prompt_dependent)
-        self.fail_at = fail_at
-
-    def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:  # type: ignore[override]
-        if len(self.calls) + 1 == self.fail_at:
-            raise BackendError("engine died (simulated)")
-        return super().generate(requests)
 
 
 config = quickstart_config
@@ -40,7 +27,11 @@ def test_backend_failure_then_resume_gives_identical_outputs(
     reference: Path, tmp_path: Path, fail_at: int
 ) -> None:
     with pytest.raises(BackendError):
-        run(config(), tmp_path, backends={"smollm2-135m": FailingBackend(fail_at)})
+        run(
+            config(),
+            tmp_path,
+            backends={"smollm2-135m": DiesAtCall("smollm2-135m", prompt_dependent, fail_at)},
+        )
     assert not (tmp_path / "run.json").exists()
     journal = tmp_path / "journal.jsonl"
     steps_on_disk = journal.read_text().count('"step_done"') if journal.exists() else 0
@@ -59,7 +50,7 @@ def test_backend_failure_then_resume_gives_identical_outputs(
 
 def test_half_written_journal_tail_is_dropped(reference: Path, tmp_path: Path) -> None:
     with pytest.raises(BackendError):
-        run(config(), tmp_path, backends={"smollm2-135m": FailingBackend(3)})
+        run(config(), tmp_path, backends={"smollm2-135m": DiesAtCall("smollm2-135m", prompt_dependent, 3)})
     journal = tmp_path / "journal.jsonl"
     with journal.open("a") as handle:  # a kill in the middle of writing step 3
         handle.write('{"step": 2, "debate": "q01", "round": 1, "agent": 0, "speaker": "Critic", "ki')
@@ -71,7 +62,7 @@ def test_half_written_journal_tail_is_dropped(reference: Path, tmp_path: Path) -
 
 def test_resume_with_changed_config_is_refused(tmp_path: Path) -> None:
     with pytest.raises(BackendError):
-        run(config(), tmp_path, backends={"smollm2-135m": FailingBackend(2)})
+        run(config(), tmp_path, backends={"smollm2-135m": DiesAtCall("smollm2-135m", prompt_dependent, 2)})
     with pytest.raises(ConfigError, match=r"changed: rounds, sampling.temperature"):
         changed = config(
             rounds=3, sampling={"temperature": 0.5, "discussion_max_tokens": 12, "summary_max_tokens": 12}

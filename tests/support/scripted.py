@@ -3,9 +3,10 @@ helpers they build on (tiny_config, prompt_dependent, ...) are in helpers.py."""
 
 import zlib
 
-from chateval.backends.scripted import ScriptedBackend
+from chateval.backends.scripted import Responder, ScriptedBackend, StreamingScriptedBackend
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest, GenerationResult
+from chateval.errors import BackendError
 from tests.support.helpers import (
     asks_for_scores,
     prompt_dependent,
@@ -38,6 +39,35 @@ def three_referee_config(**overrides: object) -> RunConfig:
     }
     tree.update(overrides)
     return tiny_config(**tree)
+
+
+# Engines that die mid-run (resume) ------------------------------------------------------------
+
+
+class DiesAtCall(ScriptedBackend):
+    """Fails on its ``fail_at``-th call, like an engine crash or an out-of-memory error."""
+
+    def __init__(self, model: str, responder: Responder, fail_at: int) -> None:
+        super().__init__(model, responder)
+        self.fail_at = fail_at
+
+    def generate(self, requests: list[GenerationRequest]) -> list[GenerationResult]:  # type: ignore[override]
+        if len(self.calls) + 1 == self.fail_at:
+            raise BackendError("engine died (simulated)")
+        return super().generate(requests)
+
+
+class DiesAtPoll(StreamingScriptedBackend):
+    """A streaming engine that dies at its ``fail_at``-th poll."""
+
+    def __init__(self, model: str, responder: Responder, fail_at: int) -> None:
+        super().__init__(model, responder)
+        self.fail_at = fail_at
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        if self.polls + 1 == self.fail_at:
+            raise BackendError("engine died (simulated)")
+        return super().poll()
 
 
 # A steady and a swayed model (opinion probes, per-model diagnostics) --------------------------

@@ -111,10 +111,42 @@ def _text_keys(value: Any) -> Any:
     return value
 
 
+ADAPTIVE_WAVE = 16  # comparisons per adaptive wave unless the config says otherwise
+
+
+class AdaptiveCompare(StrictModel):
+    """The adaptive design: the panel debates the comparisons the ranking is least sure of.
+
+    Its candidates are the all_pairs comparisons; it spends ``budget`` of them in waves, each
+    chosen from the verdicts of the waves before it (evaluation/adaptive_design.py).
+    """
+
+    budget: int = Field(
+        ge=1,
+        description="Comparisons to debate in all (each in both answer orders, as usual), the two "
+        "seeded waves included; more than the candidates (prompts x pairs) is cut to them.",
+    )
+    wave: int = Field(
+        default=ADAPTIVE_WAVE,
+        ge=1,
+        description="Comparisons per wave (the seeded first two: one cycle through the systems "
+        "each, at most this many). Larger waves batch better on a GPU; smaller ones adapt "
+        "sooner.",
+    )
+    top_k: int | None = Field(
+        default=None,
+        ge=1,
+        description="Stop once the best K systems are told apart from the rest (their order "
+        "among themselves need not be); unset: once every adjacent pair of the ranking is. "
+        "Fewer than the systems.",
+    )
+
+
 class CompareDesign(StrictModel):
     """Which systems meet on each prompt of responses data: set one key; `all_pairs` sets none.
 
-    ``compare: all_pairs``, ``{against: BASELINE}`` or ``{opponents: K}`` (data/designs.py).
+    ``compare: all_pairs``, ``{against: BASELINE}``, ``{opponents: K}`` (data/designs.py) or
+    ``{adaptive: {budget: N}}`` (evaluation/adaptive_design.py, run/adaptive.py).
     """
 
     against: str | None = Field(
@@ -124,11 +156,17 @@ class CompareDesign(StrictModel):
         default=None,
         description="Each system meets K others per prompt, in a seeded balanced design (`data.seed`).",
     )
+    adaptive: AdaptiveCompare | None = Field(
+        default=None,
+        description="Debate only the comparisons that tell the ranking most, in waves, within a "
+        "budget (seeded by `data.seed`); the candidates are all_pairs'.",
+    )
 
     @model_validator(mode="after")
     def _one_design(self) -> "CompareDesign":
-        if self.against is not None and self.opponents is not None:
-            raise ValueError("give either against or opponents, not both")
+        given = [k for k in ("against", "opponents", "adaptive") if getattr(self, k) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one design, not {' and '.join(given)}")
         if self.against is not None and not self.against.strip():
             raise ValueError("against: the baseline system's name is empty")
         if self.opponents is not None and self.opponents < 1:
@@ -137,9 +175,11 @@ class CompareDesign(StrictModel):
 
     @property
     def name(self) -> str:
-        """The design's name: all_pairs, against or opponents."""
+        """The design's name: all_pairs, against, opponents or adaptive."""
         if self.against is not None:
             return "against"
+        if self.adaptive is not None:
+            return "adaptive"
         return "opponents" if self.opponents is not None else "all_pairs"
 
 
@@ -186,7 +226,7 @@ class DataConfig(StrictModel):
     compare: Literal["all_pairs"] | CompareDesign | None = Field(
         default=None,
         description="Responses formats, pairwise: the comparisons built per prompt; all_pairs (the "
-        "default), {against: BASELINE} or {opponents: K}.",
+        "default), {against: BASELINE}, {opponents: K} or {adaptive: {budget: N}}.",
     )
     missing_responses: Literal["error", "skip_prompt"] = Field(
         default="error",
@@ -195,8 +235,9 @@ class DataConfig(StrictModel):
     )
     seed: int = Field(
         default=0,
-        description="Seed of the data's random choices: the opponents design and label_fraction's "
-        "draw (apart from sampling.seed, so a sweep over sampling seeds judges the same items).",
+        description="Seed of the data's random choices: the opponents design, the adaptive design's "
+        "seeded waves and ties, and label_fraction's draw (apart from sampling.seed, so a sweep "
+        "over sampling seeds judges the same items).",
     )
     label_fraction: float = Field(
         default=1.0,
@@ -226,7 +267,7 @@ class DataConfig(StrictModel):
         """One clear message for a bad design (not one per member of the union)."""
         if value is None or isinstance(value, CompareDesign):
             return value
-        expected = "expected all_pairs, {against: SYSTEM} or {opponents: K}"
+        expected = "expected all_pairs, {against: SYSTEM}, {opponents: K} or {adaptive: {budget: N}}"
         if isinstance(value, str):
             if value != "all_pairs":
                 raise ValueError(f"{expected}, got {value!r}")

@@ -72,6 +72,15 @@ class Progress:
         self._ticker = threading.Thread(target=self._tick, name="chateval-progress", daemon=True)
         self._ticker.start()
 
+    def grow(self, total: int, work_total: int, work_done: int = 0) -> None:
+        """``total`` more to do (``work_total`` more units of work, ``work_done`` of them done
+        before this session: a resumed run's journal), for work that comes in while running."""
+        self.total += total
+        self.work_total += work_total
+        self.work_done += work_done
+        self._work_start += work_done  # done before: not this session's rate
+        self._refresh()
+
     def update(self, done: int = 0, work: int = 0) -> None:
         """``done`` more finished, ``work`` more units of work done."""
         self.done += done

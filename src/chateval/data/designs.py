@@ -5,7 +5,9 @@
 - ``opponents`` K: each system meets exactly K others, N*K/2 per prompt. Per prompt, a seeded
   random permutation of the systems is laid on a circle and each system meets its neighbours
   at offsets 1..K/2 (and, K odd, the one opposite it, which needs N even): a K-regular
-  circulant graph. Every pair is equally likely over prompts, so coverage balances out.
+  circulant graph. Every pair is equally likely over prompts, so coverage balances out;
+- ``adaptive``: the all_pairs comparisons are its candidates, of which a run debates the ones
+  the adaptive design chooses (run/adaptive.py).
 
 In all_pairs and opponents, A is the system named first in the systems' order; each
 comparison is debated in both answer orders anyway (``position_calibration``).
@@ -27,6 +29,12 @@ def check_design(design: CompareDesign, systems: Sequence[str], source: str) -> 
     if design.against is not None and design.against not in systems:
         raise ConfigError(
             f"{source}: data.compare.against: {design.against!r} is not one of the systems ({names})"
+        )
+    adaptive = design.adaptive
+    if adaptive is not None and adaptive.top_k is not None and adaptive.top_k >= len(systems):
+        raise ConfigError(
+            f"{source}: data.compare.adaptive.top_k: {adaptive.top_k} but there are {len(systems)} "
+            f"systems ({names}); the best K must leave some systems out"
         )
     k, n = design.opponents, len(systems)
     if k is None:

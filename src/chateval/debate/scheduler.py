@@ -7,7 +7,7 @@ backend calls for a single-model panel.
 """
 
 import time
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 
 from chateval.core.backend import (
@@ -34,6 +34,10 @@ StepDone = Callable[[int, list[tuple[Debate, Utterance]], dict[str, ModelUsage]]
 
 DebateStepDone = Callable[[int, Debate, list[Utterance], dict[str, ModelUsage]], None]
 """Streaming: called when one debate finishes a step (step index, debate, utterances, usage)."""
+
+DebateDone = Callable[[Debate], Sequence[Debate]]
+"""Called when a debate is over; the debates it returns join the run (an adaptive run's next
+waves of comparisons)."""
 
 
 # Engine steps in a row that finish nothing before streaming gives up (a prefill of a big
@@ -82,16 +86,46 @@ class Scheduler:
         *,
         progress: Mapping[str, int] | None = None,
         on_step_done: StepDone | None = None,
+        on_debate_done: DebateDone | None = None,
     ) -> Usage:
         """Run the plan step by step over all ``debates`` (barrier mode).
 
         ``progress`` maps debate keys to the steps already in their transcripts (resume).
+        ``on_debate_done`` is called for each debate once the plan has run over all of them;
+        the debates it returns run next, as a batch of their own (the plan from its first step
+        again), and so on until it returns none.
         """
         plan = panel.plan()
-        done = {d.key: min((progress or {}).get(d.key, 0), len(plan)) for d in debates}
+        given = progress or {}
+        batch = list(debates)
+        done = {d.key: min(given.get(d.key, 0), len(plan)) for d in batch}
+        counted = {d.key for d in batch if done[d.key] == len(plan)}  # finished before a resume
+        self.progress.start(len(batch), len(counted), len(batch) * len(plan), sum(done.values()))
+        while True:
+            self._run_steps(panel, plan, batch, done, counted, on_step_done)
+            batch = [new for debate in batch for new in on_debate_done(debate)] if on_debate_done else []
+            if not batch:
+                break
+            done = {d.key: min(given.get(d.key, 0), len(plan)) for d in batch}
+            counted = {d.key for d in batch if done[d.key] == len(plan)}
+            self.progress.grow(len(batch), len(batch) * len(plan), sum(done.values()))
+            self.progress.update(len(counted))
+        self.usage.steps = len(plan)
+        return self.usage
+
+    def _run_steps(
+        self,
+        panel: Panel,
+        plan: Sequence[Step],
+        debates: Sequence[Debate],
+        done: Mapping[str, int],
+        counted: set[str],
+        on_step_done: StepDone | None,
+    ) -> None:
+        """Every step of the plan that some of ``debates`` has not done (``done``: the steps each
+        has done), one backend call per model per step; ``counted``: the debates the bar counts
+        as finished."""
         bar = self.progress
-        counted = {d.key for d in debates if done[d.key] == len(plan)}  # finished before a resume
-        bar.start(len(debates), len(counted), len(debates) * len(plan), sum(done.values()))
         for index in range(min(done.values(), default=len(plan)), len(plan)):
             step = plan[index]
             due = {d.key: panel.due(d, step) if done[d.key] <= index else [] for d in debates}
@@ -112,8 +146,6 @@ class Scheduler:
             ended = [d for d in stepped if d.key not in counted and _ended(panel, d, plan[index + 1 :])]
             counted.update(d.key for d in ended)
             bar.update(len(ended), len(stepped))
-        self.usage.steps = len(plan)
-        return self.usage
 
     def run_streaming(
         self,
@@ -122,11 +154,20 @@ class Scheduler:
         *,
         progress: Mapping[str, int] | None = None,
         on_debate_step: DebateStepDone | None = None,
+        on_debate_done: DebateDone | None = None,
     ) -> Usage:
-        """Run the plan with no step barrier: each debate advances as soon as it can."""
-        stream = _Stream(self, panel, debates, progress or {}, on_debate_step)
-        over = sum(1 for debate in debates if not stream.submit_next(debate))  # finished before a resume
-        self.progress.start(len(debates), over, len(debates) * len(stream.plan), sum(stream.done.values()))
+        """Run the plan with no step barrier: each debate advances as soon as it can.
+
+        ``on_debate_done`` is called as each debate ends (at the start, for those a resumed run
+        finished before); the debates it returns are submitted at once, into engines still busy
+        with the others.
+        """
+        stream = _Stream(self, panel, debates, progress or {}, on_debate_step, on_debate_done)
+        over = [debate for debate in debates if not stream.submit_next(debate)]  # finished before a resume
+        self.progress.start(
+            len(debates), len(over), len(debates) * len(stream.plan), sum(stream.done.values())
+        )
+        stream.after(over)
         idle, idle_since = 0, time.monotonic()
         while stream.waiting:
             busy = [m for m, keys in stream.in_flight.items() if keys]
@@ -178,11 +219,14 @@ class _Stream:
         debates: Sequence[Debate],
         progress: Mapping[str, int],
         on_debate_step: DebateStepDone | None,
+        on_debate_done: DebateDone | None,
     ) -> None:
         self.scheduler = scheduler
         self.panel = panel
         self.plan = panel.plan()
         self.on_debate_step = on_debate_step
+        self.on_debate_done = on_debate_done
+        self.progress = progress
         self.done = {d.key: progress.get(d.key, 0) for d in debates}  # steps finished per debate
         self.by_key = {d.key: d for d in debates}
         self.waiting: dict[str, dict[int, GenerationResult | None]] = {}  # debate -> turn slot -> result
@@ -191,6 +235,23 @@ class _Stream:
         self.in_flight: dict[str, set[str]] = defaultdict(set)  # model -> keys queued in its engine
         self.polls: dict[str, int] = defaultdict(int)  # engine steps not yet journaled, per model
         self.counter = 0  # makes every request key unique
+
+    def after(self, ended: Sequence[Debate]) -> None:
+        """Tell ``on_debate_done`` of each of the ``ended`` debates and submit the debates it
+        returns; those a resumed run had finished are over at once, and told of in turn."""
+        queue = deque(ended)
+        bar = self.scheduler.progress
+        while queue and self.on_debate_done is not None:
+            new = self.on_debate_done(queue.popleft())
+            if not new:
+                continue
+            for debate in new:
+                self.by_key[debate.key] = debate
+                self.done[debate.key] = self.progress.get(debate.key, 0)
+            bar.grow(len(new), len(new) * len(self.plan), sum(self.done[d.key] for d in new))
+            over = [debate for debate in new if not self.submit_next(debate)]
+            bar.update(len(over))
+            queue.extend(over)
 
     def submit_next(self, debate: Debate) -> bool:
         """Submit the debate's next step with turns to run; False: the debate is over."""
@@ -256,6 +317,7 @@ class _Stream:
         bar.update(work=1)
         if not self.submit_next(debate):
             bar.update(1)
+            self.after([debate])
 
 
 def _ended(panel: Panel, debate: Debate, rest: Sequence[Step]) -> bool:

@@ -211,12 +211,12 @@ class AdaptiveDesign:
     def _choose(self, last_finished: int) -> list[str]:
         """Wave ``last_finished + 2`` from the verdicts of waves 0..last_finished; [] and a stop
         reason when nothing more is to be chosen."""
+        free = self._free()
+        if not free:  # before the budget: a budget of every candidate ends with all of them taken
+            self.stop = ALL_TAKEN
+            return []
         if self._room() <= 0:
             self.stop = BUDGET_SPENT
-            return []
-        free = self._free()
-        if not free:
-            self.stop = ALL_TAKEN
             return []
         seen = [self._results[k] for wave in self.waves[: last_finished + 1] for k in wave]
         comparisons = [c for c in seen if c is not None]

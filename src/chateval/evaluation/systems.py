@@ -131,6 +131,12 @@ def _outcome(label: str | None) -> float:
     return OUTCOME[label] if label else 0.5
 
 
+def decided_comparison(record: VerdictRecord) -> Comparison | None:
+    """The comparison one verdict record of two named systems adds to the win rates and the
+    leaderboards; None when the panel could not decide it."""
+    return _comparison(record, soft_win_probability(record)) if record.get("label") else None
+
+
 def _comparison(record: VerdictRecord, soft: float | None) -> Comparison:
     return Comparison(
         prompt=str(record.get("prompt", record["item_id"])),

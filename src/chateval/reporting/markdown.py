@@ -25,6 +25,7 @@ from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.metrics_view import PairwiseView, run_view
 from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.reporting.statistics_text import (
+    adaptive_text,
     baselines_text,
     below_baselines,
     debate_effect_text,
@@ -347,6 +348,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     for run in runs:
         if views := systems_tables(run_view(run).systems):
             parts += [f"## Systems judged: {run.name}", ""]
+            if "adaptive" in run.info:
+                parts += [adaptive_text(run.info["adaptive"]), ""]
             for view in views:
                 parts += [f"### {view.title}", "", markdown(view), ""]
     referees = referee_table(runs)

@@ -1,6 +1,7 @@
 """Plain-words lines for the statistics that keep a report honest, shared by the CLI summary,
 report.md and the HTML report: position consistency over decisive items, the reference
-baselines (and a panel below them), and whether the debate beat its referees' blind vote.
+baselines (and a panel below them), whether the debate beat its referees' blind vote, and
+what an adaptive run chose to compare.
 
 Each reads metrics.json as written by any release: a key an older run lacks gives ``None`` or
 ``-``, never an error.
@@ -13,6 +14,7 @@ from chateval.core.schema.metrics import (
     Interval,
     PositionStats,
 )
+from chateval.core.schema.records import AdaptiveInfo
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import SIDES, DirectView, MetricsView, PairwiseView
 
@@ -141,4 +143,13 @@ def _direct_effect(found: BlindFinalDirect | None, changed: str) -> str:
     return (
         f"average rho blind {blind}, final {final} on {found['n']} items, final minus blind "
         f"{signed_ci(spearman['difference'])}; {changed}: {reading(spearman['difference'])}"
+    )
+
+
+def adaptive_text(adaptive: AdaptiveInfo) -> str:
+    """What a run with the adaptive design chose, in one line."""
+    waves = adaptive["waves"]
+    return (
+        f"adaptive design: {adaptive['chosen']} of {adaptive['candidates']} candidate comparisons "
+        f"in {waves} wave{'' if waves == 1 else 's'}; stopped: {adaptive['stop'] or 'not yet'}"
     )

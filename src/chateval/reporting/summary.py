@@ -11,6 +11,7 @@ from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.model_rows import per_model_rows
 from chateval.reporting.statistics_text import (
+    adaptive_text,
     baselines_text,
     below_baselines,
     debate_effect_text,
@@ -181,6 +182,8 @@ def print_summary(result: RunResult) -> None:
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
+    if "adaptive" in info:
+        console.print(adaptive_text(info["adaptive"]), highlight=False, soft_wrap=True)
     if any(row.panel is not None for row in view.aggregations):
         _print_agreement(console, view)
     if "baselines" in view.metrics:

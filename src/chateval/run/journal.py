@@ -4,10 +4,15 @@ After every debate step the scheduler's new utterances are appended to ``journal
 write followed by a ``step_done`` marker, then flushed and fsynced. A run killed at any moment
 leaves complete steps (marker present) and at most one incomplete tail, which ``load`` ignores
 and ``truncate_to_complete`` cuts off before new steps are appended.
+
+A run with the adaptive design also journals each wave of comparisons it chooses (``{"wave":
+k, "keys": [...]}``) before any of its debates starts, and why it stopped choosing (``{"stop":
+reason}``), so a resumed run makes the same choices.
 """
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +28,9 @@ class JournalState:
     """The complete steps found in a journal.
 
     Barrier runs mark whole steps (``steps_done``); streaming runs mark each debate's steps
-    (``progress``). A debate's progress is the larger of the two.
+    (``progress``), and so do adaptive barrier runs, whose batches of waves run the plan one
+    after another. A debate's progress is the larger of the two. ``waves`` and ``stop``: what
+    an adaptive run had chosen.
     """
 
     steps_done: int = 0
@@ -31,6 +38,8 @@ class JournalState:
     utterances: dict[str, list[Utterance]] = field(default_factory=dict)
     usage: dict[str, ModelUsage] = field(default_factory=dict)
     valid_bytes: int = 0
+    waves: list[list[str]] = field(default_factory=list)
+    stop: str | None = None
 
     def debate_progress(self, key: str) -> int:
         return max(self.steps_done, self.progress.get(key, 0))
@@ -42,16 +51,34 @@ def append_step(
     added: list[tuple[str, Utterance]],
     usage: dict[str, ModelUsage],
     debate: str | None = None,
+    debates: Sequence[str] | None = None,
 ) -> None:
     """Append one finished step durably: its utterances, then its marker, then fsync.
 
-    ``debate`` set: the step of that one debate (streaming); otherwise the step of all debates.
+    ``debate`` set: the step of that one debate (streaming); ``debates``: the step of those
+    debates (an adaptive run's batch); neither: the step of all debates.
     """
     lines = [json.dumps(_utterance_record(index, key, u), ensure_ascii=False) for key, u in added]
     marker: dict[str, Any] = {"step_done": index, "usage": {m: u.counts() for m, u in usage.items()}}
     if debate is not None:
         marker["debate"] = debate
+    if debates is not None:
+        marker["debates"] = list(debates)
     lines.append(json.dumps(marker))
+    _append(path, lines)
+
+
+def append_wave(path: Path, index: int, keys: Sequence[str]) -> None:
+    """Append the comparisons (item ids) an adaptive run chose as wave ``index``, durably."""
+    _append(path, [json.dumps({"wave": index, "keys": list(keys)}, ensure_ascii=False)])
+
+
+def append_stop(path: Path, reason: str) -> None:
+    """Append why an adaptive run chooses no more waves, durably."""
+    _append(path, [json.dumps({"stop": reason})])
+
+
+def _append(path: Path, lines: list[str]) -> None:
     with path.open("a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
         handle.flush()
@@ -121,21 +148,30 @@ def load(path: Path) -> JournalState:
                 record = json.loads(raw)
             except json.JSONDecodeError:
                 break
+            if "wave" in record or "stop" in record:
+                if pending:
+                    break  # written between whole steps only: what precedes it never finished
+                _choice(record, state, path)
+                state.valid_bytes = offset
+                continue
             if "step_done" not in record:
                 pending.append(record)
                 continue
-            step, key = record["step_done"], record.get("debate")
-            if key is None:
+            step = record["step_done"]
+            keys = [record["debate"]] if "debate" in record else record.get("debates")
+            if keys is None:
                 if step < state.steps_done:
                     raise DataError(f"{path}: step {step} is marked done twice")
                 state.steps_done = step + 1
                 committed = pending
             else:
-                # Later steps may follow directly: steps with nothing to do leave no marker.
-                if step < state.debate_progress(key):
-                    raise DataError(f"{path}: debate {key!r} step {step} is marked done twice")
-                state.progress[key] = step + 1
-                committed = [r for r in pending if r["debate"] == key]
+                for key in keys:
+                    # Later steps may follow directly: steps with nothing to do leave no marker.
+                    if step < state.debate_progress(key):
+                        raise DataError(f"{path}: debate {key!r} step {step} is marked done twice")
+                    state.progress[key] = step + 1
+                stepped = set(keys)
+                committed = [r for r in pending if r["debate"] in stepped]
             for r in committed:
                 state.utterances.setdefault(r["debate"], []).append(_utterance(r))
             for model, counts in record["usage"].items():
@@ -145,6 +181,16 @@ def load(path: Path) -> JournalState:
             pending = []
             state.valid_bytes = offset
     return state
+
+
+def _choice(record: dict[str, Any], state: JournalState, path: Path) -> None:
+    """An adaptive run's wave or stop, into ``state``."""
+    if "stop" in record:
+        state.stop = record["stop"]
+        return
+    if record["wave"] != len(state.waves):
+        raise DataError(f"{path}: wave {record['wave']} follows {len(state.waves)} waves")
+    state.waves.append(list(record["keys"]))
 
 
 def truncate_to_complete(path: Path, state: JournalState) -> None:

@@ -34,6 +34,7 @@ from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run import journal
+from chateval.run.adaptive import AdaptiveRun
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
 from chateval.run.session import open_session
@@ -84,6 +85,16 @@ def _served_by(
     return out
 
 
+def _items_text(config: RunConfig, n: int) -> str:
+    """What the run judges, for its first log line."""
+    if config.data.design().adaptive is not None:
+        return f"{n} candidate comparisons"  # the adaptive design says how many it may debate
+    orders = config.task == "pairwise" and config.position_calibration
+    return f"{n} item{'' if n == 1 else 's'}" + (
+        f" in both answer orders ({2 * n} debates)" if orders else ""
+    )
+
+
 def run(
     config: RunConfig,
     outdir: Path | str,
@@ -110,14 +121,11 @@ def run(
     files = RunFolder(outdir)
     if on_outdir is not None:
         on_outdir(outdir, resuming)
-    calibrated = config.task == "pairwise" and config.position_calibration
     log.info(
-        "%s %s: %d item%s%s, %d referees x %d rounds (%s), into %s",
+        "%s %s: %s, %d referees x %d rounds (%s), into %s",
         "resuming" if resuming else "run",
         config.name,
-        len(items),
-        "" if len(items) == 1 else "s",
-        f" in both answer orders ({2 * len(items)} debates)" if calibrated else "",
+        _items_text(config, len(items)),
         len(panel.agents),
         config.rounds,
         config.strategy,
@@ -167,14 +175,33 @@ def run(
         streaming = config.scheduling != "barrier" and scheduler.can_stream(models)
         if config.scheduling == "streaming" and not streaming:
             log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")
+        # The adaptive design: only the waves of items it chooses are debated, as it chooses them.
+        adaptive = (
+            AdaptiveRun(config, debates, panel, journal_path, state)
+            if config.data.design().adaptive
+            else None
+        )
         debate_started = time.perf_counter()
         if streaming:
             usage = scheduler.run_streaming(
-                panel, debates, progress=journaled, on_debate_step=record_debate_step
+                panel,
+                adaptive.first() if adaptive else debates,
+                progress=journaled,
+                on_debate_step=record_debate_step,
+                on_debate_done=adaptive.on_debate_done if adaptive else None,
             )
         else:
-            usage = scheduler.run(panel, debates, progress=journaled, on_step_done=record_step)
+            usage = scheduler.run(
+                panel,
+                adaptive.first() if adaptive else debates,
+                progress=journaled,
+                on_step_done=adaptive.journal_step if adaptive else record_step,
+                on_debate_done=adaptive.on_debate_done if adaptive else None,
+            )
         debate_seconds = time.perf_counter() - debate_started
+        if adaptive is not None:
+            debates = adaptive.chosen_debates()
+            items = list({d.item.id: d.item for d in debates}.values())
         on_replicas = {m: pool.get(m) for m in pool.resident()}
         replicas = {m: b.replica_stats() for m, b in on_replicas.items() if isinstance(b, ReplicaSet)}
     finally:
@@ -232,5 +259,7 @@ def run(
     }
     if replicas:
         run_info["replicas"] = replicas
+    if adaptive is not None:
+        run_info["adaptive"] = adaptive.info()
     files.write_info(run_info)
     return RunResult(outdir, run_info, metrics)

@@ -164,6 +164,18 @@ class Counts(TypedDict):
     cached_tokens: int
 
 
+class AdaptiveInfo(TypedDict):
+    """run.json's ``adaptive``: what a run with the adaptive design chose, and why it stopped."""
+
+    budget: int  # comparisons it could spend (the config's, cut to the candidates)
+    wave: int  # comparisons per wave, at most
+    top_k: int | None
+    candidates: int  # the all_pairs comparisons it chose from
+    chosen: int  # comparisons debated (the items of verdicts.jsonl)
+    waves: int
+    stop: str | None  # "budget spent", "resolved", "top-k resolved", "every candidate compared"
+
+
 class RunInfo(TypedDict):
     """run.json: what ran, how, and what it cost."""
 
@@ -193,6 +205,7 @@ class RunInfo(TypedDict):
     placement: dict[str, Any]
     # Models on several replicas (scale): per replica, its node, requests, tokens, busy seconds.
     replicas: NotRequired[dict[str, list[dict[str, Any]]]]
+    adaptive: NotRequired[AdaptiveInfo]  # runs with the adaptive design only
     model_load_seconds: float
     debate_seconds: float
     wall_seconds: float
