@@ -161,7 +161,9 @@ def test_the_budget_ends_a_run_the_budget_cannot_resolve(tmp_path: Path) -> None
     }
     # Seeded waves of 4 (a cycle through 4 systems), then 6, 6, and the 0 the budget leaves.
     assert [len(w) for w in choices(tmp_path / "out")[0]] == [4, 4, 6, 6]
-    assert ranking(result) == ["s1", "s2", "s3", "s4"]
+    # 20 comparisons order the clear gaps; s3 and s4 (qualities 3 and 1, noise of +-3) split
+    # their few meetings, and the intervals say the order of those two is not known.
+    assert ranking(result)[:2] == ["s1", "s2"]
 
 
 def test_top_k_stops_once_the_best_are_told_apart(tmp_path: Path) -> None:

@@ -194,12 +194,14 @@ class AdaptiveDesign:
                 wave.append(self._take(_pair(a, b), free, use))
         return wave
 
-    def _balanced(self, free: dict[tuple[str, str], list[Candidate]], limit: int | None = None) -> list[str]:
+    def _balanced(
+        self, free: dict[tuple[str, str], list[Candidate]], use: Counter[str], limit: int | None = None
+    ) -> list[str]:
         """Up to ``limit`` (default: the room left in the wave) comparisons of the pairs compared
         least so far, among equals in a seeded order: the exploring half of a wave, and the
         whole wave while the finished comparisons do not yet connect every system (undecided
         ones left a gap)."""
-        use, wave = self._prompt_use(), list[str]()
+        wave: list[str] = []
         pairs = Counter(_pair(self._by_key[k].system_a, self._by_key[k].system_b) for k in self.chosen)
         seed = self.settings.seed
         while free and len(wave) < (self._room() if limit is None else limit):
@@ -223,13 +225,15 @@ class AdaptiveDesign:
         try:
             board = fit_board(comparisons, self.systems)
         except ValueError:  # not yet connected (undecided comparisons): balance instead
-            return self._balanced(free)
+            return self._balanced(free, self._prompt_use())
         targets = self._targets(board)
         if self._resolved(board, targets):
             self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
             return []
-        explore = self._balanced(free, limit=int(EXPLORE * self._room()))
-        return explore + self._greedy(board, targets, free, self._room() - len(explore))
+        # One count of prompt use for the whole wave, so its two halves balance together.
+        use = self._prompt_use()
+        explore = self._balanced(free, use, limit=int(EXPLORE * self._room()))
+        return explore + self._greedy(board, targets, free, use, self._room() - len(explore))
 
     def _targets(self, board: FittedBoard) -> list[tuple[int, int]]:
         """The pairs whose order the ranking is about (indices into ``board.arrays.systems``,
@@ -253,6 +257,7 @@ class AdaptiveDesign:
         board: FittedBoard,
         targets: Sequence[tuple[int, int]],
         free: dict[tuple[str, str], list[Candidate]],
+        use: Counter[str],
         size: int,
     ) -> list[str]:
         """Pick the wave one comparison at a time (see the module doc)."""
@@ -267,7 +272,6 @@ class AdaptiveDesign:
             ]
         )
         info = _information(board)
-        use = self._prompt_use()
         wave: list[str] = []
         for _ in range(size):
             if not free:
