@@ -114,22 +114,25 @@ def _wilson_low_at_one(n: int, q: float) -> float:
 
 def test_agreeing_labels_and_predictions_get_no_zero_width_interval() -> None:
     # 3 labels "A won", the panel saying so on them and on 5 more: every variance is 0, and
-    # the normal interval was [1, 1]. Bounded, the interval holds the Wilson interval of 1 from
-    # all 8 items (the estimate with every item labelled), the labelled-only one that from 3.
+    # the normal interval was [1, 1]. Under 10 labels lam is 0 (the labelled items alone), and
+    # bounded, the interval holds the Wilson interval of 1 from those 3 items.
     out = ppi_mean([1.0] * 3, [1.0] * 3, [1.0] * 5, bounds=(0.0, 1.0))
-    assert out["estimate"] == 1.0 and out["gain"] is None
-    assert out["ci"] == pytest.approx([_wilson_low_at_one(8, T_2), 1.0])
+    assert out["estimate"] == 1.0 and out["lam"] == 0.0 and out["gain"] is None
+    assert out["ci"] == pytest.approx([_wilson_low_at_one(3, T_2), 1.0])
     assert out["classical_ci"] == pytest.approx([_wilson_low_at_one(3, T_2), 1.0])
     assert out["ci"][1] - out["ci"][0] > 0.5
+    # With the panel used fully (lam 1), at most every item's worth: the Wilson interval of 8.
+    full = ppi_mean([1.0] * 3, [1.0] * 3, [1.0] * 5, bounds=(0.0, 1.0), lam=1.0)
+    assert full["ci"] == pytest.approx([_wilson_low_at_one(8, T_2), 1.0])
     # Bounds other than [0, 1] scale the Wilson interval onto them.
     scaled = ppi_mean([5.0] * 3, [5.0] * 3, [5.0] * 5, bounds=(1.0, 5.0))
-    assert scaled["ci"] == pytest.approx([1 + 4 * _wilson_low_at_one(8, T_2), 5.0])
+    assert scaled["ci"] == pytest.approx([1 + 4 * _wilson_low_at_one(3, T_2), 5.0])
     assert ppi_mean([1.0] * 3, [1.0] * 3, [1.0] * 5)["ci"] == [1.0, 1.0]  # unbounded: nothing to go by
 
 
 def test_few_labels_carry_a_warning() -> None:
     few = ppi_mean(Y[:9], YHAT[:9], YHAT_U)
-    assert few["warning"].startswith("few labels: 9 labelled items")
+    assert few["warning"].startswith("few labels: 9 labelled items") and few["lam"] == 0.0
     assert "warning" not in ppi_mean(Y[:FEW_LABELS], YHAT[:FEW_LABELS], YHAT_U)
 
 
