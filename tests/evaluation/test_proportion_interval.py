@@ -119,17 +119,19 @@ def test_coverage_with_prompt_effects() -> None:
 
 
 def test_soft_means_use_their_measured_spread() -> None:
-    # Soft values 0.4, 0.6, 0.5, 0.5 on 4 prompts (fewer than 5: independent): mean 0.5, sample
-    # variance (0.01 + 0.01) / 3, its mean's variance that over 4, read with t(3), by hand.
-    values = np.array([0.4, 0.6, 0.5, 0.5])
-    ones = np.ones(4)
+    # Soft values 0.4, 0.6, 0.5, 0.5, 0.45, 0.55 on 6 prompts: mean 0.5, sample variance
+    # (0.01 + 0.01 + 0.0025 + 0.0025) / 5 over 6, and the prompt-clustered one (one value a
+    # prompt) 6/5 * 0.025 / 36, the same here; read with t(5), by hand.
+    values = np.array([0.4, 0.6, 0.5, 0.5, 0.45, 0.55])
+    ones = np.ones(6)
     (interval,) = mean_intervals(values[:, None], (values**2)[:, None], ones[:, None])
-    half = 3.182446 * math.sqrt(0.02 / 3 / 4)
+    half = 2.570582 * math.sqrt(6 / 5 * 0.025 / 36)
     assert interval["value"] == pytest.approx(0.5)
     assert interval["ci95"] == pytest.approx([0.5 - half, 0.5 + half], abs=1e-5)
-    assert interval["method"] == "t-independent"
-    # Values that do not vary at all fall back to the Bernoulli bound's Wilson interval.
-    same = np.full(4, 0.5)
-    (flat,) = mean_intervals(same[:, None], (same**2)[:, None], ones[:, None])
-    assert flat == proportion_intervals(same[:, None], ones[:, None])[0]
-    assert flat["ci95"][1] - flat["ci95"][0] > 0.3
+    assert interval["method"] == "t-cluster"
+    # Under 5 prompts, or values that do not vary at all: the Bernoulli bound's Wilson interval.
+    for few in (values[:4], np.full(6, 0.5)):
+        counts = np.ones(len(few))
+        (bounded,) = mean_intervals(few[:, None], (few**2)[:, None], counts[:, None])
+        assert bounded == proportion_intervals(few[:, None], counts[:, None])[0]
+        assert bounded["ci95"][1] - bounded["ci95"][0] > 0.3

@@ -173,14 +173,16 @@ def ppi_mean(
     estimate = used * float(yu.mean()) + float(np.mean(y_ - used * yl))
     # The two halves are independent samples, so their variances add.
     rectifier = float(np.var(y_ - used * yl))
-    if bounds is not None:
-        # The share of human variance the panel is not used to predict, at its largest (the
-        # Bernoulli bound): a handful of labels that happen to agree must not make it 0.
-        share = min(1.0, max(0.0, (estimate - bounds[0]) / (bounds[1] - bounds[0])))
-        rectifier = max(rectifier, (1 - used) ** 2 * share * (1 - share) * (bounds[1] - bounds[0]) ** 2)
-    ppi_se = math.sqrt(used**2 * float(np.var(yu)) / big_n + rectifier / n)
     classical = float(y_.mean())
-    classical_se = float(np.std(y_)) / math.sqrt(n)
+    classical_variance = float(np.var(y_))
+    if bounds is not None:
+        # The part of the human variance the panel is not used to predict, at its largest (the
+        # Bernoulli bound): a handful of labels that happen to agree must not make it 0. The
+        # classical estimate is lam 0, and gets the same floor so that the two compare alike.
+        rectifier = max(rectifier, (1 - used) ** 2 * _bernoulli_bound(estimate, bounds))
+        classical_variance = max(classical_variance, _bernoulli_bound(classical, bounds))
+    ppi_se = math.sqrt(used**2 * float(np.var(yu)) / big_n + rectifier / n)
+    classical_se = math.sqrt(classical_variance / n)
 
     effective_n = gain = None
     if ppi_se > 0:
@@ -213,6 +215,13 @@ def ppi_mean(
             "to trust the panel, so the estimate is the labelled items' alone (lambda 0)"
         )
     return out
+
+
+def _bernoulli_bound(mean: float, bounds: tuple[float, float]) -> float:
+    """The largest variance a value within ``bounds`` with this mean can have."""
+    low, high = bounds
+    share = min(1.0, max(0.0, (mean - low) / (high - low)))
+    return share * (1 - share) * (high - low) ** 2
 
 
 def _bounded(

@@ -29,12 +29,12 @@ and the interval says so (``method``).
 
 Soft win rates (``mean_intervals``) are means of probabilities, not of wins and losses: their
 spread is measured, not bounded (the Bernoulli bound would give a soft rate of 0.52 over 12
-comparisons an interval of [0.25, 0.79]). The variance is the larger of the independent one
-(the sample variance over N) and the prompt-clustered V_cr, read with t on G - 1 degrees of
-freedom (G >= 5) or, below that, the sample variance alone with t on N - 1; a Wald interval
-clipped to [0, 1]. When the soft values do not vary at all (every one the same, which a real
-referee's probabilities do not give) it falls back to the Wilson interval above, so it is never
-zero-width either.
+comparisons an interval of [0.25, 0.79]). From ``MIN_PROMPTS_CLUSTERED`` prompts on, the
+variance is the larger of the independent one (the sample variance over N) and the
+prompt-clustered V_cr, read with t on G - 1 degrees of freedom: a Wald interval clipped to
+[0, 1]. With fewer prompts a measured spread is not to be trusted (two soft values of 0.49 would
+give +-0.01), and when the values do not vary at all there is none: then the soft rate gets the
+Wilson interval above, as a hard win rate does.
 """
 
 from typing import Literal, NotRequired
@@ -47,7 +47,7 @@ from chateval.core.schema.metrics import Interval
 MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no design effect, comparisons taken as independent
 CONFIDENCE = 0.95
 
-Method = Literal["wilson-cluster", "wilson-independent", "t-cluster", "t-independent"]
+Method = Literal["wilson-cluster", "wilson-independent", "t-cluster"]
 
 
 class ProportionInterval(Interval):
@@ -129,21 +129,22 @@ def mean_intervals(sums: np.ndarray, squares: np.ndarray, totals: np.ndarray) ->
     v_iid = spread / np.maximum(n - 1, 1) / n
     g = np.maximum(prompts, 2)
     v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
-    variance = np.where(clustered, np.maximum(v_iid, v_cr), v_iid)
-    upper = 1 - (1 - CONFIDENCE) / 2
-    q = np.where(clustered, t.ppf(upper, g - 1), t.ppf(upper, np.maximum(n - 1, 1)))
+    variance = np.maximum(v_iid, v_cr)
+    q = t.ppf(1 - (1 - CONFIDENCE) / 2, g - 1)
     half = q * np.sqrt(variance)
     bounded = proportion_intervals(sums, totals)
     out: list[ProportionInterval] = []
     for k in range(len(p)):
-        if variance[k] <= 0:  # no measured spread: the Bernoulli bound's interval
+        # Too few prompts to trust a measured spread (two soft values of 0.49 would give
+        # +-0.01), or none at all: the Bernoulli bound's interval, as for hard win rates.
+        if not clustered[k] or variance[k] <= 0:
             out.append(bounded[k])
             continue
         out.append(
             {
                 "value": float(p[k]),
                 "ci95": [float(max(0.0, p[k] - half[k])), float(min(1.0, p[k] + half[k]))],
-                "method": "t-cluster" if clustered[k] else "t-independent",
+                "method": "t-cluster",
                 "effective_n": float(p[k] * (1 - p[k]) / variance[k])
                 if p[k] * (1 - p[k]) > 0
                 else float(n[k]),
