@@ -128,9 +128,10 @@ def test_a_resolved_ranking_stops_the_run_before_the_budget(resolved: Path) -> N
     assert len(set(prompts[:30])) == min(30, len(prompts))
 
 
-def test_the_summary_and_report_say_what_the_design_chose(
+def test_the_summary_and_reports_say_what_the_design_chose(
     resolved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from chateval.reporting.html import write_html_report
     from chateval.reporting.markdown import write_report
     from chateval.reporting.summary import print_summary
 
@@ -144,6 +145,7 @@ def test_the_summary_and_report_say_what_the_design_chose(
     )
     assert line in capsys.readouterr().out
     assert line in write_report([resolved], tmp_path).read_text()
+    assert line in write_html_report([resolved], tmp_path / "html").read_text()
 
 
 def test_the_budget_ends_a_run_the_budget_cannot_resolve(tmp_path: Path) -> None:

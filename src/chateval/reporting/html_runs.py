@@ -16,7 +16,12 @@ from chateval.reporting.metrics_view import (
     run_view,
 )
 from chateval.reporting.model_rows import per_model_rows
-from chateval.reporting.statistics_text import below_baselines, debate_effect_text, position_text
+from chateval.reporting.statistics_text import (
+    adaptive_text,
+    below_baselines,
+    debate_effect_text,
+    position_text,
+)
 from chateval.reporting.systems_view import SystemsTable
 from chateval.run.folder import FinishedRun
 
@@ -117,6 +122,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
             f"{float(info.get('wall_seconds') or 0):.0f} s"
         ),
         "parse failures": str(info.get("verdict_parse_failures")),
+        **({"comparisons": adaptive_text(info["adaptive"])} if info.get("adaptive") else {}),
         **_metrics_settings(run_view(run), int(info.get("agents") or 0)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
     }
