@@ -54,3 +54,35 @@ def test_assemble_source_needs_its_package(tmp_path: Path) -> None:
     )
     with pytest.raises(ConfigError, match="package 'no_such_pkg_xyz' is not installed"):
         registry.prepare("m")
+
+
+def test_no_registry_is_needed_for_model_folders(tmp_path: Path) -> None:
+    """A models_dir without registry.yaml (a GPU node with its own model folders): folders
+    resolve, and a bare name says there is no registry to look it up in."""
+    folder = tmp_path / "weights" / "my-model"
+    folder.mkdir(parents=True)
+    (folder / "config.json").write_text('{"max_position_embeddings": 2048}')
+    (folder / "model.safetensors").write_bytes(b"")
+    registry = ModelRegistry(tmp_path / "empty")
+    assert not registry.found and registry.specs == {}
+    assert registry.spec(str(folder)).path == folder.resolve()
+    assert registry.spec(str(folder)).max_model_len == 2048
+    with pytest.raises(
+        ConfigError, match=r"unknown model 'my-model': not a name: no model registry at .*registry.yaml"
+    ):
+        registry.spec("my-model")
+
+
+def test_a_session_outside_the_checkout_needs_no_registry(tmp_path: Path) -> None:
+    """A config whose referee is a model folder, with models_dir where no registry is, opens
+    its session (models checked, nothing loaded)."""
+    from chateval.run.session import open_session
+    from tests.support.helpers import tiny_config
+
+    model = MODELS_DIR / "smollm2-135m"
+    if not (model / "config.json").is_file():
+        pytest.skip("the default model is not prepared (bash scripts/setup.sh)")
+    config = tiny_config(agents=[{"role": "critic", "model": str(model)}], models_dir=str(tmp_path))
+    session = open_session(config)
+    assert session.registry is not None and not session.registry.found
+    assert session.models == [str(model)]

@@ -44,13 +44,11 @@ class ModelRegistry:
     def __init__(self, models_dir: Path | None = None) -> None:
         self.models_dir = (models_dir or default_models_dir()).resolve()
         self.file = self.models_dir / "registry.yaml"
-        if not self.file.is_file():
-            raise ConfigError(
-                f"{self.file}: model registry not found (run from the chateval checkout, "
-                f"set {MODELS_DIR_ENV}, or set models_dir in the config)"
-            )
+        # The registry names models; a config whose models are all folders or cached hub ids
+        # needs none (a GPU node with its own model folders).
+        self.found = self.file.is_file()
         try:
-            raw = yaml.safe_load(self.file.read_text(encoding="utf-8")) or {}
+            raw = (yaml.safe_load(self.file.read_text(encoding="utf-8")) or {}) if self.found else {}
         except yaml.YAMLError as exc:
             raise ConfigError(f"{self.file}: invalid YAML: {exc}") from None
         if not isinstance(raw, dict):
@@ -95,8 +93,14 @@ class ModelRegistry:
             raise ConfigError(
                 f"model {name!r}: folder {folder.resolve()} holds no config.json and safetensors weights"
             )
+        named = (
+            f"not a name in {self.file} (known: {', '.join(sorted(self.specs)) or 'none'})"
+            if self.found
+            else f"not a name: no model registry at {self.file} (run from the chateval checkout, "
+            f"set {MODELS_DIR_ENV}, or set models_dir in the config)"
+        )
         tried = [
-            f"not a name in {self.file} (known: {', '.join(sorted(self.specs)) or 'none'})",
+            named,
             f"not a model folder ({folder.resolve()} does not exist)",
         ]
         if _HUB_ID.fullmatch(name):
