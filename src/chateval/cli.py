@@ -7,10 +7,16 @@ import typer
 
 from chateval.errors import BackendError, ChatEvalError, ConfigError
 
+# Markdown: a docstring's wrapped lines are one paragraph in --help, not lines cut mid-sentence.
 app = typer.Typer(
-    add_completion=False, no_args_is_help=True, help="Multi-agent debate evaluation on local models."
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="Multi-agent debate evaluation on local models.",
 )
-models_app = typer.Typer(no_args_is_help=True, help="List and prepare registry models.")
+models_app = typer.Typer(
+    no_args_is_help=True, rich_markup_mode="markdown", help="List and prepare registry models."
+)
 app.add_typer(models_app, name="models")
 
 ModelsDir = Annotated[
