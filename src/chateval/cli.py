@@ -139,6 +139,33 @@ def preview(
 
 
 @app.command()
+def check(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    overrides: Annotated[
+        list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
+    ] = [],  # noqa: B006
+) -> None:
+    """Check a config before a GPU is spent: resolve every model (registry name, folder, cached
+    hub id), load its tokenizer and config but not its weights, check the backend settings, the
+    soft verdicts' score tokens and every item against every model's context, and print what
+    the run will cost. Exit 2 with one line per problem."""
+    from chateval.config.files import load_config
+    from chateval.run.check import check as check_config
+    from chateval.run.check import render_check
+
+    try:
+        config = load_config(config_path, overrides)
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
+    report = check_config(config)
+    for problem in report.problems:
+        typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
+    if report.problems:
+        raise typer.Exit(code=2)
+    typer.echo(render_check(config.name, report), nl=False)
+
+
+@app.command()
 def sweep(
     config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
     outdir: Annotated[

@@ -29,6 +29,7 @@ class PreviewRequest:
     max_tokens: int
     constraint: str | None  # the regular expression the answer is held to
     scores: bool = False  # it writes a verdict's constrained score lines
+    model: str = ""  # the model that answers it
 
     @property
     def kind(self) -> str:
@@ -80,7 +81,13 @@ def preview_debate(panel: Panel, debate: Debate) -> list[PreviewRequest]:
                 agent = f"{SUMMARIZER.capitalize()} for {agent}"
             requests.append(
                 PreviewRequest(
-                    agent, turn, request.messages, request.max_tokens, request.regex, panel.constrained(turn)
+                    agent,
+                    turn,
+                    request.messages,
+                    request.max_tokens,
+                    request.regex,
+                    panel.constrained(turn),
+                    request.model,
                 )
             )
             text = placeholder(panel, turn)

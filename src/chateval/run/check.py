@@ -1,0 +1,137 @@
+"""``chateval check CONFIG``: everything a run would refuse, found before a GPU is spent, and
+what the run will cost.
+
+It reads the items, builds the panel, resolves every model (a registry name, a folder, a
+cached hub id), checks the backend settings against the models that use them, loads each local
+model's tokenizer and config (never its weights), and runs the checks a run makes once its
+engines are up: the soft verdicts' score tokens, and every item fitted to every model's
+context. Each problem is one line; a config with none gets its size: items, debates, requests
+by model and kind, the prompt tokens of those requests counted with the real tokenizers, and
+the most tokens the referees may generate.
+
+The prompt tokens are counted on the debates' own structure with every earlier utterance left
+out (``chateval preview``'s placeholders): a lower bound, which the generated tokens quoted in
+later turns raise by at most the generated bound times the turns that quote them.
+"""
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TypeVar
+
+from chateval.config.run import RunConfig
+from chateval.core.backend import TokenCounter
+from chateval.core.items import Item
+from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
+from chateval.debate.panel import Panel
+from chateval.debate.preview import preview_debate
+from chateval.engines.context import fit_items
+from chateval.engines.factory import TokenizerOnly, backend_name, check_backend_settings, remote_models
+from chateval.engines.models import ModelRegistry
+from chateval.errors import ChatEvalError
+
+T = TypeVar("T")
+
+
+@dataclass
+class CheckReport:
+    """What ``check`` found: the problems (empty: the config is ready) and the run's size."""
+
+    problems: list[str] = field(default_factory=list)
+    models: dict[str, str] = field(default_factory=dict)  # model -> where it runs from
+    items: int = 0
+    debates: int = 0
+    requests: Counter[str] = field(default_factory=Counter)  # "model: kind" -> requests
+    prompt_tokens: Counter[str] = field(default_factory=Counter)  # model -> tokens (lower bound)
+    generated_bound: Counter[str] = field(default_factory=Counter)  # model -> most tokens
+
+    def attempt(self, step: Callable[[], T]) -> T | None:
+        """Run one check; a refusal becomes a problem line instead of ending the check."""
+        try:
+            return step()
+        except ChatEvalError as exc:
+            self.problems.append(str(exc))
+            return None
+
+
+def check(config: RunConfig) -> CheckReport:
+    """Check ``config`` against its data and models without loading any weights."""
+    report = CheckReport()
+    items = report.attempt(lambda: load_run_items(config))
+    panel = report.attempt(lambda: build_panel(config))
+    registry = report.attempt(lambda: ModelRegistry(config.models_dir))
+    if registry is None:
+        return report
+    models = config.model_names()
+    resolved = [m for m in models if report.attempt(partial(_where, registry, config, m, report))]
+    if len(resolved) < len(models):
+        return report  # the settings and tokenizers of a model that is not there mean nothing
+    report.attempt(lambda: check_backend_settings(config, models, registry))
+    served = remote_models(config, registry)
+    counters: dict[str, TokenCounter] = {}
+    for model in models:
+        counter = None if model in served else report.attempt(partial(TokenizerOnly, model, registry))
+        if counter is not None:
+            counters[model] = counter
+    if items is None or panel is None or len(counters) < len(models) - len(served):
+        return report
+    if config.verdict.soft:
+        report.attempt(lambda: check_soft_verdicts(panel, counters))
+    fitted = report.attempt(
+        lambda: fit_items(panel, items, counters, config.context_policy, config.data.source)
+    )
+    if fitted is None:
+        return report
+    _size(report, config, fitted[0], panel, counters)
+    return report
+
+
+def _where(registry: ModelRegistry, config: RunConfig, model: str, report: CheckReport) -> bool:
+    """Resolve ``model`` and say where it runs from; raises what a run would."""
+    spec = registry.spec(model)
+    backend = backend_name(config, model, registry)
+    if backend == "openai":
+        report.models[model] = f"served at {spec.server.base_url if spec.server else '?'}"
+        return True
+    folder = registry.resolve(model, prepare=False)
+    report.models[model] = f"{backend}, {folder}, context {spec.max_model_len} tokens"
+    return True
+
+
+def _size(
+    report: CheckReport,
+    config: RunConfig,
+    items: Sequence[Item],
+    panel: Panel,
+    counters: Mapping[str, TokenCounter],
+) -> None:
+    """Count the requests and tokens of every debate (placeholders for earlier words)."""
+    debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
+    report.items, report.debates = len(items), len(debates)
+    for debate in debates:
+        for request in preview_debate(panel, debate):
+            report.requests[f"{request.model}: {request.kind}"] += 1
+            report.generated_bound[request.model] += request.max_tokens
+            counter = counters.get(request.model)
+            if counter is not None:
+                report.prompt_tokens[request.model] += counter.count_prompt_tokens(request.messages)
+
+
+def render_check(name: str, report: CheckReport) -> str:
+    """A ready config's check as text: its models and its size."""
+    lines = [f"{name}: ready to run"]
+    lines += [f"  model {model}: {where}" for model, where in report.models.items()]
+    lines.append(
+        f"  {report.items} items, {report.debates} debates, {sum(report.requests.values())} requests"
+    )
+    lines += [f"    {key}: {count}" for key, count in sorted(report.requests.items())]
+    for model in report.models:
+        if model in report.generated_bound:
+            counted = (
+                f"{report.prompt_tokens[model]:,} prompt tokens without the debate's own words"
+                if model in report.prompt_tokens
+                else "prompt tokens counted by its server"
+            )
+            lines.append(f"  {model}: {counted}; at most {report.generated_bound[model]:,} generated")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,56 @@
+"""``chateval check``: a ready config gets its size, counted with the real tokenizer and no
+weights loaded; a broken one gets one line per problem and exit code 2."""
+
+import pytest
+from typer.testing import CliRunner
+
+from chateval.cli import app
+from chateval.config.files import load_config
+from chateval.run.check import check, render_check
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR
+
+QUICKSTART = CONFIGS_DIR / "quickstart.yaml"
+
+
+@pytest.fixture(autouse=True)
+def _default_model() -> None:
+    if not (MODELS_DIR / "smollm2-135m" / "config.json").is_file():
+        pytest.skip("the default model is not prepared (bash scripts/setup.sh)")
+
+
+def test_the_quickstart_is_ready_and_sized() -> None:
+    report = check(load_config(QUICKSTART))
+    assert report.problems == []
+    # 12 items in both answer orders; 2 referees, each a discussion turn, an assessment and
+    # its scores: 144 requests, as the quickstart's run.json counts.
+    assert (report.items, report.debates, sum(report.requests.values())) == (12, 24, 144)
+    assert report.requests == {
+        "smollm2-135m: discussion": 48,
+        "smollm2-135m: assessment": 48,
+        "smollm2-135m: scores": 48,
+    }
+    assert report.prompt_tokens["smollm2-135m"] > 100 * 144  # every request holds an item
+    config = load_config(QUICKSTART)
+    turns = config.sampling.discussion_max_tokens * 48
+    assert report.generated_bound["smollm2-135m"] > turns  # the assessments and scores on top
+    said = render_check("quickstart", report)  # what the command prints (exit 0)
+    assert said.startswith("quickstart: ready to run\n") and "12 items, 24 debates, 144 requests" in said
+
+
+def test_every_problem_is_one_line_and_exit_2() -> None:
+    agents = "agents=[{role: critic, model: acme/llama-9b}, {role: general_public, model: ./no-such-folder}]"
+    result = CliRunner().invoke(app, ["check", str(QUICKSTART), "--set", agents])
+    assert result.exit_code == 2
+    lines = [line for line in result.output.splitlines() if line.startswith("error: ")]
+    assert len(lines) == 2
+    assert lines[0].startswith("error: unknown model 'acme/llama-9b': not a name in")
+    assert "not in the local Hugging Face cache" in lines[0]
+    # A relative folder is read against the config's own folder.
+    assert lines[1].startswith(f"error: unknown model '{CONFIGS_DIR / 'no-such-folder'}'")
+
+
+def test_engine_settings_for_a_model_no_referee_uses() -> None:
+    config = load_config(QUICKSTART, ["vllm.engine_args={other-model: {enforce_eager: true}}"])
+    assert check(config).problems == [
+        "vllm.engine_args: no agent uses model(s) other-model; the run's: smollm2-135m"
+    ]
