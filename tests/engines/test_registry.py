@@ -86,3 +86,16 @@ def test_a_session_outside_the_checkout_needs_no_registry(tmp_path: Path) -> Non
     session = open_session(config)
     assert session.registry is not None and not session.registry.found
     assert session.models == [str(model)]
+
+
+def test_kv_bytes_per_token_from_the_config(tmp_path: Path) -> None:
+    from chateval.engines.models import kv_bytes_per_token
+
+    (tmp_path / "config.json").write_text(
+        '{"num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "hidden_size": 64}'
+    )
+    # keys and values x 2 layers x 2 KV heads x head dim 64 / 4 x 2 bytes
+    assert kv_bytes_per_token(tmp_path, "bfloat16") == 2 * 2 * 2 * 16 * 2
+    assert kv_bytes_per_token(tmp_path, "float32") == 2 * 2 * 2 * 16 * 4
+    (tmp_path / "config.json").write_text('{"model_type": "other"}')
+    assert kv_bytes_per_token(tmp_path, "bfloat16") is None

@@ -33,6 +33,10 @@ def test_the_quickstart_is_ready_and_sized() -> None:
     config = load_config(QUICKSTART)
     turns = config.sampling.discussion_max_tokens * 48
     assert report.generated_bound["smollm2-135m"] > turns  # the assessments and scores on top
+    # 2 x 30 layers x 3 KV heads x 64 x 4 bytes (float32 on a CPU): 45 KiB; vLLM's own log
+    # for the same engine says "CPU KV cache size: 23,296 tokens" (whole blocks of 16).
+    where = report.models["smollm2-135m"]
+    assert "KV cache 45.0 KiB a token (1 GiB, vllm.cpu_kvcache_space_gib: 23,301 tokens)" in where
     said = render_check("quickstart", report)  # what the command prints (exit 0)
     assert said.startswith("quickstart: ready to run\n") and "12 items, 24 debates, 144 requests" in said
 

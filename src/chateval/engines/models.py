@@ -182,6 +182,21 @@ def spec_of_folder(folder: Path) -> ModelSpec:
     return ModelSpec(path=folder, max_model_len=max(256, min(int(length), DIRECT_CONTEXT_CAP)))
 
 
+def kv_bytes_per_token(folder: Path, dtype: str) -> int | None:
+    """The KV cache one token takes in a model of this folder run in ``dtype``: keys and values
+    of every layer's key-value heads, 2 x layers x kv heads x head dim x the dtype's bytes; None
+    when its config.json does not say (an architecture with other attention)."""
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    text = config.get("text_config") or config  # multimodal configs keep it per tower
+    layers, heads = text.get("num_hidden_layers"), text.get("num_attention_heads")
+    if not layers or not heads:
+        return None
+    kv_heads = text.get("num_key_value_heads") or heads
+    head_dim = text.get("head_dim") or text.get("hidden_size", 0) // heads
+    size = {"float32": 4, "bfloat16": 2, "float16": 2}.get(dtype, 2)
+    return int(2 * layers * kv_heads * head_dim * size) or None
+
+
 def _is_hf_model_folder(folder: Path) -> bool:
     return (folder / "config.json").is_file() and any(folder.glob("*.safetensors"))
 

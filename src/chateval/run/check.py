@@ -23,12 +23,13 @@ from typing import TypeVar
 from chateval.config.run import RunConfig
 from chateval.core.backend import TokenCounter
 from chateval.core.items import Item
+from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
 from chateval.engines.context import fit_items
 from chateval.engines.factory import TokenizerOnly, backend_name, check_backend_settings, remote_models
-from chateval.engines.models import ModelRegistry
+from chateval.engines.models import ModelRegistry, kv_bytes_per_token
 from chateval.errors import ChatEvalError
 
 T = TypeVar("T")
@@ -95,7 +96,15 @@ def _where(registry: ModelRegistry, config: RunConfig, model: str, report: Check
         report.models[model] = f"served at {spec.server.base_url if spec.server else '?'}"
         return True
     folder = registry.resolve(model, prepare=False)
-    report.models[model] = f"{backend}, {folder}, context {spec.max_model_len} tokens"
+    where = f"{backend}, {folder}, context {spec.max_model_len} tokens"
+    gpu = on_gpu()
+    per_token = kv_bytes_per_token(folder, runtime_dtype(spec.dtype, gpu))
+    if per_token is not None:
+        where += f"; KV cache {per_token / 1024:,.1f} KiB a token"
+        if backend == "vllm" and not gpu:  # the CPU build's cache is a set size
+            space = config.vllm.cpu_kvcache_space_gib
+            where += f" ({space} GiB, vllm.cpu_kvcache_space_gib: {space * 2**30 // per_token:,} tokens)"
+    report.models[model] = where
     return True
 
 
