@@ -58,3 +58,11 @@ def test_engine_settings_for_a_model_no_referee_uses() -> None:
     assert check(config).problems == [
         "vllm.engine_args: no agent uses model(s) other-model; the run's: smollm2-135m"
     ]
+
+
+def test_an_adaptive_config_says_how_much_of_it_is_debated() -> None:
+    config = load_config(CONFIGS_DIR / "systems_adaptive.yaml")
+    report = check(config)
+    assert report.problems == [] and report.items == 12 and report.adaptive_budget == 8
+    said = render_check(config.name, report)
+    assert "adaptive design: at most 8 of these 12 candidate comparisons are debated, about 67%" in said

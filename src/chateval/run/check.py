@@ -46,6 +46,7 @@ class CheckReport:
     requests: Counter[str] = field(default_factory=Counter)  # "model: kind" -> requests
     prompt_tokens: Counter[str] = field(default_factory=Counter)  # model -> tokens (lower bound)
     generated_bound: Counter[str] = field(default_factory=Counter)  # model -> most tokens
+    adaptive_budget: int | None = None  # the adaptive design debates at most this many items
 
     def attempt(self, step: Callable[[], T]) -> T | None:
         """Run one check; a refusal becomes a problem line instead of ending the check."""
@@ -85,6 +86,8 @@ def check(config: RunConfig) -> CheckReport:
     if fitted is None:
         return report
     _size(report, config, fitted[0], panel, counters)
+    adaptive = config.data.design().adaptive
+    report.adaptive_budget = None if adaptive is None else min(adaptive.budget, report.items)
     return report
 
 
@@ -134,6 +137,11 @@ def render_check(name: str, report: CheckReport) -> str:
     lines.append(
         f"  {report.items} items, {report.debates} debates, {sum(report.requests.values())} requests"
     )
+    if report.adaptive_budget is not None:
+        lines.append(
+            f"  adaptive design: at most {report.adaptive_budget} of these {report.items} candidate "
+            f"comparisons are debated, about {report.adaptive_budget / report.items:.0%} of every count"
+        )
     lines += [f"    {key}: {count}" for key, count in sorted(report.requests.items())]
     for model in report.models:
         if model in report.generated_bound:
