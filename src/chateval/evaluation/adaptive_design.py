@@ -226,8 +226,10 @@ class AdaptiveDesign:
             board = fit_board(comparisons, self.systems)
         except ValueError:  # not yet connected (undecided comparisons): balance instead
             return self._balanced(free, self._prompt_use())
-        targets = self._targets(board)
-        if self._resolved(board, targets):
+        theta = board.log_strengths()
+        order = sorted(range(len(theta)), key=lambda i: (-theta[i], i))
+        targets = self._targets(order)
+        if self._resolved(board, order, targets):
             self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
             return []
         # One count of prompt use for the whole wave, so its two halves balance together.
@@ -235,20 +237,18 @@ class AdaptiveDesign:
         explore = self._balanced(free, use, limit=int(EXPLORE * self._room()))
         return explore + self._greedy(board, targets, free, use, self._room() - len(explore))
 
-    def _targets(self, board: FittedBoard) -> list[tuple[int, int]]:
+    def _targets(self, order: Sequence[int]) -> list[tuple[int, int]]:
         """The pairs whose order the ranking is about (indices into ``board.arrays.systems``,
-        better first): every pair (``top_k``: every pair across the boundary)."""
-        theta = board.log_strengths()
-        order = sorted(range(len(theta)), key=lambda i: (-theta[i], i))
+        better first, ``order`` the fitted ranking): every pair (``top_k``: every pair across the
+        boundary)."""
         k = self.settings.top_k
         if k is None:
             return [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
         return [(i, j) for i in order[:k] for j in order[k:]]
 
-    def _resolved(self, board: FittedBoard, targets: Sequence[tuple[int, int]]) -> bool:
+    def _resolved(self, board: FittedBoard, order: Sequence[int], targets: Sequence[tuple[int, int]]) -> bool:
         """Every adjacent pair of the order told apart (``top_k``: every target)."""
         if self.settings.top_k is None:
-            order = sorted({i for pair in targets for i in pair}, key=lambda i: -board.log_strengths()[i])
             targets = list(zip(order, order[1:], strict=False))
         return all(_separated(board, i, j) for i, j in targets)
 
@@ -272,15 +272,18 @@ class AdaptiveDesign:
             ]
         )
         info = _information(board)
+        # Each pair's contrast and information, once: the picks below only update the covariance.
+        vectors = {}
+        for pair in free:
+            i, j = names.index(pair[0]), names.index(pair[1])
+            vectors[pair] = (board.contrast(i, j), float(info[i, j]))
         wave: list[str] = []
         for _ in range(size):
             if not free:
                 break
             best, best_gain, best_x = None, -1.0, None
             for pair in sorted(free):
-                i, j = names.index(pair[0]), names.index(pair[1])
-                x = board.contrast(i, j)
-                w = info[i, j]
+                x, w = vectors[pair]
                 sx = covariance @ x
                 gain = float(np.sum(weights * (contrasts @ sx) ** 2) * w / (1 + w * x @ sx))
                 if gain > best_gain + 1e-12:

@@ -20,7 +20,14 @@ import numpy as np
 
 from chateval.core.schema.metrics import Interval
 from chateval.evaluation.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
-from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE, RIDGE, fit_point, prepare_fit
+from chateval.evaluation.davidson_fit import (
+    BASE_RATING,
+    ELO_SCALE,
+    RIDGE,
+    fit_point,
+    log_strengths,
+    prepare_fit,
+)
 from chateval.evaluation.davidson_intervals import ParameterUncertainty, parameter_uncertainty
 from chateval.evaluation.davidson_model import LENGTH_COVARIATE, Design
 
@@ -67,9 +74,7 @@ class FittedBoard:
 
     def log_strengths(self) -> np.ndarray:
         """Each system's log-strength, the anchor's 0."""
-        padded = np.append(self.params, 0.0)
-        values: np.ndarray = padded[self.design.theta_column]
-        return values
+        return log_strengths(self.design, self.params)
 
     def contrast(self, first: int, second: int | None = None) -> np.ndarray:
         """The parameter contrast of theta_first (minus theta_second)."""

@@ -80,6 +80,22 @@ def wilson(p: np.ndarray, n: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.
     return np.clip(np.minimum(centre - half, p), 0.0, 1.0), np.clip(np.maximum(centre + half, p), 0.0, 1.0)
 
 
+def _clustered_ratio(
+    sums: np.ndarray, totals: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per column of per-prompt sums and counts: the count N, the ratio p, the prompts G (at
+    least 2, so that G - 1 never divides by 0), whether G reaches ``MIN_PROMPTS_CLUSTERED``, and
+    the prompt-clustered variance V_cr of p (only clustered columns use it)."""
+    n = totals.sum(axis=0)
+    if np.any(n <= 0):
+        raise ValueError("every column needs at least one observation")
+    p = sums.sum(axis=0) / n
+    prompts = (totals > 0).sum(axis=0)
+    g = np.maximum(prompts, 2)
+    v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
+    return n, p, g, prompts >= MIN_PROMPTS_CLUSTERED, v_cr
+
+
 def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[ProportionInterval]:
     """The proportion ``sum(sums) / sum(totals)`` of each column with its 95% interval (the
     module doc's method), from per-prompt sums of outcomes in [0, 1] and per-prompt counts
@@ -88,16 +104,8 @@ def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[Proportio
     sums, totals = np.asarray(sums, dtype=float), np.asarray(totals, dtype=float)
     if sums.ndim == 1:
         sums, totals = sums[:, None], totals[:, None]
-    n = totals.sum(axis=0)
-    if np.any(n <= 0):
-        raise ValueError("every column needs at least one observation")
-    p = sums.sum(axis=0) / n
-    prompts = (totals > 0).sum(axis=0)
-    clustered = prompts >= MIN_PROMPTS_CLUSTERED
+    n, p, g, clustered, v_cr = _clustered_ratio(sums, totals)
     v_iid = p * (1 - p) / n
-    # Only clustered columns use it, and they have G >= 5: the G - 1 never divides by 0 there.
-    g = np.maximum(prompts, 2)
-    v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
     with np.errstate(invalid="ignore", divide="ignore"):
         deff = np.where(clustered & (v_iid > 0), np.maximum(1.0, v_cr / v_iid), 1.0)
     upper = 1 - (1 - CONFIDENCE) / 2
@@ -119,16 +127,9 @@ def mean_intervals(sums: np.ndarray, squares: np.ndarray, totals: np.ndarray) ->
     """The mean ``sum(sums) / sum(totals)`` of each column of values in [0, 1] with its 95%
     interval from their measured spread (the module doc's soft win rates), given per-prompt
     sums, sums of squares and counts (prompts x columns)."""
-    n = totals.sum(axis=0)
-    if np.any(n <= 0):
-        raise ValueError("every column needs at least one observation")
-    p = sums.sum(axis=0) / n
-    prompts = (totals > 0).sum(axis=0)
-    clustered = prompts >= MIN_PROMPTS_CLUSTERED
+    n, p, g, clustered, v_cr = _clustered_ratio(sums, totals)
     spread = np.maximum(squares.sum(axis=0) - n * p**2, 0.0)  # sum of (x - p)^2
     v_iid = spread / np.maximum(n - 1, 1) / n
-    g = np.maximum(prompts, 2)
-    v_cr = g / (g - 1) * ((sums - p * totals) ** 2).sum(axis=0) / n**2
     variance = np.maximum(v_iid, v_cr)
     q = t.ppf(1 - (1 - CONFIDENCE) / 2, g - 1)
     half = q * np.sqrt(variance)
