@@ -97,17 +97,21 @@ class Scheduler:
         """
         plan = panel.plan()
         given = progress or {}
+
+        def resumed(batch: Sequence[Debate]) -> tuple[dict[str, int], set[str]]:
+            """The steps each debate of ``batch`` has done, and those finished before a resume."""
+            done = {d.key: min(given.get(d.key, 0), len(plan)) for d in batch}
+            return done, {d.key for d in batch if done[d.key] == len(plan)}
+
         batch = list(debates)
-        done = {d.key: min(given.get(d.key, 0), len(plan)) for d in batch}
-        counted = {d.key for d in batch if done[d.key] == len(plan)}  # finished before a resume
+        done, counted = resumed(batch)
         self.progress.start(len(batch), len(counted), len(batch) * len(plan), sum(done.values()))
         while True:
             self._run_steps(panel, plan, batch, done, counted, on_step_done)
             batch = [new for debate in batch for new in on_debate_done(debate)] if on_debate_done else []
             if not batch:
                 break
-            done = {d.key: min(given.get(d.key, 0), len(plan)) for d in batch}
-            counted = {d.key for d in batch if done[d.key] == len(plan)}
+            done, counted = resumed(batch)
             self.progress.grow(len(batch), len(batch) * len(plan), sum(done.values()))
             self.progress.update(len(counted))
         self.usage.steps = len(plan)

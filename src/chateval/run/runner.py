@@ -181,22 +181,24 @@ def run(
             if config.data.design().adaptive
             else None
         )
+        first = adaptive.first() if adaptive else debates
+        on_debate_done = adaptive.on_debate_done if adaptive else None
         debate_started = time.perf_counter()
         if streaming:
             usage = scheduler.run_streaming(
                 panel,
-                adaptive.first() if adaptive else debates,
+                first,
                 progress=journaled,
                 on_debate_step=record_debate_step,
-                on_debate_done=adaptive.on_debate_done if adaptive else None,
+                on_debate_done=on_debate_done,
             )
         else:
             usage = scheduler.run(
                 panel,
-                adaptive.first() if adaptive else debates,
+                first,
                 progress=journaled,
                 on_step_done=adaptive.journal_step if adaptive else record_step,
-                on_debate_done=adaptive.on_debate_done if adaptive else None,
+                on_debate_done=on_debate_done,
             )
         debate_seconds = time.perf_counter() - debate_started
         if adaptive is not None:
