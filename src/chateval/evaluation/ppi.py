@@ -217,11 +217,16 @@ def ppi_mean(
     return out
 
 
+def _share(value: float, bounds: tuple[float, float]) -> float:
+    """Where ``value`` lies between the bounds, 0 to 1 (clipped: an estimate can leave them)."""
+    low, high = bounds
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
 def _bernoulli_bound(mean: float, bounds: tuple[float, float]) -> float:
     """The largest variance a value within ``bounds`` with this mean can have."""
-    low, high = bounds
-    share = min(1.0, max(0.0, (mean - low) / (high - low)))
-    return share * (1 - share) * (high - low) ** 2
+    share = _share(mean, bounds)
+    return share * (1 - share) * (bounds[1] - bounds[0]) ** 2
 
 
 def _bounded(
@@ -231,8 +236,7 @@ def _bounded(
     (on the scale of ``bounds``), clipped to the bounds: the two intervals' hull (both hold the
     estimate, or the Wilson one the bound nearer an estimate that left them)."""
     low, high = bounds
-    share = min(1.0, max(0.0, (estimate - low) / (high - low)))
-    w_low, w_high = wilson(np.array(share), np.array(float(items)), np.array(q))
+    w_low, w_high = wilson(np.array(_share(estimate, bounds)), np.array(float(items)), np.array(q))
     return [
         max(low, min(interval[0], low + (high - low) * float(w_low))),
         min(high, max(interval[1], low + (high - low) * float(w_high))),
