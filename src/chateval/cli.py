@@ -1,21 +1,49 @@
 """The command line: run, preview, sweep, bench, rescore, report, export, models and roles."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 from chateval.errors import BackendError, ChatEvalError, ConfigError
 
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    """Flags take no value: --help shows none of typer's ``<bool>`` type column for them."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
+    return params
+
+
+class FlagsCommand(TyperCommand):
+    """A command whose --help lists flags without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+class FlagsGroup(TyperGroup):
+    """A command group whose --help lists flags without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
 # Markdown: a docstring's wrapped lines are one paragraph in --help, not lines cut mid-sentence.
 app = typer.Typer(
+    cls=FlagsGroup,
     add_completion=False,
     no_args_is_help=True,
     rich_markup_mode="markdown",
     help="Multi-agent debate evaluation on local models.",
 )
 models_app = typer.Typer(
-    no_args_is_help=True, rich_markup_mode="markdown", help="List and prepare registry models."
+    cls=FlagsGroup,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="List and prepare registry models.",
 )
 app.add_typer(models_app, name="models")
 
@@ -57,7 +85,7 @@ def _fail(exc: ChatEvalError) -> typer.Exit:
     return typer.Exit(code=2)
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def run(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     outdir: Annotated[
@@ -104,7 +132,7 @@ def run(
     print_summary(result)
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def preview(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     item: Annotated[
@@ -138,7 +166,7 @@ def preview(
         typer.echo(render(requests), nl=False)
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def check(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     overrides: Annotated[
@@ -165,7 +193,7 @@ def check(
     typer.echo(render_check(config.name, report), nl=False)
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def sweep(
     config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
     outdir: Annotated[
@@ -197,7 +225,7 @@ def sweep(
         print_summary(result)
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def bench(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
     output: Annotated[
@@ -254,7 +282,7 @@ def bench(
     typer.echo(f"saved {target}")
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def rescore(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
     label_fraction: Annotated[
@@ -285,7 +313,7 @@ def rescore(
         raise _fail(exc) from None
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def report(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
     outdir: Annotated[
@@ -338,7 +366,7 @@ def report(
     typer.echo(f"report: {path}")
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def export(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run folder (with verdicts.jsonl).")],
     output: Annotated[
@@ -374,7 +402,7 @@ def export(
     typer.echo(f"exported {len(result.rows)} rows ({chosen}) to {output}")
 
 
-@models_app.command("list")
+@models_app.command("list", cls=FlagsCommand)
 def models_list(models_dir: ModelsDir = None) -> None:
     """List registry models and whether each is ready."""
     from chateval.engines.models import ModelRegistry
@@ -391,7 +419,7 @@ def models_list(models_dir: ModelsDir = None) -> None:
         typer.echo(f"{name:20s} {state:10s} {folder}")
 
 
-@models_app.command("prepare")
+@models_app.command("prepare", cls=FlagsCommand)
 def models_prepare(
     names: Annotated[list[str], typer.Argument(help="Registry names to prepare.")],
     models_dir: ModelsDir = None,
@@ -408,7 +436,7 @@ def models_prepare(
         raise _fail(exc) from None
 
 
-@app.command()
+@app.command(cls=FlagsCommand)
 def roles() -> None:
     """List the built-in referee roles."""
     from chateval.prompts.builder import role_library

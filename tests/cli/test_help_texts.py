@@ -16,3 +16,13 @@ def test_help_joins_wrapped_docstring_lines() -> None:
     assert "limit, same engines (the engines' output goes to NAME.engine.log" in said
     run = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "250"}).output
     assert "the engines' own output goes to engine.log in the run folder" in run
+
+
+def test_flags_show_no_value_type() -> None:
+    """typer 0.29 labels every flag ``<bool>`` as if it took a value; chateval's --help does not."""
+    for command in ([], ["run"], ["models", "prepare"]):
+        said = CliRunner().invoke(app, [*command, "--help"], env={"COLUMNS": "250"}).output
+        assert "--help" in said
+        assert "<bool>" not in said, command
+    run = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "250"}).output
+    assert "<path>" in run  # options that take a value keep their type
