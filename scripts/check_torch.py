@@ -30,6 +30,14 @@ def torch_pins(requirements: list[str]) -> list[Requirement]:
 def mismatch(vllm_dist: str, requirements: list[str], installed: str) -> str | None:
     """What is wrong when ``installed`` torch does not meet the vLLM distribution's pins, with
     the command that fixes it; None when it does."""
+    if vllm_dist == "vllm" and installed.endswith("+cpu"):
+        # A "+cpu" local version meets vLLM's plain "torch==X" pin, but the CUDA build of vLLM
+        # cannot run on it (a pip config's find-links or a CPU wheel folder supplied it).
+        return (
+            f"vllm (the CUDA build) needs a CUDA build of torch, but torch {installed} is installed; "
+            "install PyPI's own: .venv/bin/python -m pip install --force-reinstall --no-deps "
+            f"'torch=={installed.removesuffix('+cpu')}' (with no --find-links to a CPU wheel folder)"
+        )
     for requirement in torch_pins(requirements):
         if not requirement.specifier.contains(installed, prereleases=True):
             wanted = str(requirement.specifier)

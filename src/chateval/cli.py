@@ -172,11 +172,22 @@ def check(
     overrides: Annotated[
         list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
     ] = [],  # noqa: B006
+    gpu_memory: Annotated[
+        float | None,
+        typer.Option(
+            "--gpu-memory",
+            metavar="GIB",
+            min=1.0,
+            help="Size the vLLM engines' KV caches for a GPU of this many GiB "
+            "(default: this machine's GPU, if any).",
+        ),
+    ] = None,
 ) -> None:
     """Check a config before a GPU is spent: resolve every model (registry name, folder, cached
     hub id), load its tokenizer and config but not its weights, check the backend settings, the
     soft verdicts' score tokens and every item against every model's context, and print what
-    the run will cost. Exit 2 with one line per problem."""
+    the run will cost; on a GPU (or with --gpu-memory), what each vLLM engine's share of it
+    leaves for its KV cache. Exit 2 with one line per problem."""
     from chateval.config.files import load_config
     from chateval.run.check import check as check_config
     from chateval.run.check import render_check
@@ -185,7 +196,7 @@ def check(
         config = load_config(config_path, overrides)
     except ChatEvalError as exc:
         raise _fail(exc) from None
-    report = check_config(config)
+    report = check_config(config, gpu_memory)
     for problem in report.problems:
         typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
     if report.problems:
@@ -411,12 +422,13 @@ def models_list(models_dir: ModelsDir = None) -> None:
         registry = ModelRegistry(models_dir)
     except ChatEvalError as exc:
         raise _fail(exc) from None
+    width = max((len(name) for name in registry.specs), default=0)
     for name, spec in sorted(registry.specs.items()):
         folder = registry.folder(name)
         state = (
             "ready" if (folder / "config.json").is_file() else ("preparable" if spec.source else "missing")
         )
-        typer.echo(f"{name:20s} {state:10s} {folder}")
+        typer.echo(f"{name:{width}s}  {state:10s} {folder}")
 
 
 @models_app.command("prepare", cls=FlagsCommand)

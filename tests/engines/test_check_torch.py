@@ -40,3 +40,13 @@ def test_the_installed_pair_matches() -> None:
     result = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("torch ") or "no vLLM installed" in result.stderr
+
+
+def test_a_cpu_torch_beside_the_cuda_vllm_fails() -> None:
+    """vLLM's CUDA build pins torch==2.13.0, which a +cpu wheel meets by version alone."""
+    check = _script()
+    gpu_pins = ["torch==2.13.0"]
+    assert check.mismatch("vllm", gpu_pins, "2.13.0") is None
+    problem = check.mismatch("vllm", gpu_pins, "2.13.0+cpu")
+    assert problem is not None and "needs a CUDA build of torch" in problem
+    assert "'torch==2.13.0'" in problem

@@ -66,3 +66,19 @@ def test_an_adaptive_config_says_how_much_of_it_is_debated() -> None:
     assert report.problems == [] and report.items == 12 and report.adaptive_budget == 8
     said = render_check(config.name, report)
     assert "adaptive design: at most 8 of these 12 candidate comparisons are debated, about 67%" in said
+
+
+def test_a_gpu_too_small_for_the_share_is_one_problem_line() -> None:
+    """--gpu-memory sizes the vLLM engines for a GPU; a share that cannot hold the weights and one
+    sequence of the context would make vLLM refuse to start, so check says so first."""
+    small = CliRunner().invoke(
+        app, ["check", str(QUICKSTART), "--gpu-memory", "1", "--set", "vllm.gpu_memory_utilization=0.3"]
+    )
+    assert small.exit_code == 2
+    said = "error: model 'smollm2-135m': on a 1 GiB GPU its share (0.30 = 0.3 GiB) leaves at most"
+    assert said in small.output
+    assert "vLLM would refuse to start" in small.output
+    roomy = CliRunner().invoke(app, ["check", str(QUICKSTART), "--gpu-memory", "80"], env={"COLUMNS": "250"})
+    assert roomy.exit_code == 0
+    assert "on a 80 GiB GPU, co_resident (auto: 1.3 GiB needed, 80.0 GiB free)" in roomy.output
+    assert "smollm2-135m: 0.85 of it = 68.0 GiB; weights 0.3 GiB; KV cache at most 67.7 GiB" in roomy.output

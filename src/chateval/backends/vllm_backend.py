@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 # vLLM's CPU build treats gpu_memory_utilization as a share of host memory; its default
 # (0.9) fails to start on small machines, 0.3 is what works on a 24 GiB CI box.
 _CPU_MEMORY_FRACTION = 0.3
-_GPU_MEMORY_FRACTION = 0.85
+GPU_MEMORY_FRACTION = 0.85
 _CPU_BLOCK_SIZE = 32
 
 
@@ -105,6 +105,13 @@ RESERVED_ENGINE_ARGS = {
 def engine_args(model: str, spec: ModelSpec, settings: VllmSettings) -> dict[str, Any]:
     """The model's extra engine arguments: its registry entry's, then the run config's."""
     return {**spec.engine_args, **settings.engine_args.get(model, {})}
+
+
+def memory_fraction(settings: VllmSettings, args: Mapping[str, Any], gpu: bool) -> float:
+    """The share of memory an engine is started with: the model's engine arguments, else the
+    run's (a co-resident placement's split arrives there), else the device's default."""
+    default = GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION
+    return float(args.get("gpu_memory_utilization") or settings.gpu_memory_utilization or default)
 
 
 def check_engine_args(
@@ -201,12 +208,11 @@ class VllmBackend(HFTokenCounting):
                 "backend 'vllm' needs vLLM: install chateval[cpu] (CPU) or chateval[gpu] (CUDA), "
                 "or set backend: transformers"
             ) from exc
-        fraction = settings.gpu_memory_utilization or (_GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION)
         extra = engine_args(model, spec, settings)
         check_engine_args(model, extra, gpu, folder)
         self.ranks = parallel_ranks(extra)
         tunable: dict[str, Any] = {
-            "gpu_memory_utilization": fraction,
+            "gpu_memory_utilization": memory_fraction(settings, extra, gpu),
             "enforce_eager": settings.enforce_eager,
             "max_num_seqs": settings.max_num_seqs,
             **({"block_size": block_size} if block_size else {}),

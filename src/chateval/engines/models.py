@@ -131,7 +131,12 @@ class ModelRegistry:
             return self.prepare(name)
         raise ConfigError(
             f"model {name!r}: folder {folder} not found"
-            + (f"; run `chateval models prepare {name}`" if self.spec(name).source else "")
+            + (
+                f"; run `chateval models prepare {name}`"
+                if self.spec(name).source
+                else "; copy or link the model's Hugging Face folder (config.json, *.safetensors, "
+                f"tokenizer files) there, or set its path in {self.file}"
+            )
         )
 
     def prepare(self, name: str, *, force: bool = False) -> Path:

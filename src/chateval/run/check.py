@@ -29,6 +29,13 @@ from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
 from chateval.engines.context import fit_items
 from chateval.engines.factory import TokenizerOnly, backend_name, check_backend_settings, remote_models
+from chateval.engines.gpu_memory import (
+    EngineMemory,
+    describe_engine_memory,
+    gpu_engine_memory,
+    this_gpu_gib,
+    too_small,
+)
 from chateval.engines.models import ModelRegistry, kv_bytes_per_token
 from chateval.errors import ChatEvalError
 
@@ -47,6 +54,9 @@ class CheckReport:
     prompt_tokens: Counter[str] = field(default_factory=Counter)  # model -> tokens (lower bound)
     generated_bound: Counter[str] = field(default_factory=Counter)  # model -> most tokens
     adaptive_budget: int | None = None  # the adaptive design debates at most this many items
+    gpu_gib: float | None = None  # the GPU the vLLM engines were sized for
+    placement: str = ""  # the placement on that GPU, and why
+    engines: list[EngineMemory] = field(default_factory=list)  # each vLLM engine's part of it
 
     def attempt(self, step: Callable[[], T]) -> T | None:
         """Run one check; a refusal becomes a problem line instead of ending the check."""
@@ -57,8 +67,12 @@ class CheckReport:
             return None
 
 
-def check(config: RunConfig) -> CheckReport:
-    """Check ``config`` against its data and models without loading any weights."""
+def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
+    """Check ``config`` against its data and models without loading any weights.
+
+    ``gpu_gib`` sizes the vLLM engines' KV caches for a GPU of that much memory (default: this
+    machine's GPU, if it has one).
+    """
     report = CheckReport()
     items = report.attempt(lambda: load_run_items(config))
     panel = report.attempt(lambda: build_panel(config))
@@ -71,6 +85,10 @@ def check(config: RunConfig) -> CheckReport:
         return report  # the settings and tokenizers of a model that is not there mean nothing
     report.attempt(lambda: check_backend_settings(config, models, registry))
     served = remote_models(config, registry)
+    report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
+    if report.gpu_gib is not None:
+        local = [m for m in models if m not in served]
+        report.attempt(lambda: _size_gpu(report, config, registry, local))
     counters: dict[str, TokenCounter] = {}
     for model in models:
         counter = None if model in served else report.attempt(partial(TokenizerOnly, model, registry))
@@ -89,6 +107,14 @@ def check(config: RunConfig) -> CheckReport:
     adaptive = config.data.design().adaptive
     report.adaptive_budget = None if adaptive is None else min(adaptive.budget, report.items)
     return report
+
+
+def _size_gpu(report: CheckReport, config: RunConfig, registry: ModelRegistry, models: list[str]) -> None:
+    """What each vLLM engine would get of the GPU; a share that holds no whole sequence is a problem."""
+    assert report.gpu_gib is not None
+    placement, report.engines = gpu_engine_memory(config, registry, models, report.gpu_gib)
+    report.placement = f"{placement.mode} ({placement.reason})"
+    report.problems += [too_small(e, report.gpu_gib) for e in report.engines if not e.fits_one_sequence]
 
 
 def _where(registry: ModelRegistry, config: RunConfig, model: str, report: CheckReport) -> bool:
@@ -143,6 +169,12 @@ def render_check(name: str, report: CheckReport) -> str:
             f"comparisons are debated, about {report.adaptive_budget / report.items:.0%} of every count"
         )
     lines += [f"    {key}: {count}" for key, count in sorted(report.requests.items())]
+    if report.engines:
+        lines.append(
+            f"  on a {report.gpu_gib:g} GiB GPU, {report.placement}, each vLLM engine gets (before "
+            "the activation memory vLLM measures at start-up, so the caches are upper bounds):"
+        )
+        lines += [f"    {describe_engine_memory(engine)}" for engine in report.engines]
     for model in report.models:
         if model in report.generated_bound:
             counted = (

@@ -1,0 +1,111 @@
+"""What a GPU's memory leaves each vLLM engine for its KV cache, estimated before anything loads
+(``chateval check``, on a GPU node or for a GPU size given).
+
+vLLM starts an engine with ``gpu_memory_utilization`` x the GPU's total memory; from that it
+takes the weights, then the activation peak and other memory it measures at start-up, and the
+rest becomes the KV cache. The weights are known here (the safetensors' sizes in the runtime
+dtype, split over tensor and pipeline ranks); the activation peak is not (it depends on the
+batch vLLM profiles with), so the cache estimated here is an upper bound. Where even the bound
+cannot hold one sequence of the model's context, vLLM would refuse to start.
+
+The placement is the run's own: the configured mode, or ``auto`` resolved from the models'
+estimated needs on an idle GPU of that size; co-resident engines split vLLM's default share.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chateval.config.run import RunConfig
+from chateval.core.model_spec import on_gpu, runtime_dtype
+from chateval.engines.factory import backend_name
+from chateval.engines.models import ModelRegistry, kv_bytes_per_token
+from chateval.engines.placement import (
+    GIB,
+    Placement,
+    choose_placement,
+    co_resident_shares,
+    need_gib,
+    weights_gib,
+)
+
+
+@dataclass(frozen=True)
+class EngineMemory:
+    """One vLLM engine's part of a GPU: its share, its weights and the KV cache left (at most)."""
+
+    model: str
+    share: float  # of the GPU's total memory
+    budget_gib: float
+    weights_gib: float  # on each GPU of the engine
+    cache_gib: float  # at most: vLLM also takes its measured activation peak from the budget
+    tokens: int  # at most, in the KV cache
+    context: int  # the model's max_model_len
+
+    @property
+    def fits_one_sequence(self) -> bool:
+        """Whether even the upper bound holds one sequence of the model's whole context."""
+        return self.tokens >= self.context
+
+
+def this_gpu_gib() -> float | None:
+    """Total memory of this machine's first CUDA GPU; None without one."""
+    if not on_gpu():
+        return None
+    import torch
+
+    return float(torch.cuda.mem_get_info()[1]) / GIB
+
+
+def gpu_engine_memory(
+    config: RunConfig, registry: ModelRegistry, models: Sequence[str], gpu_gib: float
+) -> tuple[Placement, list[EngineMemory]]:
+    """The placement a run would choose on an idle GPU of ``gpu_gib`` and what each local vLLM
+    engine of it would get. ``models`` are the run's local models (none served elsewhere)."""
+    from chateval.backends.vllm_backend import engine_args, memory_fraction, parallel_ranks
+
+    placement = choose_placement(
+        config.placement.mode, {m: need_gib(config, m, registry, gpu=True) for m in models}, gpu_gib
+    )
+    shares = {**co_resident_shares(placement, gpu=True), **config.placement.memory_fractions}
+    engines = []
+    for model in models:
+        if backend_name(config, model, registry) != "vllm":
+            continue
+        spec = registry.spec(model)
+        folder = registry.resolve(model, prepare=False)
+        args = engine_args(model, spec, config.vllm)
+        settings = config.vllm
+        if model in shares:  # as the factory starts it: the placement's share over the run's
+            settings = settings.model_copy(update={"gpu_memory_utilization": shares[model]})
+        share = memory_fraction(settings, args, gpu=True)
+        ranks = parallel_ranks(args)
+        dtype = runtime_dtype(spec.dtype, True)
+        weights = weights_gib(folder, dtype) / ranks
+        cache = max(share * gpu_gib - weights, 0.0)
+        per_token = kv_bytes_per_token(folder, dtype)
+        tokens = 0 if per_token is None else int(cache * GIB // (per_token / ranks))
+        engines.append(
+            EngineMemory(model, share, share * gpu_gib, weights, cache, tokens, spec.max_model_len)
+        )
+    return placement, engines
+
+
+def describe_engine_memory(engine: EngineMemory) -> str:
+    """One line: the engine's share, weights and KV cache, and what the cache holds."""
+    return (
+        f"{engine.model}: {engine.share:.2f} of it = {engine.budget_gib:.1f} GiB; weights "
+        f"{engine.weights_gib:.1f} GiB; KV cache at most {engine.cache_gib:.1f} GiB = "
+        f"{engine.tokens:,} tokens, {engine.tokens / engine.context:.1f} sequences of its "
+        f"{engine.context:,}-token context"
+    )
+
+
+def too_small(engine: EngineMemory, gpu_gib: float) -> str:
+    """The problem line for an engine whose share cannot hold one sequence of its context."""
+    return (
+        f"model {engine.model!r}: on a {gpu_gib:g} GiB GPU its share ({engine.share:.2f} = "
+        f"{engine.budget_gib:.1f} GiB) leaves at most {engine.tokens:,} KV-cache tokens after its "
+        f"{engine.weights_gib:.1f} GiB of weights, fewer than its {engine.context:,}-token context: "
+        "vLLM would refuse to start. Give it a larger share (placement.memory_fractions), run "
+        "placement.mode: phased, add tensor_parallel_size, or lower max_model_len"
+    )
