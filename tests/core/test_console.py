@@ -178,3 +178,31 @@ def test_a_phased_bar_names_the_model_loaded_now(tmp_path: Path) -> None:
     run(config, tmp_path, backend_factory=Watched(), progress=bar)
     assert seen[:3] == [None, "m1", "m2"]
     assert f"[{bar.model}]\x1b[K\n" in stream.getvalue()
+
+
+def test_a_long_batch_moves_the_bar_before_its_first_request_finishes(tmp_path: Path) -> None:
+    """A barrier step on an engine that reports its running requests' tokens (vLLM) is stepped
+    by the scheduler: the bar's tokens per second and ETA move with every engine step, not only
+    when the whole batch is back."""
+    from chateval.core.backend import LiveTokens
+    from tests.support.scripted import LiveTokensBackend
+
+    lines: list[str] = []
+
+    class Recording(Progress):
+        def add_requests(self, requests: int, tokens: int, running_tokens: int | None = None) -> None:
+            super().add_requests(requests, tokens, running_tokens)
+            lines.append(self.text())
+
+    backend = LiveTokensBackend(MODEL, prompt_dependent, per_poll=1)
+    assert isinstance(backend, LiveTokens)
+    bar = Recording()
+    result = run(tiny_config(scheduling="barrier"), tmp_path, backends={MODEL: backend}, progress=bar)
+    assert result.run_info["scheduling"] == "barrier"
+    assert result.run_info["batches"] == result.run_info["steps"]  # still one batch per step
+    first_step = 4 * 2  # 4 debates, 2 referees' first turns: one request finishes per poll
+    assert lines[0].startswith("debates 0/4 (0%), 1 requests, ")
+    assert "- tok/s" not in lines[0]  # the other 7 requests' tokens so far count
+    assert "ETA -" not in lines[0]  # the step's first request moved its share of the work
+    assert lines[first_step - 1].startswith(f"debates 0/4 (0%), {first_step} requests")
+    assert bar.text().startswith("debates 4/4 (100%)")

@@ -14,6 +14,7 @@ import pytest
 from chateval.config.files import load_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
+from chateval.core.progress import Progress
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
 from tests.support.helpers import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
@@ -185,17 +186,34 @@ def test_over_long_answer_is_cut_to_the_real_tokenizer(
     assert result.run_info["prompt_tokens"] / result.run_info["requests"] < window
 
 
+class _RunningTokensSeen(Progress):
+    """A bar that keeps the running requests' tokens it was told after each engine step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[int] = []
+
+    def add_requests(self, requests: int, tokens: int, running_tokens: int | None = None) -> None:
+        super().add_requests(requests, tokens, running_tokens)
+        self.seen.append(self.running_tokens)
+
+
 @pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous_summarizer"])
 def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, tmp_path: Path) -> None:
     transcripts, verdicts = {}, {}
+    running: dict[str, list[int]] = {}
     for mode in ("barrier", "streaming"):
+        bar = _RunningTokensSeen()
         config = tiny_config(strategy=strategy, scheduling=mode, early_stop=True, opinion_probes=True)
-        result = run(config, tmp_path / mode, backends={DEFAULT_MODEL: vllm_backend})
+        result = run(config, tmp_path / mode, backends={DEFAULT_MODEL: vllm_backend}, progress=bar)
+        running[mode] = bar.seen
         assert result.run_info["scheduling"] == mode
         assert result.run_info["verdict_parse_failures"] == 0
         transcripts[mode] = (tmp_path / mode / "transcripts.jsonl").read_text()
         verdicts[mode] = read_jsonl(tmp_path / mode / "verdicts.jsonl")
     assert transcripts["barrier"] == transcripts["streaming"]
+    # In both modes the bar heard the tokens of requests still running (vLLM's engine steps).
+    assert max(running["barrier"]) > 0 and max(running["streaming"]) > 0
     # Same greedy text; the score probabilities come from batches of another make-up, so they
     # agree to float noise, not to the last digit.
     assert_close(verdicts["barrier"], verdicts["streaming"])

@@ -158,3 +158,32 @@ def hostile_direct_referee(request: GenerationRequest) -> str:
         return f"{HOSTILE_MARKUP} remark {n}"
     scores = f"Naturalness: {n % 3 + 1}\nCoherence: {n % 2 + 2}\nEngagingness: 2\nGroundedness: {n % 2}"
     return scores + "\nEvidence: ok"
+
+
+# An engine whose running requests report their tokens (the progress bar) ----------------------
+
+
+class LiveTokensBackend(StreamingScriptedBackend):
+    """A streaming scripted backend that, like vLLM, knows the tokens its running requests have
+    generated so far: every poll advances each queued request by ``per_poll_tokens``, and only
+    ``per_poll`` requests finish per poll. ``seen`` keeps the bar's line after every poll."""
+
+    def __init__(self, model: str, responder: Responder, per_poll: int = 1, per_poll_tokens: int = 5) -> None:
+        super().__init__(model, responder, per_poll)
+        self.per_poll_tokens = per_poll_tokens
+        self.progress: dict[str, int] = {}
+
+    def submit(self, key: str, request: GenerationRequest) -> None:
+        super().submit(key, request)
+        self.progress[key] = 0
+
+    def poll(self) -> list[tuple[str, GenerationResult]]:
+        finished = super().poll()
+        for key, _ in finished:
+            self.progress.pop(key)
+        for key in self.progress:
+            self.progress[key] += self.per_poll_tokens
+        return finished
+
+    def running_tokens(self) -> int:
+        return sum(self.progress.values())

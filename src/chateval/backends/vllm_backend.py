@@ -234,6 +234,7 @@ class VllmBackend(HFTokenCounting):
             raise BackendError(f"vLLM could not load model {model!r} from {folder}: {exc}") from exc
         self.tokenizer = self.llm.get_tokenizer()
         self._submitted: dict[str, GenerationRequest] = {}  # streaming requests not yet finished
+        self._running: dict[str, int] = {}  # streaming requests not yet finished -> tokens so far
         VllmBackend._open += 1
 
     def _sampling_params(self, request: GenerationRequest) -> Any:
@@ -292,12 +293,22 @@ class VllmBackend(HFTokenCounting):
     def poll(self) -> list[tuple[str, GenerationResult]]:
         """Run one engine step; return the requests that finished in it."""
         try:
-            outputs = self.llm.llm_engine.step()
+            outputs: list[Any] = self.llm.llm_engine.step()
         except Exception as exc:
             raise BackendError(f"vLLM generation failed for model {self.model!r}: {exc}") from exc
-        return [
-            (o.request_id, self._result(o, self._submitted.pop(o.request_id))) for o in outputs if o.finished
-        ]
+        finished = []
+        for output in outputs:
+            if output.finished:
+                self._running.pop(output.request_id, None)
+                request = self._submitted.pop(output.request_id)
+                finished.append((output.request_id, self._result(output, request)))
+            else:  # submitted requests report their tokens so far (cumulative outputs)
+                self._running[output.request_id] = len(output.outputs[0].token_ids)
+        return finished
+
+    def running_tokens(self) -> int:
+        """Tokens generated so far by the submitted requests that have not finished."""
+        return sum(self._running.values())
 
     def _result(self, output: Any, request: GenerationRequest) -> GenerationResult:
         completion = output.outputs[0]

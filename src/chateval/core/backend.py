@@ -115,6 +115,16 @@ class StreamingBackend(Backend, Protocol):
 
 
 @runtime_checkable
+class LiveTokens(Protocol):
+    """A streaming backend that knows how far its running requests have got, so a progress bar
+    moves before the first of a long batch finishes."""
+
+    def running_tokens(self) -> int:
+        """Tokens generated so far by the requests submitted and not yet returned by ``poll``."""
+        ...
+
+
+@runtime_checkable
 class RemoteBackend(StreamingBackend, Protocol):
     """A streaming backend whose requests run elsewhere (a server): a poll computes nothing, so
     a scheduler with nothing else to do waits on it instead of spinning."""

@@ -45,8 +45,10 @@ class Progress:
         self.delay = delay
         self.interval = interval
         self.total = self.done = 0
-        self.work_total = self.work_done = self._work_start = 0
+        self.work_total = 0
+        self.work_done = self._work_start = 0.0  # a step's share moves as its requests finish
         self.requests = self.tokens = 0
+        self.running_tokens = 0  # generated so far by requests still running
         self.model: str | None = None
         self.started = 0.0
         self.closed = False
@@ -81,16 +83,19 @@ class Progress:
         self._work_start += work_done  # done before: not this session's rate
         self._refresh()
 
-    def update(self, done: int = 0, work: int = 0) -> None:
+    def update(self, done: int = 0, work: float = 0) -> None:
         """``done`` more finished, ``work`` more units of work done."""
         self.done += done
         self.work_done += work
         self._refresh()
 
-    def add_requests(self, requests: int, tokens: int) -> None:
-        """``requests`` more finished, with ``tokens`` generated tokens."""
+    def add_requests(self, requests: int, tokens: int, running_tokens: int | None = None) -> None:
+        """``requests`` more finished, with ``tokens`` generated tokens; ``running_tokens``: what
+        the requests still running have generated so far (the speed counts them too)."""
         self.requests += requests
         self.tokens += tokens
+        if running_tokens is not None:
+            self.running_tokens = running_tokens
         self._refresh()
 
     def set_model(self, model: str | None) -> None:
@@ -127,13 +132,14 @@ class Progress:
         elapsed = self.elapsed()
         rate_work = (self.work_done - self._work_start) / elapsed if elapsed > 0 else 0.0
         left = self.work_total - self.work_done
-        if left <= 0:
+        if left <= 1e-9:  # shares of a step add up to its whole only to float precision
             eta = "done"
         elif rate_work > 0:
             eta = f"ETA {_clock(left / rate_work)}"
         else:
             eta = "ETA -"
-        speed = f"{self.tokens / elapsed:.0f} tok/s" if elapsed > 0 and self.tokens else "- tok/s"
+        generated = self.tokens + self.running_tokens
+        speed = f"{generated / elapsed:.0f} tok/s" if elapsed > 0 and generated else "- tok/s"
         count = f"{self.unit} {self.done}/{self.total}"
         if self.console is not None and self.console.terminal:
             filled = round(_BAR_WIDTH * self.done / self.total) if self.total else _BAR_WIDTH

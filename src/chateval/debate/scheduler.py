@@ -16,6 +16,7 @@ from chateval.core.backend import (
     FixedPool,
     GenerationRequest,
     GenerationResult,
+    LiveTokens,
     RemoteBackend,
     StreamingBackend,
 )
@@ -137,7 +138,9 @@ class Scheduler:
             if self.on_step is not None:
                 self.on_step(index + 1, len(plan), len(pending))
             before = {m: ModelUsage(**vars(u)) for m, u in self.usage.per_model.items()}
-            results = iter(self.generate([panel.request(debate, turn) for debate, turn in pending]))
+            stepped = [d for d in debates if done[d.key] <= index]
+            work = _StepWork(bar, len(stepped), len(pending))
+            results = iter(self.generate([panel.request(d, turn) for d, turn in pending], work.finished))
             added = []
             for debate in debates:
                 mine = [next(results) for _ in due[debate.key]]
@@ -146,10 +149,9 @@ class Scheduler:
                 panel.warn_if_unusable(debate, utterance)
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
-            stepped = [d for d in debates if done[d.key] <= index]
             ended = [d for d in stepped if d.key not in counted and _ended(panel, d, plan[index + 1 :])]
             counted.update(d.key for d in ended)
-            bar.update(len(ended), len(stepped))
+            bar.update(len(ended), len(stepped) - work.moved)
 
     def run_streaming(
         self,
@@ -191,8 +193,11 @@ class Scheduler:
         self.usage.steps = len(stream.plan)
         return self.usage
 
-    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """One backend call per model, resident models first; results in request order."""
+    def generate(
+        self, requests: Sequence[GenerationRequest], on_finished: Callable[[int], None] | None = None
+    ) -> list[GenerationResult]:
+        """One batch per model, resident models first; results in request order.
+        ``on_finished`` hears how many requests finished, as they do."""
         by_model: dict[str, list[int]] = defaultdict(list)
         for index, request in enumerate(requests):
             by_model[request.model].append(index)
@@ -200,16 +205,57 @@ class Scheduler:
         for model in self.pool.order(by_model):
             indices = by_model[model]
             backend = self.pool.get(model)
-            batch = backend.generate([requests[i] for i in indices])
+            if isinstance(backend, LiveTokens) and isinstance(backend, StreamingBackend):
+                batch = self._stream_batch(backend, [requests[i] for i in indices], on_finished)
+            else:
+                batch = backend.generate([requests[i] for i in indices])
+                if on_finished is not None:
+                    on_finished(len(batch))
+                self.progress.add_requests(len(batch), sum(r.generated_tokens for r in batch))
             if len(batch) != len(indices):
                 raise BackendError(
                     f"backend for {model!r} returned {len(batch)} results for {len(indices)} requests"
                 )
             self.usage.per_model.setdefault(model, ModelUsage()).add(batch)
-            self.progress.add_requests(len(batch), sum(r.generated_tokens for r in batch))
             for i, result in zip(indices, batch, strict=True):
                 results[i] = result
         return [r for r in results if r is not None]
+
+    def _stream_batch(
+        self,
+        backend: StreamingBackend,
+        requests: Sequence[GenerationRequest],
+        on_finished: Callable[[int], None] | None,
+    ) -> list[GenerationResult]:
+        """A batch submitted whole and stepped to its end, as the engine's own batch call does
+        (same requests, same order), but with each engine step's finished requests and running
+        tokens told to the bar."""
+        keys = [f"batch\x1f{i}" for i in range(len(requests))]
+        for key, request in zip(keys, requests, strict=True):
+            backend.submit(key, request)
+        results: dict[str, GenerationResult] = {}
+        while len(results) < len(keys):
+            finished = backend.poll()
+            results.update(finished)
+            if finished and on_finished is not None:
+                on_finished(len(finished))
+            running = backend.running_tokens() if isinstance(backend, LiveTokens) else None
+            self.progress.add_requests(len(finished), sum(r.generated_tokens for _, r in finished), running)
+        return [results[key] for key in keys]
+
+
+class _StepWork:
+    """A barrier step's work on the bar (one unit per debate it steps), moved by each finished
+    request's share as requests finish, so a long step shows an ETA before it ends."""
+
+    def __init__(self, bar: Progress, debates: int, requests: int) -> None:
+        self.bar = bar
+        self.share = debates / requests if requests else 0.0
+        self.moved = 0.0
+
+    def finished(self, requests: int) -> None:
+        self.bar.update(work=requests * self.share)
+        self.moved += requests * self.share
 
 
 class _Stream:
@@ -288,7 +334,10 @@ class _Stream:
         finished = [(k, r) for k, r in backend.poll() if k in self.in_flight[model]]
         if not isinstance(backend, RemoteBackend):
             self.polls[model] += 1  # a server's poll is no engine step
-        self.scheduler.progress.add_requests(len(finished), sum(r.generated_tokens for _, r in finished))
+        running = backend.running_tokens() if isinstance(backend, LiveTokens) else None
+        self.scheduler.progress.add_requests(
+            len(finished), sum(r.generated_tokens for _, r in finished), running
+        )
         for key, result in finished:
             self.in_flight[model].discard(key)
             debate_key, slot, _ = key.split("\x1f")
