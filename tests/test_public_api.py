@@ -24,7 +24,7 @@ def test_importing_the_package_loads_none_of_the_stages() -> None:
             [sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=ROOT
         ).stdout
     )
-    assert loaded == ["chateval.errors"]
+    assert loaded == ["chateval.errors", "chateval.version"]  # two tiny modules, no stage
 
 
 def test_the_public_names_are_the_stages_own() -> None:
@@ -55,3 +55,16 @@ def test_a_notebook_loads_a_config_runs_it_and_reads_the_results(tmp_path: Path)
 def test_an_unknown_name_is_an_attribute_error() -> None:
     with pytest.raises(AttributeError, match="run_everything"):
         _ = chateval.run_everything  # type: ignore[attr-defined]
+
+
+def test_the_version_is_written_once() -> None:
+    """pyproject.toml reads the version from chateval/version.py; the installed metadata, the
+    package and run.json's chateval_version all say the same."""
+    from importlib.metadata import version
+
+    import chateval
+    from chateval.version import __version__
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'dynamic = ["version"]' in pyproject and "\nversion =" not in pyproject.split("[tool.")[0]
+    assert chateval.__version__ == __version__ == version("chateval-offline")

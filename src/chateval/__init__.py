@@ -24,6 +24,7 @@ from chateval.errors import (
     DataError,
     VerdictError,
 )
+from chateval.version import __version__
 
 if TYPE_CHECKING:
     from chateval.config.files import load_config
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from chateval.run.rescore import rescore
     from chateval.run.runner import RunResult
     from chateval.run.runner import run as evaluate
-
-__version__ = "0.1.0"
 
 # Public name -> (module, attribute), imported when first asked for.
 _LAZY = {

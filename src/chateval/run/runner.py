@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from chateval import __version__
 from chateval.backends.replicas import ReplicaSet
 from chateval.config.files import dump_config
 from chateval.config.run import RunConfig
@@ -38,6 +37,7 @@ from chateval.run.adaptive import AdaptiveRun
 from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, stopped_early, transcript_record
 from chateval.run.session import open_session
+from chateval.version import __version__
 
 log = logging.getLogger(__name__)
 
