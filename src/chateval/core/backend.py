@@ -115,7 +115,7 @@ class StreamingBackend(Backend, Protocol):
 
 
 @runtime_checkable
-class LiveTokens(Protocol):
+class LiveTokens(StreamingBackend, Protocol):
     """A streaming backend that knows how far its running requests have got, so a progress bar
     moves before the first of a long batch finishes."""
 

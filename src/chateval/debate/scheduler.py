@@ -205,7 +205,7 @@ class Scheduler:
         for model in self.pool.order(by_model):
             indices = by_model[model]
             backend = self.pool.get(model)
-            if isinstance(backend, LiveTokens) and isinstance(backend, StreamingBackend):
+            if isinstance(backend, LiveTokens):
                 batch = self._stream_batch(backend, [requests[i] for i in indices], on_finished)
             else:
                 batch = backend.generate([requests[i] for i in indices])
@@ -223,7 +223,7 @@ class Scheduler:
 
     def _stream_batch(
         self,
-        backend: StreamingBackend,
+        backend: LiveTokens,
         requests: Sequence[GenerationRequest],
         on_finished: Callable[[int], None] | None,
     ) -> list[GenerationResult]:
@@ -239,9 +239,17 @@ class Scheduler:
             results.update(finished)
             if finished and on_finished is not None:
                 on_finished(len(finished))
-            running = backend.running_tokens() if isinstance(backend, LiveTokens) else None
-            self.progress.add_requests(len(finished), sum(r.generated_tokens for _, r in finished), running)
+            _tell_bar(self.progress, backend, finished)
         return [results[key] for key in keys]
+
+
+def _tell_bar(
+    bar: Progress, backend: StreamingBackend, finished: Sequence[tuple[str, GenerationResult]]
+) -> None:
+    """One engine step's finished requests and their tokens, and the tokens of those still
+    running where the backend knows them."""
+    running = backend.running_tokens() if isinstance(backend, LiveTokens) else None
+    bar.add_requests(len(finished), sum(r.generated_tokens for _, r in finished), running)
 
 
 class _StepWork:
@@ -334,10 +342,7 @@ class _Stream:
         finished = [(k, r) for k, r in backend.poll() if k in self.in_flight[model]]
         if not isinstance(backend, RemoteBackend):
             self.polls[model] += 1  # a server's poll is no engine step
-        running = backend.running_tokens() if isinstance(backend, LiveTokens) else None
-        self.scheduler.progress.add_requests(
-            len(finished), sum(r.generated_tokens for _, r in finished), running
-        )
+        _tell_bar(self.scheduler.progress, backend, finished)
         for key, result in finished:
             self.in_flight[model].discard(key)
             debate_key, slot, _ = key.split("\x1f")
