@@ -107,11 +107,14 @@ def engine_args(model: str, spec: ModelSpec, settings: VllmSettings) -> dict[str
     return {**spec.engine_args, **settings.engine_args.get(model, {})}
 
 
-def memory_fraction(settings: VllmSettings, args: Mapping[str, Any], gpu: bool) -> float:
+def memory_fraction(
+    settings: VllmSettings, args: Mapping[str, Any], gpu: bool, placement_share: float | None = None
+) -> float:
     """The share of memory an engine is started with: the model's engine arguments, else the
-    run's (a co-resident placement's split arrives there), else the device's default."""
+    placement's share, else the run's setting, else the device's default."""
     default = GPU_MEMORY_FRACTION if gpu else _CPU_MEMORY_FRACTION
-    return float(args.get("gpu_memory_utilization") or settings.gpu_memory_utilization or default)
+    chosen = args.get("gpu_memory_utilization") or placement_share or settings.gpu_memory_utilization
+    return float(chosen or default)
 
 
 def check_engine_args(

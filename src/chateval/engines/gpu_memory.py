@@ -23,7 +23,7 @@ from chateval.engines.placement import (
     GIB,
     Placement,
     choose_placement,
-    co_resident_shares,
+    engine_memory_shares,
     need_gib,
     weights_gib,
 )
@@ -66,7 +66,7 @@ def gpu_engine_memory(
     placement = choose_placement(
         config.placement.mode, {m: need_gib(config, m, registry, gpu=True) for m in models}, gpu_gib
     )
-    shares = {**co_resident_shares(placement, gpu=True), **config.placement.memory_fractions}
+    shares = engine_memory_shares(config, placement, gpu=True)
     engines = []
     for model in models:
         if backend_name(config, model, registry) != "vllm":
@@ -74,10 +74,7 @@ def gpu_engine_memory(
         spec = registry.spec(model)
         folder = registry.resolve(model, prepare=False)
         args = engine_args(model, spec, config.vllm)
-        settings = config.vllm
-        if model in shares:  # as the factory starts it: the placement's share over the run's
-            settings = settings.model_copy(update={"gpu_memory_utilization": shares[model]})
-        share = memory_fraction(settings, args, gpu=True)
+        share = memory_fraction(config.vllm, args, True, shares.get(model))
         ranks = parallel_ranks(args)
         dtype = runtime_dtype(spec.dtype, True)
         weights = weights_gib(folder, dtype) / ranks

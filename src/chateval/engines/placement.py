@@ -140,15 +140,17 @@ def backend_loader(
     """How the pool loads a model; co-resident vLLM engines on a GPU split the memory."""
     if factory is not default_backend_factory or registry is None:
         return lambda model: factory(config, model)
-    shares = co_resident_shares(placement, on_gpu())
+    shares = engine_memory_shares(config, placement, on_gpu())
     return lambda model: default_backend_factory(config, model, shares.get(model))
 
 
-def co_resident_shares(placement: Placement, gpu: bool) -> dict[str, float]:
-    """Co-resident models on a GPU split vLLM's default share of it by their estimated needs
-    (a model's ``placement.memory_fractions`` entry still wins, in the factory)."""
+def engine_memory_shares(config: RunConfig, placement: Placement, gpu: bool) -> dict[str, float]:
+    """The memory share each model's engine is given where the placement sets one: a model's
+    ``placement.memory_fractions`` entry, else, for co-resident models on a GPU, vLLM's default
+    share split by their estimated needs."""
+    shares: dict[str, float] = {}
     if placement.mode == "co_resident" and len(placement.need_gib) > 1 and gpu:
         from chateval.backends.vllm_backend import GPU_MEMORY_FRACTION
 
-        return memory_shares(placement.need_gib, GPU_MEMORY_FRACTION)
-    return {}
+        shares = memory_shares(placement.need_gib, GPU_MEMORY_FRACTION)
+    return {**shares, **config.placement.memory_fractions}
