@@ -30,6 +30,7 @@ from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
 from chateval.run.folder import load_finished_run
 from chateval.run.runner import run
+from chateval.run.statistics import statistics_settings
 from tests.support.helpers import CONFIGS_DIR, tiny_config
 from tests.support.scripted import steady_and_swayed_backends, steady_and_swayed_config
 
@@ -221,7 +222,7 @@ def test_unlabelled_items_count_as_wrong_and_baselines_are_in_metrics() -> None:
         pairwise_record("q3", "B", None, {}),  # every verdict failed
         pairwise_record("q4", "A", "tie", {"Critic": "tie", "Everyday Reader": "tie"}),
     ]
-    metrics = compute_metrics(tiny_config(), records)
+    metrics = compute_metrics(statistics_settings(tiny_config()), records)
     assert metrics["items_scored"] == 3
     panel = metrics["panel"]
     assert panel["n"] == 4 and panel["no_label"] == 1
@@ -249,7 +250,7 @@ def test_direct_baselines_constant_and_response_length() -> None:
         )
         for i, (w, h) in enumerate(zip(words, human, strict=True))
     ]
-    baselines = compute_metrics(config, records)["baselines"]
+    baselines = compute_metrics(statistics_settings(config), records)["baselines"]
     assert baselines["constant"].startswith("undefined")
     length = baselines["response_length"]["dimensions"]
     assert length["coherence"]["spearman"]["value"] == pytest.approx(spearmanr(words, human)[0])
@@ -257,7 +258,7 @@ def test_direct_baselines_constant_and_response_length() -> None:
     assert "engagingness" not in length  # no human scores for it
     for r in records:
         del r["response_words"]  # a run of an earlier release: no lengths, and it says so
-    assert "response_length_unavailable" in compute_metrics(config, records)["baselines"]
+    assert "response_length_unavailable" in compute_metrics(statistics_settings(config), records)["baselines"]
 
 
 # --- does the debate help? -------------------------------------------------------------------

@@ -13,6 +13,7 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems import soft_win_probability
 from chateval.run.runner import run
+from chateval.run.statistics import statistics_settings
 from tests.support.helpers import (
     CONFIGS_DIR,
     SAMPLE_SYSTEMS,
@@ -100,7 +101,7 @@ def test_labels_on_some_items_give_a_calibrated_win_rate(systems_run: Path) -> N
     mine = [r for r in records if (r["system_a"], r["system_b"]) == pair]
     for r, human in zip(mine[:3], ["A", "B", "A"], strict=True):  # 3 of the pair's 4 labelled
         r["human_label"] = human
-    section = compute_metrics(config, records)["systems"]
+    section = compute_metrics(statistics_settings(config), records)["systems"]
     (calibrated,) = section["calibrated"]
     assert (calibrated["system_a"], calibrated["system_b"]) == pair
     assert (calibrated["n"], calibrated["N"]) == (3, 1)
@@ -120,7 +121,7 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
     records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
     for k, r in enumerate(records[:10]):  # humans disagree with the panel on every third item
         r["human_label"] = r["label"] if k % 3 else {"A": "B", "B": "A", "tie": "tie"}[r["label"]]
-    section = compute_metrics(config, records)["systems"]
+    section = compute_metrics(statistics_settings(config), records)["systems"]
     board = section["calibrated_leaderboard"]
     assert board is not None and section["calibrated_leaderboard_error"] is None
     assert (board["labelled"], board["comparisons"]) == (10, 12)

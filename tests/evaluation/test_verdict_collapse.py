@@ -20,6 +20,7 @@ from chateval.evaluation.verdict_collapse import (
     permutation_chance,
 )
 from chateval.run.records import item_records
+from chateval.run.statistics import statistics_settings
 from tests.support.helpers import tiny_config
 
 # one_by_one, Critic then Everyday Reader, 2 rounds: the reader sees the critic's verdict.
@@ -175,7 +176,7 @@ def test_recitation_of_most_utterances_is_named() -> None:
 
 
 def test_metrics_json_has_the_new_keys() -> None:
-    metrics = compute_metrics(CONFIG, TOP)
+    metrics = compute_metrics(statistics_settings(CONFIG), TOP)
     assert metrics["ceiling"] == run_diagnostics(TOP, SCALES)["ceiling"]
     empty = metrics["empty_assessments"]
     assert empty is not None and (empty["empty"], empty["verdicts_empty"]) == (0, 0)

@@ -24,6 +24,7 @@ from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
 from chateval.judging.soft import check_vocabulary, read_score, score_pieces
 from chateval.run.journal import append_step, load
 from chateval.run.runner import run
+from chateval.run.statistics import statistics_settings
 from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 
 ONE_TO_TEN = tuple(range(1, 11))
@@ -240,24 +241,24 @@ def test_metrics_report_hard_and_soft_side_by_side_with_tie_shares() -> None:
         _labelled("A", "A", "A"),
         _labelled("tie", "tie", "B"),
     ]
-    metrics = compute_metrics(config, records)
+    metrics = compute_metrics(statistics_settings(config), records)
     hard, soft = metrics["aggregations"]["hard"], metrics["aggregations"]["soft"]
     assert hard["tie_share"] == 0.75 and soft["tie_share"] == 0.25
     assert hard["panel"]["accuracy"]["value"] == 0.25 and soft["panel"]["accuracy"]["value"] == 0.5
     assert "ci95" in soft["panel"]["kappa"] and soft["referees"]["Critic"]["n"] == 4
     assert metrics["aggregation"] == "hard" and metrics["panel"] == hard["panel"]
     assert metrics["soft_verdicts"] == "read"
-    chosen = compute_metrics(tiny_config(verdict={"aggregation": "soft"}), records)
+    chosen = compute_metrics(statistics_settings(tiny_config(verdict={"aggregation": "soft"})), records)
     assert chosen["aggregation"] == "soft" and chosen["panel"] == soft["panel"]
 
 
 def test_soft_metrics_are_absent_not_zero_when_no_verdict_has_probabilities() -> None:
     records = [_labelled("A", None, "A"), _labelled("tie", None, "B")]
-    metrics = compute_metrics(tiny_config(verdict={"aggregation": "soft"}), records)
+    metrics = compute_metrics(statistics_settings(tiny_config(verdict={"aggregation": "soft"})), records)
     assert "soft" not in metrics["aggregations"]
     assert metrics["soft_verdicts"].startswith("unavailable")
     assert metrics["aggregation"] == "hard" and metrics["panel"]["n"] == 2
-    off = compute_metrics(tiny_config(verdict={"soft": False}), records)
+    off = compute_metrics(statistics_settings(tiny_config(verdict={"soft": False})), records)
     assert off["soft_verdicts"].startswith("off")
 
 
@@ -323,7 +324,7 @@ def test_soft_is_compared_with_hard_on_the_same_items() -> None:
         _labelled("A", "A", "A"),
         _labelled("tie", "tie", "B"),
     ]
-    versus = compute_metrics(tiny_config(), records)["soft_vs_hard"]
+    versus = compute_metrics(statistics_settings(tiny_config()), records)["soft_vs_hard"]
     assert versus["n"] == 4
     assert versus["accuracy"]["difference"]["value"] == 0.25  # soft 2 of 4, hard 1 of 4
     assert versus["mcnemar"] == {"a_only_right": 0, "b_only_right": 1, "p_value": 1.0}

@@ -17,25 +17,27 @@ import contextlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from chateval.bench.measure import ModeResult, RecordingBackend, measure, recording
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult
+from chateval.core.items import Item
 from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel
 from chateval.debate.panel import Panel
 from chateval.debate.scheduler import Scheduler
-from chateval.engines.placement import backend_loader, default_backend_factory, plan_placement
-from chateval.engines.pool import ModelPool, load_logged
+from chateval.engines.pool import ModelPool
 from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.reporting.metrics_view import PairwiseView, metrics_view
 from chateval.run.records import item_records, stopped_early
-from chateval.run.session import open_session
+from chateval.run.session import Session, open_session
+from chateval.run.statistics import statistics_settings
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -159,6 +161,18 @@ def _limit(
             bar.add_requests(len(results), sum(r.generated_tokens for r in results))
 
 
+@dataclass(frozen=True)
+class _Bench:
+    """What every mode runs on: the session, its fitted items, the recorded engines."""
+
+    session: Session
+    items: list[Item]
+    pool: ModelPool
+    recorders: list[RecordingBackend]
+    streaming: bool
+    bar: Callable[[str, str], Progress]
+
+
 def run_bench(
     config: RunConfig,
     *,
@@ -174,9 +188,44 @@ def run_bench(
     loaded co-resident and closed at the end. ``progress(unit)`` makes each mode's bar.
     """
 
-    def bar(mode: str, unit: str = "debates") -> Progress:
+    def bar(mode: str, unit: str) -> Progress:
         return progress(f"{mode}: {unit}") if progress is not None else Progress()
 
+    def announce(mode: str) -> None:
+        if on_mode is not None:
+            on_mode(mode)
+
+    _check_modes(config, extra_modes)
+    session = open_session(config, backends)  # bad data, names or settings fail before a model loads
+    if session.placement.mode != "co_resident":
+        raise ConfigError(
+            "bench runs every mode on loaded engines; the models do not fit together "
+            f"({session.placement.reason})"
+        )
+    engines = session.pool()
+    try:
+        engines.start()
+        recorders = [recording(engines.get(model)) for model in session.models]
+        pool = ModelPool.fixed({r.model: r for r in recorders})
+        prepared = session.prepare(pool.preloaded)
+        streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(session.models)
+        bench = _Bench(session, prepared.items, pool, recorders, streaming, bar)
+        announce("scheduled")
+        scheduled = _scheduled_mode(bench)
+        metrics = compute_metrics(session.statistics(), item_records(scheduled.debates, session.panel))
+        announce("limit")
+        modes = [scheduled.result, _limit_mode(bench, scheduled.requests)]
+        announce("sequential")
+        modes.append(_sequential_mode(bench, scheduled, sequential_items))
+        for extra in extra_modes:
+            announce(extra)
+            modes.append(_variant_mode(bench, extra, scheduled.result))
+    finally:
+        engines.close()  # the loaded engines; given ones stay open
+    return _report(session, len(prepared.items), len(scheduled.debates), modes, metrics)
+
+
+def _check_modes(config: RunConfig, extra_modes: Sequence[str]) -> None:
     if config.prompt_layout in extra_modes:
         raise ConfigError(
             f"--extra {config.prompt_layout}: that is the config's own layout, measured as scheduled"
@@ -184,112 +233,109 @@ def run_bench(
     unknown = set(extra_modes) - set(EXTRA_MODES)
     if unknown:
         raise ConfigError(f"unknown bench modes {sorted(unknown)}; known: {', '.join(EXTRA_MODES)}")
-    given = dict(backends or {})
-    session = open_session(config, given)  # bad data, names or settings fail before a model loads
-    models, registry, panel = session.models, session.registry, session.panel
-    placement = plan_placement(config, registry, given)
-    if placement.mode != "co_resident":
-        raise ConfigError(
-            f"bench runs every mode on loaded engines; the models do not fit together ({placement.reason})"
-        )
-    load = backend_loader(config, default_backend_factory, registry, placement)
-    recorders: list[RecordingBackend] = []
-    try:
-        for model in models:
-            recorders.append(recording(given.get(model) or load_logged(load, model)[0]))
-        pool = ModelPool.fixed({r.model: r for r in recorders})
-        items, _ = session.fit(pool.preloaded)
-        calibrate = config.task == "pairwise" and config.position_calibration
-        streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(models)
-        modes: list[ModeResult] = []
 
-        def announce(mode: str) -> None:
-            if on_mode is not None:
-                on_mode(mode)
 
-        announce("scheduled")
-        debates = build_debates(items, calibrate)
-        scheduled = measure(
-            "scheduled",
-            recorders,
-            lambda: _scheduled(panel, debates, pool, streaming, bar("scheduled")),
-            "streaming" if streaming else "step barriers",
-        )
-        modes.append(scheduled)
-        metrics = compute_metrics(config, item_records(debates, panel))
-        recorded = {r.model: list(r.requests) for r in recorders}
-        workload = [(r.model, _timed(result)) for r in recorders for result in r.results]
+@dataclass(frozen=True)
+class _Scheduled:
+    """The scheduled mode: its measure, its debates, and the requests it made per model
+    (with each one's tokens, the workload a partial sequential mode is priced on)."""
 
-        announce("limit")
-        modes.append(
-            measure(
-                "limit",
-                recorders,
-                lambda: _limit(recorders, recorded, bar("limit", "requests")),
-                "one call, no dependencies",
-            )
-        )
+    result: ModeResult
+    debates: list[Debate]
+    requests: dict[str, list[GenerationRequest]]
+    workload: list[tuple[str, TimedRequest]]
 
-        measured_items = spread_indices(len(items), sequential_items or len(items))
-        announce("sequential")
-        sequential_debates = build_debates([items[i] for i in measured_items], calibrate)
-        timed: list[tuple[str, str, TimedRequest]] = []
-        sequential = measure(
-            "sequential",
-            recorders,
-            lambda: _sequential(panel, sequential_debates, pool, timed, bar("sequential")),
-        )
-        # Every measured request, so that estimates from a subset can be checked against a
-        # full sequential run (scripts/check_sequential_estimate.py).
-        sequential.extra = {
-            "timed_request_columns": list(TIMED_REQUEST_COLUMNS),
-            "timed_requests": [
-                # Four significant digits, not four decimals: a fast request (a scripted
-                # engine, a tiny model on a GPU) must not round to 0 s, which would make the
-                # per-request timings useless to the estimate check (division by zero there).
-                [item, model, r.computed_prompt_tokens, r.generated_tokens, float(f"{r.seconds:.4g}")]
-                for item, model, r in timed
-            ],
+
+def _scheduled_mode(bench: _Bench) -> _Scheduled:
+    """The project's scheduler, as a run does it."""
+    debates = build_debates(bench.items, bench.session.config.calibrated)
+    panel = bench.session.panel
+    result = measure(
+        "scheduled",
+        bench.recorders,
+        lambda: _scheduled(panel, debates, bench.pool, bench.streaming, bench.bar("scheduled", "debates")),
+        "streaming" if bench.streaming else "step barriers",
+    )
+    recorded = {r.model: list(r.requests) for r in bench.recorders}
+    workload = [(r.model, _timed(done)) for r in bench.recorders for done in r.results]
+    return _Scheduled(result, debates, recorded, workload)
+
+
+def _limit_mode(bench: _Bench, recorded: dict[str, list[GenerationRequest]]) -> ModeResult:
+    """The scheduled mode's requests again, all in one call per engine."""
+    return measure(
+        "limit",
+        bench.recorders,
+        lambda: _limit(bench.recorders, recorded, bench.bar("limit", "requests")),
+        "one call, no dependencies",
+    )
+
+
+def _sequential_mode(bench: _Bench, scheduled: _Scheduled, sequential_items: int | None) -> ModeResult:
+    """ChatEval's loop on all items, or on ``sequential_items`` spread over them and priced."""
+    items = bench.items
+    measured_items = spread_indices(len(items), sequential_items or len(items))
+    debates = build_debates([items[i] for i in measured_items], bench.session.config.calibrated)
+    timed: list[tuple[str, str, TimedRequest]] = []
+    panel = bench.session.panel
+    sequential = measure(
+        "sequential",
+        bench.recorders,
+        lambda: _sequential(panel, debates, bench.pool, timed, bench.bar("sequential", "debates")),
+    )
+    # Every measured request, so that estimates from a subset can be checked against a
+    # full sequential run (scripts/check_sequential_estimate.py).
+    sequential.extra = {
+        "timed_request_columns": list(TIMED_REQUEST_COLUMNS),
+        "timed_requests": [
+            # Four significant digits, not four decimals: a fast request (a scripted
+            # engine, a tiny model on a GPU) must not round to 0 s, which would make the
+            # per-request timings useless to the estimate check (division by zero there).
+            [item, model, r.computed_prompt_tokens, r.generated_tokens, float(f"{r.seconds:.4g}")]
+            for item, model, r in timed
+        ],
+    }
+    if len(measured_items) < len(items):
+        _price_sequential(sequential, scheduled.result, timed, scheduled.workload, measured_items, len(items))
+    return sequential
+
+
+def _variant_mode(bench: _Bench, extra: str, scheduled: ModeResult) -> ModeResult:
+    """The scheduler with step barriers, or on a variant of the config (and its metrics)."""
+    variant = _variant(bench.session.config, VARIANTS.get(extra, {}))
+    panel = build_panel(variant)
+    debates = build_debates(bench.items, variant.calibrated)
+    stream = bench.streaming and extra != "barrier"
+
+    def work() -> None:
+        _scheduled(panel, debates, bench.pool, stream, bench.bar(extra, "debates"))
+
+    result = measure(extra, bench.recorders, work)
+    if extra != "barrier":  # a variant of the method: did its results change?
+        records = item_records(debates, panel)
+        metrics = compute_metrics(statistics_settings(variant), records)
+        result.extra = {"metrics": _headline(variant.task, metrics)}
+    if extra == "early_stop":
+        result.extra |= {
+            "requests_saved": scheduled.requests - result.requests,
+            "stopped_debates": sum(1 for d in debates if stopped_early(d)),
         }
-        if len(measured_items) < len(items):
-            _price_sequential(sequential, scheduled, timed, workload, measured_items, len(items))
-        modes.append(sequential)
+    return result
 
-        for extra in extra_modes:
-            announce(extra)
-            variant = _variant(config, VARIANTS.get(extra, {}))
-            variant_panel = build_panel(variant)
-            variant_debates = build_debates(items, calibrate)
-            stream = streaming and extra != "barrier"
 
-            def work(
-                p: Panel = variant_panel, d: list[Debate] = variant_debates, s: bool = stream, m: str = extra
-            ) -> None:
-                _scheduled(p, d, pool, s, bar(m))
-
-            result = measure(extra, recorders, work)
-            if extra != "barrier":  # a variant of the method: did its results change?
-                records = item_records(variant_debates, variant_panel)
-                result.extra = {"metrics": _headline(variant.task, compute_metrics(variant, records))}
-            if extra == "early_stop":
-                result.extra |= {
-                    "requests_saved": scheduled.requests - result.requests,
-                    "stopped_debates": sum(1 for d in variant_debates if stopped_early(d)),
-                }
-            modes.append(result)
-    finally:
-        for recorder in recorders:
-            if recorder.model not in given:
-                recorder.inner.close()
-
+def _report(
+    session: Session, items: int, debates: int, modes: Sequence[ModeResult], metrics: RunMetrics
+) -> dict[str, Any]:
+    config = session.config
     by_mode = {m.mode: m for m in modes}
+    scheduled = by_mode["scheduled"]
     return {
         "config": config.name,
         "backend": config.backend,
-        "models": models,
-        "items": len(items),
-        "debates": len(debates),
-        "agents": len(panel.agents),
+        "models": session.models,
+        "items": items,
+        "debates": debates,
+        "agents": len(session.panel.agents),
         "rounds": config.rounds,
         "strategy": config.strategy,
         # The engine settings behind the numbers (--set overrides included).

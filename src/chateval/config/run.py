@@ -128,6 +128,11 @@ class RunConfig(StrictModel):
         return [m for m in self.model_names() if self.scale.replicas_of(m) > 1]
 
     @property
+    def calibrated(self) -> bool:
+        """Every comparison is debated in both answer orders (pairwise position calibration)."""
+        return self.task == "pairwise" and self.position_calibration
+
+    @property
     def summarizer_model(self) -> str:
         return self.summarizer.model or self.agents[0].model
 

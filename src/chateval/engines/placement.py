@@ -140,8 +140,10 @@ def backend_loader(
     """How the pool loads a model; co-resident vLLM engines on a GPU split the memory."""
     if factory is not default_backend_factory or registry is None:
         return lambda model: factory(config, model)
+    from chateval.engines.factory import create_backend
+
     shares = engine_memory_shares(config, placement, on_gpu())
-    return lambda model: default_backend_factory(config, model, shares.get(model))
+    return lambda model: create_backend(config, model, registry, shares.get(model))
 
 
 def engine_memory_shares(config: RunConfig, placement: Placement, gpu: bool) -> dict[str, float]:

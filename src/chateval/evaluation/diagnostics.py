@@ -53,7 +53,8 @@ from chateval.core.schema.records import RefereeRow, SummariesCutOff, VerdictRec
 from chateval.evaluation.cut_off import cut_off_summary, empty_summary
 from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.panel_behaviour import parroting_summary
-from chateval.evaluation.verdict_collapse import Scales, score_extremes, with_permutation_chance
+from chateval.evaluation.settings import Scales
+from chateval.evaluation.verdict_collapse import score_extremes, with_permutation_chance
 
 
 def _changes(sequence: Sequence[object]) -> tuple[bool, int] | None:

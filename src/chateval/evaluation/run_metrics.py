@@ -10,7 +10,6 @@ from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
 from typing import Generic, Required, TypeVar
 
-from chateval.config.run import RunConfig
 from chateval.core.items import Label
 from chateval.core.schema.diagnostics import (
     DirectModelDiagnostics,
@@ -34,13 +33,12 @@ from chateval.core.schema.metrics import (
     PositionStats,
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
-from chateval.debate.building import build_panel
 from chateval.evaluation.debate_effect import debate_effect
 from chateval.evaluation.diagnostics import per_model, run_diagnostics
 from chateval.evaluation.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems, systems_metrics
-from chateval.evaluation.verdict_collapse import Scales, pairwise_scales
 from chateval.judging.aggregate import position_stats
 
 CONSTANT_BASELINE = (
@@ -183,7 +181,7 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
 
 
 def _direct_baselines(
-    config: RunConfig, records: Sequence[VerdictRecord], seed: int
+    settings: StatisticsSettings, records: Sequence[VerdictRecord]
 ) -> DirectBaselines | None:
     """Reference predictors on the run's human-scored items: a constant predictor and the
     response's length in words, per scored dimension (pairwise: chateval.evaluation.metrics)."""
@@ -197,7 +195,7 @@ def _direct_baselines(
             "whose data file could not be read)"
         )
         return out
-    dims = [d.name for d in config.dimensions]
+    dims, seed = settings.dimensions, settings.seed
     truth = {d: [h[d] for _, h in labelled if d in h] for d in dims}
     lengths = {d: [float(r["response_words"]) for r, h in labelled if d in h] for d in dims}
     grouped = all("group" in r for r, _ in labelled)
@@ -247,14 +245,14 @@ def _both(
 
 def _headline(
     metrics: RunMetricsOf[Panel, Effect, Model],
-    config: RunConfig,
+    settings: StatisticsSettings,
     hard: AgreementOf[Panel],
     soft: AgreementOf[Panel] | None,
 ) -> None:
-    """metrics.json's keys after ``items``: the aggregation the run reports first (the config's
+    """metrics.json's keys after ``items``: the aggregation the run reports first (the settings'
     ``verdict.aggregation`` when it was read), its name, and whether the soft verdicts were
     read (or why not)."""
-    wanted = config.verdict.aggregation
+    wanted = settings.aggregation
     headline = soft if wanted == "soft" and soft is not None else hard
     metrics["items_scored"] = headline["items_scored"]
     if "panel" in headline:
@@ -262,7 +260,7 @@ def _headline(
     if "referees" in headline:
         metrics["referees"] = headline["referees"]
     metrics["aggregation"] = wanted if headline is soft else "hard"
-    if not config.verdict.soft:
+    if not settings.soft:
         metrics["soft_verdicts"] = "off (verdict.soft: false)"
     elif soft is None:
         metrics["soft_verdicts"] = (
@@ -280,57 +278,44 @@ def _as_soft(record: VerdictRecord) -> VerdictRecord:
     return soft
 
 
-def _model_of_each_agent(config: RunConfig) -> tuple[dict[str, str], str | None]:
-    """Each referee's model, and the summarizer's."""
-    panel = build_panel(config)
-    return {agent.name: agent.model for agent in panel.agents}, panel.summarizer_model
-
-
 def _last(
     metrics: RunMetricsOf[Panel, Effect, Model],
-    config: RunConfig,
+    settings: StatisticsSettings,
     records: Sequence[VerdictRecord],
     effect: Effect | None,
     models: dict[str, Model],
 ) -> None:
     """metrics.json's last keys: the systems judged, the debate's effect, per-model diagnostics,
     and the panel's parroting and cut-off turns over all models."""
-    systems = systems_metrics(config, records, config.sampling.seed)
+    systems = systems_metrics(settings, records)
     if systems is not None:
         metrics["systems"] = systems
     if effect is not None:
         metrics["debate_effect"] = effect
     metrics["per_model"] = models
-    diagnostics = run_diagnostics(records, _scales(config))
+    diagnostics = run_diagnostics(records, settings.scales)
     metrics["parroting"] = diagnostics.get("parroting")
     metrics["cut_off"] = diagnostics.get("cut_off")
     metrics["empty_assessments"] = diagnostics.get("empty_assessments")
     metrics["ceiling"] = diagnostics.get("ceiling")
 
 
-def _scales(config: RunConfig) -> Scales:
-    """Each score's scale (low, high): pairwise the verdict's, direct each dimension's."""
-    if config.task == "pairwise":
-        return pairwise_scales(config.verdict.low, config.verdict.high)
-    return {d.name: (d.low, d.high) for d in config.dimensions}
-
-
-def compute_metrics(config: RunConfig, records: Sequence[VerdictRecord]) -> RunMetrics:
+def compute_metrics(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> RunMetrics:
     """Agreement with the human labels the items carry (when any), for the hard verdicts and,
-    when the scores came with probabilities, the soft ones (``aggregations``); the config's
+    when the scores came with probabilities, the soft ones (``aggregations``); the settings'
     ``verdict.aggregation`` is the headline. Plus reference baselines (``baselines``),
     position-bias statistics for pairwise runs, the blind-vs-final comparison of runs with
     opinion probes (``debate_effect``) and per-model diagnostics."""
-    if config.task == "pairwise":
-        return _pairwise_run(config, records)
-    return _direct_run(config, records)
+    if settings.task == "pairwise":
+        return _pairwise_run(settings, records)
+    return _direct_run(settings, records)
 
 
-def _pairwise_run(config: RunConfig, records: Sequence[VerdictRecord]) -> PairwiseRunMetrics:
-    seed = config.sampling.seed
+def _pairwise_run(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> PairwiseRunMetrics:
+    seed = settings.seed
     hard, soft = _both(_pairwise_agreement, records, seed)
     metrics: PairwiseRunMetrics = {"items": len(records)}
-    _headline(metrics, config, hard, soft)
+    _headline(metrics, settings, hard, soft)
     metrics["aggregations"] = _aggregations(hard, soft)
     if soft is not None and "panel" in soft:
         # The same items judged both ways: is soft's gap over hard more than noise?
@@ -338,23 +323,23 @@ def _pairwise_run(config: RunConfig, records: Sequence[VerdictRecord]) -> Pairwi
     if labels := [label for r in records if (label := r.get("human_label"))]:
         metrics["baselines"] = pairwise_baselines(labels)
     metrics["position"] = position_stats(records)
-    agents, summarizer = _model_of_each_agent(config)
-    models = per_model("pairwise", records, agents, seed, summarizer, _scales(config))
-    _last(metrics, config, records, debate_effect("pairwise", records, seed), models)
+    agents, summarizer = settings.referee_models, settings.summarizer_model
+    models = per_model("pairwise", records, agents, seed, summarizer, settings.scales)
+    _last(metrics, settings, records, debate_effect("pairwise", records, seed), models)
     return metrics
 
 
-def _direct_run(config: RunConfig, records: Sequence[VerdictRecord]) -> DirectRunMetrics:
-    seed = config.sampling.seed
+def _direct_run(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> DirectRunMetrics:
+    seed = settings.seed
     hard, soft = _both(_direct_agreement, records, seed)
     metrics: DirectRunMetrics = {"items": len(records)}
-    _headline(metrics, config, hard, soft)
+    _headline(metrics, settings, hard, soft)
     metrics["aggregations"] = _aggregations(hard, soft)
     if soft is not None and "panel" in soft:
         metrics["soft_vs_hard"] = compare_direct_records(records, [_as_soft(r) for r in records], seed)
-    if (baselines := _direct_baselines(config, records, seed)) is not None:
+    if (baselines := _direct_baselines(settings, records)) is not None:
         metrics["baselines"] = baselines
-    agents, summarizer = _model_of_each_agent(config)
-    models = per_model("direct", records, agents, seed, summarizer, _scales(config))
-    _last(metrics, config, records, debate_effect("direct", records, seed), models)
+    agents, summarizer = settings.referee_models, settings.summarizer_model
+    models = per_model("direct", records, agents, seed, summarizer, settings.scales)
+    _last(metrics, settings, records, debate_effect("direct", records, seed), models)
     return metrics

@@ -21,14 +21,13 @@ from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
-from chateval.config.data import CompareDesign
-from chateval.config.run import RunConfig
 from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.comparisons import Comparison, panel_predictions
 from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.ppi import PPIMean, ppi_mean
+from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
@@ -116,14 +115,14 @@ def has_systems(records: Iterable[VerdictRecord]) -> bool:
 
 
 def systems_metrics(
-    config: RunConfig, records: Sequence[VerdictRecord], seed: int
+    settings: StatisticsSettings, records: Sequence[VerdictRecord]
 ) -> PairwiseSystems | DirectSystemsMetrics | None:
     """The systems section of metrics.json; None when the records name no systems."""
     if not has_systems(records):
         return None
-    if config.task == "pairwise":
-        return _pairwise(config, records, seed)
-    return _direct(records, seed)
+    if settings.task == "pairwise":
+        return _pairwise(settings, records)
+    return _direct(records, settings.seed)
 
 
 def _outcome(label: str | None) -> float:
@@ -149,13 +148,12 @@ def _comparison(record: VerdictRecord, soft: float | None) -> Comparison:
     )
 
 
-def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) -> PairwiseSystems:
+def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> PairwiseSystems:
     judged = [r for r in records if "system_a" in r and "system_b" in r]
     decided = [r for r in judged if r.get("label")]
     comparisons = [_comparison(r, soft_win_probability(r)) for r in decided]
     systems = list(dict.fromkeys(s for c in comparisons for s in (c.system_a, c.system_b)))
-    design = config.data.compare
-    against = design.against if isinstance(design, CompareDesign) else None
+    against = settings.baseline
     anchor = against if against in systems else (systems[0] if systems else "")
     plain = controlled = None
     error = None
@@ -167,7 +165,7 @@ def _pairwise(config: RunConfig, records: Sequence[VerdictRecord], seed: int) ->
             error = str(exc)
     else:
         error = "fewer than two systems have a decided comparison"
-    soft = config.verdict.aggregation == "soft"
+    soft = settings.aggregation == "soft"
     human = [_outcome(label) if (label := r.get("human_label")) else None for r in decided]
     calibrated = calibrated_error = None
     try:

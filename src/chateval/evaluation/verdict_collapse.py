@@ -29,11 +29,12 @@ referee whose score of one dimension never varies (its correlation with the huma
 dimension is then undefined).
 """
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Sequence
 
 from chateval.core.schema.diagnostics import ParrotingSummary, ScoreExtremes
 from chateval.core.schema.records import RefereeRow, VerdictRecord
 from chateval.evaluation.panel_behaviour import NOT_RECORDED
+from chateval.evaluation.settings import Scales
 
 # A copy share must exceed its permutation chance by more than this to be called copying:
 # 0.2 is well above the noise of a share over a few dozen verdicts (a binomial standard error
@@ -50,7 +51,6 @@ NO_OTHER_DEBATE = "no other debate of the same answer order to compare with"
 
 # Each score's scale (low, high), by the name ``scores_of`` gives it: pairwise "A" and "B",
 # direct the dimensions.
-Scales = Mapping[str, tuple[int, int]]
 Scores = tuple[tuple[str, int], ...]
 
 

@@ -145,7 +145,7 @@ def _size(
     counters: Mapping[str, TokenCounter],
 ) -> None:
     """Count the requests and tokens of every debate (placeholders for earlier words)."""
-    debates = build_debates(items, config.task == "pairwise" and config.position_calibration)
+    debates = build_debates(items, config.calibrated)
     report.items, report.debates = len(items), len(debates)
     for debate in debates:
         for request in preview_debate(panel, debate):

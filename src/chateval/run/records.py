@@ -1,11 +1,17 @@
 """The records a run writes per item and per debate (verdicts.jsonl, transcripts.jsonl)."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.schema.records import RefereeRow, TranscriptMessage, TranscriptRecord, VerdictRecord
+from chateval.core.schema.records import (
+    RefereeRow,
+    TranscriptMessage,
+    TranscriptRecord,
+    VerdictRecord,
+)
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
+from chateval.engines.context import Truncation
 from chateval.evaluation.cut_off import referee_cut_off, summaries_cut_off
 from chateval.evaluation.panel_behaviour import EchoDetector, debate_behaviour
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
@@ -51,6 +57,13 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
             record["cut_off"] = summaries
         records.append(record)
     return records
+
+
+def mark_truncated(records: Sequence[VerdictRecord], truncations: Mapping[str, Sequence[Truncation]]) -> None:
+    """Say in each record which fields of which model's prompt were cut to fit (None: none)."""
+    for record in records:
+        cuts = truncations.get(record["item_id"])
+        record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
 
 
 def _pairwise_systems(record: VerdictRecord, item: PairwiseItem) -> None:

@@ -16,6 +16,7 @@ from chateval.debate.building import load_run_items
 from chateval.errors import ChatEvalError, ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.run.folder import RunFolder
+from chateval.run.statistics import statistics_settings
 
 
 def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> None:
@@ -43,7 +44,9 @@ def rescore(outdir: Path | str) -> RunMetrics:
     records = [cast(VerdictRecord, record) for _, record in files.read_verdicts()]
     if config.task == "direct" and any("response_words" not in r for r in records):
         _add_response_words(config, records)
-    metrics = compute_metrics(config, records)
+    info = files.read_info() if files.info.is_file() else {}
+    settings = statistics_settings(config, info.get("referees"), info.get("summarizer_model"))
+    metrics = compute_metrics(settings, records)
     files.write_metrics(metrics)
     return metrics
 

@@ -1,36 +1,127 @@
-"""What a run and a bench set up alike before any model loads: the items read (a bad data file
-fails here), the panel built, and the models' registry entries and backend settings checked
-(unknown names and settings fail here, before any file is written or model loaded)."""
+"""What a run and a bench set up alike, once: the items read (a bad data file fails here), the
+panel built, the models' registry entries and backend settings checked (unknown names and
+settings fail here, before any file is written or model loaded), the placement planned, the
+engines loaded into a pool, and the items cut to the models' contexts and turned into debates.
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+``runner.run`` and ``bench.modes.run_bench`` are sequences of these stage calls; the registry
+is read once, here, and handed to whatever loads or sizes a model.
+"""
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, TokenCounter
 from chateval.core.items import Item
-from chateval.debate.building import build_panel, load_run_items
+from chateval.core.transcript import Debate
+from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
 from chateval.debate.panel import Panel
 from chateval.engines.context import Truncation, fit_items
-from chateval.engines.factory import check_backend_settings
+from chateval.engines.factory import (
+    TokenizerOnly,
+    backend_name,
+    check_backend_settings,
+    remote_models,
+    replica_count,
+)
 from chateval.engines.models import ModelRegistry
-from chateval.engines.placement import BackendFactory, default_backend_factory
+from chateval.engines.placement import (
+    BackendFactory,
+    Placement,
+    backend_loader,
+    default_backend_factory,
+    plan_placement,
+)
+from chateval.engines.pool import Loader, ModelPool
+from chateval.evaluation.settings import StatisticsSettings
+from chateval.run.statistics import statistics_settings
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The items cut to fit every model's context, what was cut, and their debates."""
+
+    items: list[Item]
+    truncations: dict[str, list[Truncation]]
+    debates: list[Debate]
 
 
 @dataclass(frozen=True)
 class Session:
-    """A config's items, panel and models, checked and ready for placement and loading."""
+    """A config's items, panel and models, checked, with the placement its engines will take."""
 
     config: RunConfig
-    items: list[Item]  # as loaded, before ``fit`` cuts them to the models' context
+    items: list[Item]  # as loaded, before ``prepare`` cuts them to the models' context
     panel: Panel
     models: list[str]
     # None: every model was given (tests, sweeps) or a custom factory builds them.
     registry: ModelRegistry | None
+    placement: Placement
+    given: Mapping[str, Backend] = field(default_factory=dict)  # the caller's; never closed here
+    factory: BackendFactory = default_backend_factory
 
-    def fit(self, counters: Mapping[str, TokenCounter]) -> tuple[list[Item], dict[str, list[Truncation]]]:
-        """The items cut to fit every model's context (the config's policy), and what was cut."""
+    @property
+    def referees(self) -> dict[str, str]:
+        """Each referee's model, by the referee's name on the panel."""
+        return {agent.name: agent.model for agent in self.panel.agents}
+
+    @property
+    def summarizer_model(self) -> str:
+        return self.panel.summarizer_model
+
+    def statistics(self) -> StatisticsSettings:
+        """What the statistics need of this run: its config's settings and who judged with which model."""
+        return statistics_settings(self.config, self.referees, self.summarizer_model)
+
+    def loader(self) -> Loader:
+        """How a model not given is loaded (co-resident vLLM engines on a GPU split its memory)."""
+        return backend_loader(self.config, self.factory, self.registry, self.placement)
+
+    def pool(self, on_load: Callable[[str], None] | None = None) -> ModelPool:
+        """The run's engines as the placement keeps them; ``on_load(model)`` after each load.
+        Nothing is loaded until ``start``."""
+        return ModelPool(
+            self.models,
+            self.loader(),
+            self.placement.mode,
+            self.given,
+            pinned=remote_models(self.config, self.registry) if self.registry else (),
+            on_load=on_load,
+        )
+
+    def counters(self, pool: ModelPool) -> dict[str, TokenCounter]:
+        """A token counter per model: its loaded backend, else (phased, not yet loaded) its
+        tokenizer alone."""
+        registry = self.registry
+        return {
+            m: pool.get(m) if m in pool.resident() or registry is None else TokenizerOnly(m, registry)
+            for m in self.models
+        }
+
+    def prepare(self, counters: Mapping[str, TokenCounter]) -> Prepared:
+        """The items cut to fit every model's context (the config's policy) and their debates
+        (both answer orders when calibrating); soft verdicts checked against each referee's
+        vocabulary first."""
         config = self.config
-        return fit_items(self.panel, self.items, counters, config.context_policy, config.data.source)
+        if config.verdict.soft:
+            check_soft_verdicts(self.panel, counters)
+        policy, source = config.context_policy, config.data.source
+        items, truncations = fit_items(self.panel, self.items, counters, policy, source)
+        return Prepared(items, truncations, build_debates(items, config.calibrated))
+
+    def served_by(self) -> dict[str, tuple[str, int]]:
+        """What served each model and on how many replicas: a backend handed in by its class
+        (``ScriptedBackend``: scripted), else its registry entry's or the config's backend."""
+        out = {}
+        for model in self.models:
+            if model in self.given:
+                out[model] = (type(self.given[model]).__name__.removesuffix("Backend").lower() or "given", 1)
+            elif self.registry is None:  # a caller's backend factory: the config says which kind
+                out[model] = (self.config.backend, 1)
+            else:
+                kind = backend_name(self.config, model, self.registry)
+                out[model] = (kind, replica_count(self.config, model, self.registry))
+        return out
 
 
 def open_session(
@@ -38,14 +129,16 @@ def open_session(
     backends: Mapping[str, Backend] | None = None,
     backend_factory: BackendFactory = default_backend_factory,
 ) -> Session:
-    """Read and check everything ``config`` needs before a model loads."""
+    """Read and check everything ``config`` needs before a model loads, and plan its placement."""
+    given = dict(backends or {})
     items = load_run_items(config)
     panel = build_panel(config)
     models = config.model_names()
     registry = None
-    if backend_factory is default_backend_factory and any(m not in (backends or {}) for m in models):
+    if backend_factory is default_backend_factory and any(m not in given for m in models):
         registry = ModelRegistry(config.models_dir)
         for model in models:
             registry.spec(model)  # unknown names fail here, before any file is written
         check_backend_settings(config, models, registry)
-    return Session(config, items, panel, models, registry)
+    placement = plan_placement(config, registry, given)
+    return Session(config, items, panel, models, registry, placement, given, backend_factory)

@@ -186,6 +186,10 @@ class RunInfo(TypedDict):
     backends: NotRequired[dict[str, str]]  # per model: its backend, and replicas when several
     strategy: str
     agents: int
+    # Each referee's model by its name, and the summarizer's (what the statistics need); runs
+    # of releases before 0.9 do not have them (the reader rebuilds them from the config).
+    referees: NotRequired[dict[str, str]]
+    summarizer_model: NotRequired[str]
     rounds: int
     items: int
     debates: int
