@@ -43,12 +43,12 @@ from scipy.stats import kendalltau
 
 from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
-from chateval.evaluation.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate, simulate
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
-from chateval.evaluation.davidson_simulation import simulate_davidson
-from chateval.evaluation.leaderboard import leaderboard
-from chateval.evaluation.win_rates import win_rates
+from chateval.evaluation.systems.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate, simulate
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.leaderboard import leaderboard
+from chateval.evaluation.systems.win_rates import win_rates
 
 SPREAD = 2.0  # log-strength between the best and the worst system: odds of e^2 = 7.4 to 1
 NU = 0.5  # Davidson's tie parameter: about 20% ties between equals

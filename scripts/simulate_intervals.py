@@ -35,11 +35,11 @@ from pathlib import Path
 
 import numpy as np
 
-from chateval.evaluation.calibrated_leaderboard import calibrated_leaderboard
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.davidson_simulation import simulate_davidson
-from chateval.evaluation.ppi import ppi_mean
-from chateval.evaluation.win_rates import win_rates
+from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.ppi import ppi_mean
+from chateval.evaluation.systems.win_rates import win_rates
 
 NU = 0.5
 STRENGTHS = {"a": 0.6, "b": 0.2, "c": -0.2, "d": -0.6}

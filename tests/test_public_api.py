@@ -68,3 +68,20 @@ def test_the_version_is_written_once() -> None:
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8")
     assert 'dynamic = ["version"]' in pyproject and "\nversion =" not in pyproject.split("[tool.")[0]
     assert chateval.__version__ == __version__ == version("chateval-offline")
+
+
+def test_no_stage_imports_the_package_root() -> None:
+    """The root is the public API above every stage (import-linter's layers cannot place the
+    container itself): a stage that imported it would climb over the whole contract."""
+    import ast
+
+    climbing = []
+    for path in sorted((ROOT / "src" / "chateval").rglob("*.py")):
+        if path.name == "__init__.py" and path.parent.name == "chateval":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "chateval" and node.level == 0:
+                climbing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+            elif isinstance(node, ast.Import) and any(alias.name == "chateval" for alias in node.names):
+                climbing.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not climbing, climbing

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from chateval.evaluation.adaptive_design import (
+from chateval.evaluation.systems.adaptive_design import (
     BUDGET_SPENT,
     RESOLVED,
     TOP_K_RESOLVED,
@@ -17,9 +17,9 @@ from chateval.evaluation.adaptive_design import (
     Candidate,
     simulate,
 )
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.davidson_simulation import simulate_davidson
-from chateval.evaluation.leaderboard import leaderboard
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.leaderboard import leaderboard
 
 
 def candidates(systems: list[str], prompts: int) -> list[Candidate]:

@@ -6,15 +6,15 @@ import math
 import numpy as np
 import pytest
 
-from chateval.evaluation.calibrated_leaderboard import (
+from chateval.evaluation.systems.calibrated_leaderboard import (
     MIN_LABELLED_OVERALL,
     CalibratedLeaderboard,
     CalibratedRow,
     best_system,
     calibrated_leaderboard,
 )
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.ppi import ppi_mean
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.ppi import ppi_mean
 
 SYSTEMS = ("s0", "s1", "s2", "s3")
 STRENGTHS = (0.0, 0.7, 1.4, 2.1)  # log-strengths the humans follow; s0 is the anchor

@@ -11,16 +11,10 @@ from scipy.stats import spearmanr
 
 from chateval.config.files import load_config
 from chateval.core.schema.records import VerdictRecord
-from chateval.evaluation.debate_effect import blind_label, debate_effect
-from chateval.evaluation.diagnostics import per_model
-from chateval.evaluation.metrics import (
-    MIN_DEFINED_SHARE,
-    N_RESAMPLES,
-    direct_metrics,
-    pairwise_baselines,
-    pairwise_metrics,
-    resample_indices,
-)
+from chateval.evaluation.agreement.debate_effect import blind_label, debate_effect
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
+from chateval.evaluation.bootstrap import MIN_DEFINED_SHARE, N_RESAMPLES, resample_indices
+from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
 from chateval.reporting.html_views import metric_rows

@@ -11,16 +11,16 @@ import numpy as np
 import pytest
 from scipy.stats import kendalltau
 
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.davidson_fit import (
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_fit import (
     BASE_RATING,
     ELO_SCALE,
     RIDGE,
     fit_davidson,
 )
-from chateval.evaluation.davidson_intervals import CLUSTERED, INDEPENDENT
-from chateval.evaluation.davidson_simulation import simulate_davidson
-from chateval.evaluation.leaderboard import fit_board, leaderboard, rating_difference
+from chateval.evaluation.systems.davidson_intervals import CLUSTERED, INDEPENDENT
+from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.leaderboard import fit_board, leaderboard, rating_difference
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 

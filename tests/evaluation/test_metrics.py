@@ -5,8 +5,8 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.evaluation.correlations import correlations
-from chateval.evaluation.metrics import accuracy, cohen_kappa, direct_metrics, pairwise_metrics
+from chateval.evaluation.agreement.correlations import correlations
+from chateval.evaluation.agreement.metrics import accuracy, cohen_kappa, direct_metrics, pairwise_metrics
 
 
 def test_accuracy_and_kappa_by_hand() -> None:

@@ -1,11 +1,11 @@
 """The paper's Topical-Chat average over its four dimensions: undefined when one of them is
 (a constant prediction), with that dimension's reason; the average of the defined dimensions
-reported apart, labelled with them (chateval.evaluation.metrics, reporting.metrics_view)."""
+reported apart, labelled with them (chateval.evaluation.agreement.metrics, reporting.metrics_view)."""
 
 import pytest
 
 from chateval.core.schema.metrics import DirectMetrics
-from chateval.evaluation.metrics import direct_metrics
+from chateval.evaluation.agreement.metrics import direct_metrics
 from chateval.reporting.metrics_view import correlation_rows
 
 HUMANS = [1.0, 2.0, 3.0, 4.0, 5.0, 3.0]

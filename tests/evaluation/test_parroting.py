@@ -11,23 +11,21 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest, GenerationResult
 from chateval.core.items import PairwiseItem
 from chateval.core.transcript import Debate, Transcript, Turn, Utterance
+from chateval.debate.behaviour import EchoDetector, debate_behaviour, word_runs
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
-from chateval.evaluation.diagnostics import per_model, run_diagnostics
-from chateval.evaluation.diagnostics_text import (
+from chateval.evaluation.diagnostics.parroting import (
+    NO_BLIND_VERDICTS,
+    NO_BLIND_WORDS,
+    NOT_RECORDED,
+    parroting_summary,
+)
+from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
+from chateval.evaluation.diagnostics.text import (
     cut_off_kinds,
     cut_off_text,
     degenerate_reasons,
     words_copy_text,
-)
-from chateval.evaluation.panel_behaviour import (
-    NO_BLIND_VERDICTS,
-    NO_BLIND_WORDS,
-    NOT_RECORDED,
-    EchoDetector,
-    debate_behaviour,
-    parroting_summary,
-    word_runs,
 )
 from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows

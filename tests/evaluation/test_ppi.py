@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from chateval.evaluation.ppi import FEW_LABELS, ppi_mean, tuned_lambda
+from chateval.evaluation.systems.ppi import FEW_LABELS, ppi_mean, tuned_lambda
 
 T_2 = 4.302652729749462  # Student t with 2 degrees of freedom at 0.975 (scipy)
 

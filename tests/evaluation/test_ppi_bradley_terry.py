@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from chateval.evaluation.ppi_bradley_terry import (
+from chateval.evaluation.systems.ppi_bradley_terry import (
     _fit,
     _Rows,
     _stats,

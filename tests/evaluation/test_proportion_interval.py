@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy.stats import t
 
-from chateval.evaluation.proportion_interval import (
+from chateval.evaluation.systems.proportion_interval import (
     MIN_PROMPTS_CLUSTERED,
     mean_intervals,
     proportion_intervals,

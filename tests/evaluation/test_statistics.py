@@ -4,8 +4,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.evaluation.metrics import N_RESAMPLES, direct_metrics, resample_indices
-from chateval.evaluation.paired import compare_direct, compare_pairwise, compare_records, mcnemar_exact
+from chateval.evaluation.agreement.metrics import direct_metrics
+from chateval.evaluation.agreement.paired import (
+    compare_direct,
+    compare_pairwise,
+    compare_records,
+    mcnemar_exact,
+)
+from chateval.evaluation.bootstrap import N_RESAMPLES, resample_indices
 
 
 def test_mcnemar_exact_matches_the_binomial_by_hand() -> None:

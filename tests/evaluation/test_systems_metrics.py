@@ -11,7 +11,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
-from chateval.evaluation.systems import soft_win_probability
+from chateval.evaluation.systems.section import soft_win_probability
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
 from tests.support.helpers import (

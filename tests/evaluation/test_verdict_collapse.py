@@ -1,5 +1,5 @@
 """Copying or collapse, scores at the scale's ends and recitation of the item, on hand-built
-debates (chateval.evaluation.verdict_collapse, panel_behaviour, diagnostics_text)."""
+debates (chateval.evaluation.diagnostics.verdict_collapse, panel_behaviour, diagnostics_text)."""
 
 import copy
 
@@ -8,17 +8,18 @@ import pytest
 from chateval.core.items import PairwiseItem
 from chateval.core.schema.records import VerdictRecord
 from chateval.core.transcript import Debate, Transcript, Turn, Utterance
+from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.building import build_panel
-from chateval.evaluation.diagnostics import per_model, run_diagnostics
-from chateval.evaluation.diagnostics_text import degenerate_reasons, verdict_copy_text
-from chateval.evaluation.panel_behaviour import NOT_RECORDED, EchoDetector, debate_behaviour
-from chateval.evaluation.run_metrics import compute_metrics
-from chateval.evaluation.verdict_collapse import (
+from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
+from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
+from chateval.evaluation.diagnostics.text import degenerate_reasons, verdict_copy_text
+from chateval.evaluation.diagnostics.verdict_collapse import (
     CONSTANT_MIN_VERDICTS,
     copying_verdict,
     pairwise_scales,
     permutation_chance,
 )
+from chateval.evaluation.run_metrics import compute_metrics
 from chateval.run.records import item_records
 from chateval.run.statistics import statistics_settings
 from tests.support.helpers import tiny_config

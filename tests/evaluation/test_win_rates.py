@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.direct_systems import ScoredResponse, direct_systems
-from chateval.evaluation.length_bias import length_bias
-from chateval.evaluation.prompt_bootstrap import resample_counts
-from chateval.evaluation.proportion_interval import mean_intervals, proportion_intervals
-from chateval.evaluation.win_rates import win_rates
+from chateval.evaluation.bootstrap import resample_counts
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
+from chateval.evaluation.systems.length_bias import length_bias
+from chateval.evaluation.systems.proportion_interval import mean_intervals, proportion_intervals
+from chateval.evaluation.systems.win_rates import win_rates
 
 
 def c(

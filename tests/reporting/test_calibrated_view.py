@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.systems import PairwiseSystems
+from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.section import PairwiseSystems
 from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.summary import _print_systems
 from chateval.reporting.systems_view import markdown, systems_tables

@@ -9,7 +9,7 @@ import pytest
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest
-from chateval.evaluation.diagnostics_text import EMPTY_ASSESSMENT
+from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
 from chateval.reporting.html import write_html_report
 from chateval.reporting.html_views import run_settings
 from chateval.reporting.markdown import model_table

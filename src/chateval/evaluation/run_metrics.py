@@ -33,12 +33,12 @@ from chateval.core.schema.metrics import (
     PositionStats,
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
-from chateval.evaluation.debate_effect import debate_effect
-from chateval.evaluation.diagnostics import per_model, run_diagnostics
-from chateval.evaluation.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
-from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.agreement.debate_effect import debate_effect
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
+from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems, systems_metrics
+from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems, systems_metrics
 from chateval.judging.aggregate import position_stats
 
 CONSTANT_BASELINE = (
@@ -184,7 +184,7 @@ def _direct_baselines(
     settings: StatisticsSettings, records: Sequence[VerdictRecord]
 ) -> DirectBaselines | None:
     """Reference predictors on the run's human-scored items: a constant predictor and the
-    response's length in words, per scored dimension (pairwise: chateval.evaluation.metrics)."""
+    response's length in words, per scored dimension (pairwise: chateval.evaluation.agreement.metrics)."""
     labelled = [(r, scores) for r in records if (scores := r.get("human_scores"))]
     if not labelled:
         return None

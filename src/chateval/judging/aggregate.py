@@ -170,7 +170,7 @@ def _pairwise_order(
                 for p in probes[ref.agent]
             ]
             # The scores too, in A/B terms: a calibrated blind decision sums them over both
-            # orders as the final label sums the final scores (chateval.evaluation.debate_effect).
+            # orders as the final label sums the final scores (chateval.evaluation.agreement.debate_effect).
             row["opinion_scores"] = [
                 _item_scores(p, debate.swapped) if isinstance(p, PairwiseVerdict) else None
                 for p in probes[ref.agent]

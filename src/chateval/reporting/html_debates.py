@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chateval.core.schema.records import RefereeRow, TranscriptMessage
-from chateval.evaluation.diagnostics_text import EMPTY_ASSESSMENT
+from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
 
 
 @dataclass(frozen=True)

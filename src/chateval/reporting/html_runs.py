@@ -7,7 +7,7 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 
 from dataclasses import dataclass
 
-from chateval.evaluation.diagnostics_text import ceiling_text, cut_off_text, empty_text, recitation_text
+from chateval.evaluation.diagnostics.text import ceiling_text, cut_off_text, empty_text, recitation_text
 from chateval.reporting.formatting import ci_text
 from chateval.reporting.metrics_view import (
     CorrelationRow,

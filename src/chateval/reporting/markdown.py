@@ -4,7 +4,8 @@ Tables: pairwise runs (accuracy and kappa with 95% CIs next to the reference bas
 position consistency over decisive items, first-position share, parse failures), direct runs
 (Spearman / Kendall per dimension and average), a strategy comparison, and paired comparisons:
 each run against the first run of its task, on the items both judged (paired bootstrap
-intervals of the differences; exact McNemar test for pairwise accuracy; see chateval.evaluation.paired).
+intervals of the differences; exact McNemar test for pairwise accuracy; see
+chateval.evaluation.agreement.paired).
 Then each run's reference baselines (and a line when the panel is below one) and, with
 opinion probes, its blind vote against its final decision (chateval.reporting.statistics_text); for runs
 that judged named systems, their leaderboards, win rates and calibrated estimates
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
-from chateval.evaluation.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
 from chateval.reporting import plots
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.markdown_direct import direct_table
@@ -184,8 +185,8 @@ def comparison_table(runs: Sequence[FinishedRun]) -> str:
 
 
 def model_table(runs: Sequence[FinishedRun]) -> str:
-    """Per-model diagnostics of every run (see chateval.evaluation.diagnostics), then a warning line for
-    each run whose panel looks degenerate."""
+    """Per-model diagnostics of every run (see chateval.evaluation.diagnostics.summary), then a
+    warning line for each run whose panel looks degenerate."""
     lines = [
         "| run | " + " | ".join(PER_MODEL_COLUMNS) + " |",
         "| --- " * (len(PER_MODEL_COLUMNS) + 1) + "|",

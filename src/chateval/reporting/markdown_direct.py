@@ -1,6 +1,6 @@
 """report.md's direct-scoring table: each run's Spearman / Kendall per dimension, the paper's
 average over them (undefined when one of them is), the average of the defined dimensions,
-labelled with the dimensions it covers (chateval.evaluation.metrics), and the labelled
+labelled with the dimensions it covers (chateval.evaluation.agreement.metrics), and the labelled
 responses they rest on."""
 
 from collections.abc import Iterable, Sequence

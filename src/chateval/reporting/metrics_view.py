@@ -26,9 +26,9 @@ from chateval.core.schema.metrics import (
     PairwiseAgreement,
     PairwiseMetrics,
 )
-from chateval.evaluation.diagnostics_text import degenerate_reasons
+from chateval.evaluation.diagnostics.text import degenerate_reasons
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
-from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
+from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 from chateval.run.folder import FinishedRun
 
 Side = Literal["blind", "final"]

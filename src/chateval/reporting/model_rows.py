@@ -3,7 +3,7 @@ report: each model's requests, its agreement with the panel and with humans, how
 referees changed their opinion, echoed the prompt, recited the item or copied each other (the
 verdicts next to their chance and permutation chance), its turns cut off at the token cap, its
 empty assessments, and its scores at the scale's ends or never varying
-(chateval.evaluation.diagnostics, in words by chateval.evaluation.diagnostics_text), read
+(chateval.evaluation.diagnostics.summary, in words by chateval.evaluation.diagnostics.text), read
 through the run's metrics view."""
 
 from collections.abc import Mapping
@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from chateval.core.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
 from chateval.core.schema.records import Counts
-from chateval.evaluation.diagnostics_text import (
+from chateval.evaluation.diagnostics.text import (
     ceiling_text,
     cut_off_text,
     empty_text,

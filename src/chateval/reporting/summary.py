@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.evaluation.diagnostics_text import COPY_RULE, cut_off_kinds, empty_text
+from chateval.evaluation.diagnostics.text import COPY_RULE, cut_off_kinds, empty_text
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.model_rows import per_model_rows

@@ -6,13 +6,13 @@ direct scoring's per-system means and paired differences."""
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from chateval.evaluation.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
-from chateval.evaluation.davidson_intervals import INDEPENDENT
-from chateval.evaluation.leaderboard import Leaderboard
-from chateval.evaluation.ppi import FEW_LABELS, PPIMean
-from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED
-from chateval.evaluation.systems import DirectSystemsMetrics, PairwiseSystems
-from chateval.evaluation.win_rates import WinRates
+from chateval.evaluation.systems.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
+from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
+from chateval.evaluation.systems.leaderboard import Leaderboard
+from chateval.evaluation.systems.ppi import FEW_LABELS, PPIMean
+from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
+from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
+from chateval.evaluation.systems.win_rates import WinRates
 from chateval.reporting.formatting import ci_text, signed_ci
 
 

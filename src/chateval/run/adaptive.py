@@ -25,8 +25,8 @@ from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.debate.panel import Panel
 from chateval.errors import ConfigError, DataError
-from chateval.evaluation.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate
-from chateval.evaluation.systems import decided_comparison
+from chateval.evaluation.systems.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate
+from chateval.evaluation.systems.section import decided_comparison
 from chateval.run import journal
 from chateval.run.records import item_records
 

@@ -10,10 +10,10 @@ from chateval.core.schema.records import (
     VerdictRecord,
 )
 from chateval.core.transcript import Debate, Utterance
+from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.panel import Panel
 from chateval.engines.context import Truncation
-from chateval.evaluation.cut_off import referee_cut_off, summaries_cut_off
-from chateval.evaluation.panel_behaviour import EchoDetector, debate_behaviour
+from chateval.evaluation.diagnostics.cut_off import referee_cut_off, summaries_cut_off
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.judging.formats import DirectFormat, PairwiseFormat
 

@@ -5,8 +5,8 @@ from collections.abc import Mapping
 from chateval.config.run import RunConfig
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
+from chateval.evaluation.diagnostics.verdict_collapse import pairwise_scales
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.verdict_collapse import pairwise_scales
 
 
 def panel_models(panel: Panel) -> tuple[dict[str, str], str]:

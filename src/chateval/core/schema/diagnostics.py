@@ -1,5 +1,5 @@
 """metrics.json's diagnostics of a panel, over the whole panel and per model
-(``chateval.evaluation.diagnostics``): opinion changes, echoes and copies with their chance
+(``chateval.evaluation.diagnostics.summary``): opinion changes, echoes and copies with their chance
 baselines, recitation of the item, turns cut off at the token cap, empty assessments, and
 scores stuck at the scale's ends or never varying. Keys added by later releases are optional:
 metrics.json files of earlier ones lack them."""
@@ -19,8 +19,8 @@ class OpinionChanges(TypedDict):
 
 class ParrotingSummary(TypedDict):
     """Echo, recitation and copy shares with their chance baselines
-    (chateval.evaluation.panel_behaviour.parroting_summary, the permutation chance from
-    chateval.evaluation.verdict_collapse); a share is None when there was nothing to count, a
+    (chateval.evaluation.diagnostics.parroting.parroting_summary, the permutation chance from
+    chateval.evaluation.diagnostics.verdict_collapse); a share is None when there was nothing to count, a
     baseline then says why in ``*_reason``."""
 
     utterances: int
@@ -72,7 +72,7 @@ class CutOffSummary(TypedDict):
 
 class EmptyAssessments(TypedDict):
     """Assessments left empty: the referee began with its scores (the assessment is cut where
-    the scores start) or wrote nothing (chateval.evaluation.cut_off.empty_summary)."""
+    the scores start) or wrote nothing (chateval.evaluation.diagnostics.cut_off.empty_summary)."""
 
     assessments: int | None  # every assessment (probes' and checks' included); None: not recorded
     empty: int | None
@@ -85,7 +85,7 @@ class EmptyAssessments(TypedDict):
 
 class ScoreExtremes(TypedDict):
     """Final verdicts whose every score sits at the scale's top (or bottom), and scores that
-    never vary (chateval.evaluation.verdict_collapse.score_extremes)."""
+    never vary (chateval.evaluation.diagnostics.verdict_collapse.score_extremes)."""
 
     verdicts: int  # parsed final verdicts (pairwise: one per answer order)
     at_top: int
@@ -109,7 +109,7 @@ class PanelDiagnostics(TypedDict, total=False):
 
 
 class PairwiseModelDiagnostics(TypedDict):
-    """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics)."""
+    """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics.summary)."""
 
     referees: list[str]
     verdicts: int
@@ -123,7 +123,7 @@ class PairwiseModelDiagnostics(TypedDict):
 
 
 class DirectModelDiagnostics(TypedDict):
-    """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics)."""
+    """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics.summary)."""
 
     referees: list[str]
     verdicts: int

@@ -170,7 +170,8 @@ Paired = TypeVar("Paired", bound=PairedCorrelation | BlindFinalCorrelation)
 
 
 class PairwiseComparisonOf(TypedDict, Generic[Score, Test]):
-    """Two sides' labels on the same items (chateval.evaluation.paired): accuracy, kappa, McNemar."""
+    """Two sides' labels on the same items (chateval.evaluation.agreement.paired): accuracy,
+    kappa, McNemar."""
 
     n: int
     accuracy: Score
@@ -193,7 +194,8 @@ class PairedAverage(TypedDict, Generic[Paired], total=False):
 
 
 class DirectComparisonOf(TypedDict, Generic[Paired]):
-    """Two sides' scores on the same items (chateval.evaluation.paired), per dimension and averaged."""
+    """Two sides' scores on the same items (chateval.evaluation.agreement.paired), per
+    dimension and averaged."""
 
     n: int
     resampled: str
@@ -217,7 +219,7 @@ class DebateEffect(TypedDict, total=False):
     """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
     before any discussion, combined like the final verdicts, against the panel's final
     decision on the same items (hard verdicts). ``comparison`` (in the task's class below) is
-    chateval.evaluation.paired's paired comparison with the blind decision as ``blind`` and the
+    chateval.evaluation.agreement.paired's paired comparison with the blind decision as ``blind`` and the
     final one as ``final``."""
 
     blind_rule: Required[str]

@@ -8,7 +8,7 @@ from chateval.core.items import Label
 
 
 class RefereeBehaviourRecord(TypedDict):
-    """A verdict row's ``parroting`` (chateval.evaluation.panel_behaviour.RefereeBehaviour);
+    """A verdict row's ``parroting`` (chateval.evaluation.diagnostics.parroting.RefereeBehaviour);
     rows of earlier releases lack the copied words and the blind turns, then the recitations
     and whose verdicts it saw."""
 
@@ -81,7 +81,7 @@ class RefereeRow(TypedDict, total=False):
     opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
     assessment: str
     parroting: RefereeBehaviourRecord
-    # its turns cut off at the token cap (chateval.evaluation.cut_off.referee_cut_off)
+    # its turns cut off at the token cap (chateval.evaluation.diagnostics.cut_off.referee_cut_off)
     cut_off: RefereeCutOff
 
 

@@ -7,8 +7,12 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
-from chateval.evaluation.proportion_interval import ProportionInterval, per_prompt, proportion_intervals
+from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, comparison_arrays
+from chateval.evaluation.systems.proportion_interval import (
+    ProportionInterval,
+    per_prompt,
+    proportion_intervals,
+)
 
 
 class LengthBias(TypedDict):

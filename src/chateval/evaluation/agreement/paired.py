@@ -12,7 +12,7 @@ both runs judged the same items:
   carry information about which run is more accurate; under "equally accurate" each of them
   is a fair coin, so the two-sided binomial test on those discordant items gives the p-value.
 
-A correlation that is undefined (a constant prediction, see chateval.evaluation.metrics) has no
+A correlation that is undefined (a constant prediction, see chateval.evaluation.agreement.metrics) has no
 difference: its value is null with the reason, resamples where either side is undefined are
 counted and left out of the difference's interval, and averages leave such dimensions out.
 The same comparison serves a run against itself before discussion (``names``: blind, final).
@@ -39,15 +39,9 @@ from chateval.core.schema.metrics import (
     PairwiseComparison,
 )
 from chateval.core.schema.records import VerdictRecord
-from chateval.evaluation.correlations import correlation_or_nan, undefined_reason
-from chateval.evaluation.metrics import (
-    CORRELATION_DIMENSIONS,
-    bootstrap,
-    correlation_interval,
-    interval,
-    kappa_from_codes,
-    label_codes,
-)
+from chateval.evaluation.agreement.correlations import correlation_or_nan, undefined_reason
+from chateval.evaluation.agreement.metrics import CORRELATION_DIMENSIONS, kappa_from_codes, label_codes
+from chateval.evaluation.bootstrap import bootstrap, correlation_interval, interval
 
 
 def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:

@@ -26,10 +26,10 @@ from typing import Literal, NotRequired, TypedDict
 
 import numpy as np
 
-from chateval.evaluation.comparisons import Comparison, panel_predictions
-from chateval.evaluation.davidson_fit import BASE_RATING, ELO_SCALE
-from chateval.evaluation.ppi import PPIMean, Quantile, ppi_mean
-from chateval.evaluation.ppi_bradley_terry import (
+from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
+from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.systems.ppi import PPIMean, Quantile, ppi_mean
+from chateval.evaluation.systems.ppi_bradley_terry import (
     LogisticFit,
     bradley_terry_design,
     classical_logistic,

@@ -22,13 +22,13 @@ from typing import Literal, NotRequired, TypedDict
 import numpy as np
 
 from chateval.core.schema.records import Distribution, VerdictRecord
-from chateval.evaluation.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
-from chateval.evaluation.comparisons import Comparison, panel_predictions
-from chateval.evaluation.direct_systems import DirectSystems, ScoredResponse, direct_systems
-from chateval.evaluation.leaderboard import Leaderboard, leaderboard
-from chateval.evaluation.ppi import PPIMean, ppi_mean
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.win_rates import WinRates, win_rates
+from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
+from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
+from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
+from chateval.evaluation.systems.leaderboard import Leaderboard, leaderboard
+from chateval.evaluation.systems.ppi import PPIMean, ppi_mean
+from chateval.evaluation.systems.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
 # A calibrated estimate needs a variance from its labelled slice; under ppi.FEW_LABELS it comes

@@ -19,8 +19,8 @@ from typing import NotRequired, TypedDict
 import numpy as np
 
 from chateval.core.schema.metrics import Interval
-from chateval.evaluation.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
-from chateval.evaluation.davidson_fit import (
+from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
+from chateval.evaluation.systems.davidson_fit import (
     BASE_RATING,
     ELO_SCALE,
     RIDGE,
@@ -28,8 +28,8 @@ from chateval.evaluation.davidson_fit import (
     log_strengths,
     prepare_fit,
 )
-from chateval.evaluation.davidson_intervals import ParameterUncertainty, parameter_uncertainty
-from chateval.evaluation.davidson_model import LENGTH_COVARIATE, Design
+from chateval.evaluation.systems.davidson_intervals import ParameterUncertainty, parameter_uncertainty
+from chateval.evaluation.systems.davidson_model import LENGTH_COVARIATE, Design
 
 
 class LeaderboardRow(TypedDict):

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from chateval.core.schema.diagnostics import CutOffKind, CutOffSummary, EmptyAssessments
 from chateval.core.schema.records import RefereeCutOff, RefereeRow, SummariesCutOff
 from chateval.core.transcript import Debate
-from chateval.evaluation.panel_behaviour import NOT_RECORDED
+from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
 
 
 def _empty(text: str) -> bool:

@@ -30,27 +30,26 @@ Other degenerate inputs have defined values:
 - with fewer than 2 items (or groups) the interval is [value, value].
 """
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from chateval.core.items import LABELS
 from chateval.core.schema.metrics import (
     AverageCorrelations,
-    CorrelationInterval,
     Correlations,
     DirectMetrics,
-    Interval,
     PairwiseBaselines,
     PairwiseMetrics,
 )
-from chateval.evaluation.correlations import PAIRWISE_KENDALL_MAX, correlation_or_nan, undefined_reason
+from chateval.evaluation.agreement.correlations import (
+    PAIRWISE_KENDALL_MAX,
+    correlation_or_nan,
+    undefined_reason,
+)
+from chateval.evaluation.bootstrap import correlation_interval, interval, resample_indices
 
-N_RESAMPLES = 1000
 CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
-# Below this share of defined resamples a correlation's interval is null (see the module doc).
-MIN_DEFINED_SHARE = 0.5
 # The code of "no label" (an item whose verdicts all failed): it never equals a human label.
 NO_LABEL = len(LABELS)
 
@@ -121,75 +120,6 @@ def correlation_replicates(
     out = np.stack([rho, tau], axis=1)
     out[undefined] = np.nan
     return out
-
-
-def resample_indices(
-    n: int, seed: int, groups: Sequence[str] | None = None, n_resamples: int = N_RESAMPLES
-) -> list[np.ndarray]:
-    """``n_resamples`` bootstrap samples of item indices 0..n-1 (seeded).
-
-    Without ``groups``: ``n`` items drawn with replacement. With ``groups`` (each item's group
-    name): as many groups as there are, drawn with replacement, each bringing all its items,
-    so a sample's size varies. Empty when there are fewer than 2 items or 2 groups.
-    """
-    rng = np.random.default_rng(seed)
-    if groups is None:
-        return list(rng.integers(0, n, size=(n_resamples, n))) if n >= 2 else []
-    if len(groups) != n:
-        raise ValueError(f"{len(groups)} group names for {n} items")
-    names = np.asarray(groups)
-    members = [np.flatnonzero(names == name) for name in dict.fromkeys(groups)]
-    if len(members) < 2:
-        return []
-    draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
-    return [np.concatenate([members[g] for g in row]) for row in draws]
-
-
-def interval(value: float, replicates: np.ndarray) -> Interval:
-    """``{"value", "ci95"}``: the 2.5th-97.5th percentile of ``replicates`` around ``value``."""
-    if len(replicates) == 0:
-        return {"value": value, "ci95": [value, value]}
-    low, high = np.percentile(replicates, [2.5, 97.5])
-    return {"value": value, "ci95": [float(low), float(high)]}
-
-
-def correlation_interval(
-    value: float | None, replicates: np.ndarray, reason: str | None = None
-) -> CorrelationInterval:
-    """A correlation with the percentile interval of its defined replicates (NaN: undefined).
-
-    ``value`` None: undefined on the data, ``reason`` says why, no interval. Otherwise the
-    interval is null when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, and
-    [value, value] when nothing could be resampled (fewer than 2 items or groups).
-    """
-    defined = replicates[~np.isnan(replicates)]
-    out: CorrelationInterval = {
-        "value": value,
-        "ci95": None,
-        "resamples": len(replicates),
-        "undefined_resamples": len(replicates) - len(defined),
-    }
-    if value is None:
-        out["reason"] = reason or "undefined"
-    elif len(replicates) == 0:
-        out["ci95"] = [value, value]
-    elif len(defined) < MIN_DEFINED_SHARE * len(replicates):
-        out["reason"] = f"only {len(defined)} of {len(replicates)} resamples defined"
-    else:
-        low, high = np.percentile(defined, [2.5, 97.5])
-        out["ci95"] = [float(low), float(high)]
-    return out
-
-
-def bootstrap(
-    n: int, statistic: Callable[[np.ndarray], Any], seed: int, groups: Sequence[str] | None = None
-) -> tuple[Any, np.ndarray]:
-    """The statistic on all items and on every resample (empty when nothing can be resampled)."""
-    value = statistic(np.arange(n))
-    samples = resample_indices(n, seed, groups)
-    if not samples:
-        return value, np.empty((0,))
-    return value, np.asarray([statistic(idx) for idx in samples])
 
 
 def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:

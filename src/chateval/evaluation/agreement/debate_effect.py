@@ -12,11 +12,12 @@ are, these give the decision that independent referees would reach by voting alo
   referee whose blind probe failed to parse in one order is left out of both, as for the final;
 - direct: the mean of the referees' blind scores per dimension.
 
-On the items that have both decisions, the comparison is paired (chateval.evaluation.paired, ``blind``
-against ``final``): each one's agreement with the humans (accuracy and kappa; direct: Spearman
-and Kendall), the difference final minus blind with a paired bootstrap interval, and, pairwise,
-the exact McNemar test on the items only one of the two got right; plus how many decisions the
-discussion changed. Hard verdicts only: a probe's scores are decoded, not read as probabilities.
+On the items that have both decisions, the comparison is paired
+(chateval.evaluation.agreement.paired, ``blind`` against ``final``): each one's agreement with
+the humans (accuracy and kappa; direct: Spearman and Kendall), the difference final minus blind
+with a paired bootstrap interval, and, pairwise, the exact McNemar test on the items only one
+of the two got right; plus how many decisions the discussion changed. Hard verdicts only: a
+probe's scores are decoded, not read as probabilities.
 """
 
 from collections.abc import Sequence
@@ -26,8 +27,8 @@ from typing import Literal, TypeVar, overload
 from chateval.core.items import Label
 from chateval.core.schema.metrics import DirectDebateEffect, PairwiseDebateEffect
 from chateval.core.schema.records import RefereeRow, VerdictRecord
-from chateval.evaluation.correlations import correlations
-from chateval.evaluation.paired import compare_blind_final_direct, compare_blind_final_pairwise
+from chateval.evaluation.agreement.correlations import correlations
+from chateval.evaluation.agreement.paired import compare_blind_final_direct, compare_blind_final_pairwise
 from chateval.judging.aggregate import majority_label, sum_label
 
 MAJORITY_RULE = "strict majority of the referees' round-0 probe labels (tie when none has one)"

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
-from chateval.evaluation.comparisons import ComparisonArrays
+from chateval.evaluation.systems.comparisons import ComparisonArrays
 
 A_WON, B_WON, TIE = 0, 1, 2  # outcome categories, the order of the model's terms
 NUISANCE_SHARE = 0.01  # the ridge on log(nu) and gamma, relative to the strengths'

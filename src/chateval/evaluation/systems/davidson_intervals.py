@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import norm, t
 
-from chateval.evaluation.davidson_model import Design, derivatives
-from chateval.evaluation.proportion_interval import MIN_PROMPTS_CLUSTERED
+from chateval.evaluation.systems.davidson_model import Design, derivatives
+from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
 
 CLUSTERED = "prompt-clustered"  # method names, as metrics.json stores them
 INDEPENDENT = "model-based, assumes independent comparisons"

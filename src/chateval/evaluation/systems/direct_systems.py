@@ -9,7 +9,7 @@ from typing import TypedDict
 import numpy as np
 
 from chateval.core.schema.metrics import Interval
-from chateval.evaluation.prompt_bootstrap import N_RESAMPLES, ratio_intervals, resample_counts
+from chateval.evaluation.bootstrap import N_RESAMPLES, ratio_intervals, resample_counts
 
 
 @dataclass(frozen=True)

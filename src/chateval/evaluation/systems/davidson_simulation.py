@@ -6,8 +6,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.davidson_model import A_WON, TIE, length_difference
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_model import A_WON, TIE, length_difference
 
 
 def simulate_davidson(

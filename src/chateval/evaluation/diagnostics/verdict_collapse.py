@@ -33,7 +33,7 @@ from collections.abc import Collection, Sequence
 
 from chateval.core.schema.diagnostics import ParrotingSummary, ScoreExtremes
 from chateval.core.schema.records import RefereeRow, VerdictRecord
-from chateval.evaluation.panel_behaviour import NOT_RECORDED
+from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
 from chateval.evaluation.settings import Scales
 
 # A copy share must exceed its permutation chance by more than this to be called copying:

@@ -63,7 +63,7 @@ from typing import Literal, NotRequired, TypedDict
 import numpy as np
 from scipy.stats import norm, t
 
-from chateval.evaluation.proportion_interval import wilson
+from chateval.evaluation.systems.proportion_interval import wilson
 
 Quantile = Literal["t", "normal"]
 # Below this many labels lam is not tuned (0: the labelled items alone) and the estimate carries

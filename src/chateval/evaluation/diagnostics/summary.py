@@ -17,20 +17,21 @@ group. For each model:
 - ``parroting``: the share of its referees' utterances that echo the prompt's instructions, that
   repeat another referee's words they saw, and the share of its verdicts that repeat a verdict
   their speaker saw, the last two next to their chance baselines (see
-  chateval.evaluation.panel_behaviour): high values mean a panel that repeats instead of judging.
+  chateval.evaluation.diagnostics.parroting): high values mean a panel that repeats instead of judging.
 - ``parroting`` also has the share of its referees' utterances that recite the item's text,
   and the permutation chance of its verdicts' copy share: how often they equal the seen
   referee's verdict on another debate, where nobody could have copied
-  (chateval.evaluation.verdict_collapse).
+  (chateval.evaluation.diagnostics.verdict_collapse).
 - ``cut_off``: its utterances that ended at their token cap, per kind (its referees' discussions
   and assessments; summaries when it is the summarizer's model), and the verdicts whose
   assessment was cut off.
-- ``empty_assessments``: its referees' assessments that came out empty (chateval.evaluation.cut_off).
+- ``empty_assessments``: its referees' assessments that came out empty
+  (chateval.evaluation.diagnostics.cut_off).
 - ``ceiling``: its referees' final verdicts at the scale's top (or bottom), and its referees
   (direct: and dimensions) whose scores never vary; only when the scales are given.
 
 ``run_diagnostics`` gives the same over the whole panel, and
-chateval.evaluation.diagnostics_text says them in words, and when they look like a panel that
+chateval.evaluation.diagnostics.text says them in words, and when they look like a panel that
 does not judge.
 """
 
@@ -50,11 +51,11 @@ from chateval.core.schema.diagnostics import (
 )
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.schema.records import RefereeRow, SummariesCutOff, VerdictRecord
-from chateval.evaluation.cut_off import cut_off_summary, empty_summary
-from chateval.evaluation.metrics import direct_metrics, pairwise_metrics
-from chateval.evaluation.panel_behaviour import parroting_summary
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.diagnostics.cut_off import cut_off_summary, empty_summary
+from chateval.evaluation.diagnostics.parroting import parroting_summary
+from chateval.evaluation.diagnostics.verdict_collapse import score_extremes, with_permutation_chance
 from chateval.evaluation.settings import Scales
-from chateval.evaluation.verdict_collapse import score_extremes, with_permutation_chance
 
 
 def _changes(sequence: Sequence[object]) -> tuple[bool, int] | None:

@@ -9,7 +9,7 @@ A panel looks degenerate when, over the whole panel:
   *and* the share exceeds its permutation chance by more than ``COPY_MARGIN`` (copying; beyond
   collapse when that chance is above ``COLLAPSE_SHARE``); when it does not and that chance is
   above ``COLLAPSE_SHARE``, the equality is said to be collapse, not copying
-  (chateval.evaluation.verdict_collapse); without a permutation chance nothing is said;
+  (chateval.evaluation.diagnostics.verdict_collapse); without a permutation chance nothing is said;
 - more than ``DEGENERATE_SHARE`` of its assessments stop at the token cap, or are empty;
 - more than ``DEGENERATE_SHARE`` of its final verdicts put every score at the scale's top (or
   bottom);
@@ -31,8 +31,8 @@ from chateval.core.schema.diagnostics import (
     ParrotingSummary,
     ScoreExtremes,
 )
-from chateval.evaluation.panel_behaviour import NOT_RECORDED
-from chateval.evaluation.verdict_collapse import COLLAPSE_SHARE, COPY_MARGIN, copying_verdict
+from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
+from chateval.evaluation.diagnostics.verdict_collapse import COLLAPSE_SHARE, COPY_MARGIN, copying_verdict
 
 # More than this share (of utterances, verdicts or assessments): a degenerate panel.
 DEGENERATE_SHARE = 0.5

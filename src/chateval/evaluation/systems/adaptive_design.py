@@ -50,8 +50,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import norm
 
-from chateval.evaluation.comparisons import Comparison
-from chateval.evaluation.leaderboard import FittedBoard, fit_board
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.leaderboard import FittedBoard, fit_board
 
 BUDGET_SPENT = "budget spent"
 ALL_TAKEN = "every candidate compared"

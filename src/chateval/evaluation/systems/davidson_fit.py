@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize
 
-from chateval.evaluation.comparisons import Comparison, ComparisonArrays, comparison_arrays
-from chateval.evaluation.davidson_model import Design, build_design, derivatives
+from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, comparison_arrays
+from chateval.evaluation.systems.davidson_model import Design, build_design, derivatives
 
 RIDGE = 0.01
 BASE_RATING = 1000.0

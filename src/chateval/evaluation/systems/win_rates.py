@@ -12,9 +12,9 @@ from typing import TypedDict
 
 import numpy as np
 
-from chateval.evaluation.comparisons import Comparison, comparison_arrays, each_side, tallies
-from chateval.evaluation.length_bias import LengthBias, length_bias_of
-from chateval.evaluation.proportion_interval import (
+from chateval.evaluation.systems.comparisons import Comparison, comparison_arrays, each_side, tallies
+from chateval.evaluation.systems.length_bias import LengthBias, length_bias_of
+from chateval.evaluation.systems.proportion_interval import (
     ProportionInterval,
     mean_intervals,
     per_prompt,

@@ -1,0 +1,2 @@
+"""The panel's behaviour: parroting, cut-off turns, collapsed verdicts, per-model diagnostics
+and their console text."""
