@@ -1,10 +1,12 @@
-"""Usage counters: one name each in code, the first release's names in stored files."""
+"""Usage counters: one name each, in code and in every file; files of earlier releases read
+through chateval.run.migrations."""
 
 from chateval.core.backend import GenerationResult
 from chateval.core.usage import ModelUsage
+from chateval.run.migrations import counts_as_today
 
 
-def test_counts_keep_their_stored_names_and_come_back_whole() -> None:
+def test_counts_have_one_name_each_and_come_back_whole() -> None:
     usage = ModelUsage()
     results = [
         GenerationResult(
@@ -21,7 +23,26 @@ def test_counts_keep_their_stored_names_and_come_back_whole() -> None:
         "engine_steps": 0,
         "requests": 2,
         "prompt_tokens": 22,
-        "completion_tokens": 8,
-        "cached_tokens": 4,
+        "generated_tokens": 8,
+        "cached_prompt_tokens": 4,
     }
     assert ModelUsage.from_counts(counts) == usage
+    assert counts_as_today(counts) == counts  # today's counts pass unchanged
+
+
+def test_counts_of_earlier_releases_read_under_todays_names() -> None:
+    first_release = {
+        "backend_calls": 2,
+        "requests": 4,
+        "prompt_tokens": 40,
+        "completion_tokens": 8,
+        "cached_tokens": 1,
+    }
+    assert counts_as_today(first_release) == {
+        "batches": 2,
+        "engine_steps": 0,
+        "requests": 4,
+        "prompt_tokens": 40,
+        "generated_tokens": 8,
+        "cached_prompt_tokens": 1,
+    }

@@ -1,15 +1,17 @@
 """The one view of a run's metrics (chateval.reporting.metrics_view): the task comes from the
-run, not from metrics.json's keys; metrics of earlier releases fall back in one place; the rows
+run, not from metrics.json's keys; metrics of earlier releases read in today's shape; the rows
 it gives the console summary, report.md and the HTML report match metrics.json."""
 
 import json
 import shutil
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config.files import load_config
+from chateval.core.schema.records import RunInfo
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.reporting.metrics_view import (
     CorrelationRow,
@@ -70,15 +72,17 @@ def test_the_task_comes_from_the_run_not_from_the_metrics_keys(pairwise_run: Pat
     finished = load_finished_run(pairwise_run)
     assert run_task(finished) == "pairwise" and isinstance(run_view(finished), PairwiseView)
     # run.json without its task (an edited file): the config's.
-    info = {k: v for k, v in finished.info.items() if k != "task"}
-    older = FinishedRun(finished.folder, finished.config | {"task": "direct"}, info, finished.metrics)
+    info = cast(RunInfo, {k: v for k, v in finished.info.items() if k != "task"})
+    direct = load_config(CONFIGS_DIR / "quickstart_direct.yaml")
+    older = FinishedRun(finished.folder, direct, info, finished.metrics)
     assert run_task(older) == "direct" and isinstance(run_view(older), DirectView)
 
 
 def test_metrics_of_earlier_releases_fall_back_once(
     pairwise_run: Path, direct_run: Path, tmp_path: Path
 ) -> None:
-    """Before soft verdicts: the hard metrics at the top level, no aggregations."""
+    """Before soft verdicts: the hard metrics at the top level, no aggregations; the reader
+    (chateval.run.migrations) gives the view today's shape."""
     drop = (
         "aggregations",
         "soft_verdicts",
@@ -95,14 +99,14 @@ def test_metrics_of_earlier_releases_fall_back_once(
         [hard] = view.aggregations
         assert hard.aggregation == "hard" and hard.panel == current.metrics.get("panel")
         assert hard.items_scored == current.items_scored
-        assert not view.has_aggregations and not view.has_soft and view.soft_status is None
+        assert not view.has_soft_verdicts and not view.has_soft and view.soft_status is None
         assert "baselines" not in view.metrics and not view.diagnosed and view.degenerate_reasons() == []
     older = run_view(_older(pairwise_run, tmp_path / "no_counts", (*drop, "items_scored")))
     assert isinstance(older, PairwiseView) and older.aggregations[0].items_scored is None
     assert older.aggregations[0].tie_share is None  # not recorded, not 0
     # No metrics.json at all: nothing recorded, nothing raised.
     empty = metrics_view("pairwise", None)
-    assert not empty.recorded and empty.items is None and empty.aggregations[0].panel is None
+    assert not empty.recorded and empty.items is None and empty.aggregations == []
 
 
 def test_pairwise_rows_match_metrics_json(pairwise_run: Path) -> None:

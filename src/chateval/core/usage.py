@@ -1,13 +1,10 @@
 """What a run's backends did: requests, tokens, batches and engine steps, per model."""
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chateval.core.backend import GenerationResult
 from chateval.core.schema.records import Counts
-
-# Field -> the key run.json and the journal store it under (the first release's names).
-STORED_NAMES = {"generated_tokens": "completion_tokens", "cached_prompt_tokens": "cached_tokens"}
 
 
 @dataclass
@@ -35,23 +32,21 @@ class ModelUsage:
         self.cached_prompt_tokens += sum(r.cached_prompt_tokens for r in results)
 
     def counts(self) -> Counts:
-        """The counts as run.json and the journal store them: under the names of the first
-        release for generated and cached prompt tokens (``STORED_NAMES``), so files stay
-        readable across releases."""
+        """The counts as run.json and the journal store them (files of earlier releases read
+        through chateval.run.migrations.counts_as_today)."""
         return {
             "batches": self.batches,
             "engine_steps": self.engine_steps,
             "requests": self.requests,
             "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.generated_tokens,  # STORED_NAMES
-            "cached_tokens": self.cached_prompt_tokens,
+            "generated_tokens": self.generated_tokens,
+            "cached_prompt_tokens": self.cached_prompt_tokens,
         }
 
     @classmethod
-    def from_counts(cls, counts: Mapping[str, int]) -> "ModelUsage":
-        """Usage back from its stored ``counts``."""
-        fields = {name: field for field, name in STORED_NAMES.items()}
-        return cls(**{fields.get(key, key): value for key, value in counts.items()})
+    def from_counts(cls, counts: Counts) -> "ModelUsage":
+        """Usage back from its ``counts``."""
+        return cls(**counts)
 
     def merge(self, other: "ModelUsage") -> None:
         for key, value in vars(other).items():

@@ -40,28 +40,25 @@ class RunView:
 
 def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
     """Speaker name -> (role name, model), from the run's resolved config."""
-    from pydantic import ValidationError
-
-    from chateval.config.run import RunConfig
     from chateval.core.transcript import SUMMARIZER
     from chateval.debate.building import build_panel
     from chateval.errors import ChatEvalError
 
     try:
-        panel = build_panel(RunConfig.model_validate(run.config))
-    except (ChatEvalError, ValidationError):
-        return {}  # a run of another release: speakers show without role and model
+        panel = build_panel(run.config)
+    except ChatEvalError:
+        return {}  # a panel this release refuses: speakers show without role and model
     found = {a.name: (a.role.name, a.model) for a in panel.agents}
     found[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
     return found
 
 
 def _scales_text(run: FinishedRun) -> str:
-    dimensions = run.config.get("dimensions") or []
+    dimensions = run.config.dimensions
     if dimensions:
-        return "scores " + ", ".join(f"{d.get('name')} {d.get('low')}-{d.get('high')}" for d in dimensions)
-    verdict = run.config.get("verdict") or {}
-    return f"scores {verdict.get('low', '')}-{verdict.get('high', '')}"
+        return "scores " + ", ".join(f"{d.name} {d.low}-{d.high}" for d in dimensions)
+    verdict = run.config.verdict
+    return f"scores {verdict.low}-{verdict.high}"
 
 
 def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
@@ -84,35 +81,33 @@ def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
 def run_settings(run: FinishedRun) -> dict[str, str]:
     """The config and cost of a run in a few lines a reader compares across runs."""
     config, info = run.config, run.info
-    data = config.get("data") or {}
-    verdict = config.get("verdict") or {}
-    sampling = config.get("sampling") or {}
+    data, verdict, sampling = config.data, config.verdict, config.sampling
     named = speakers(run)
     referees = ", ".join(f"{name} ({model})" for name, (role, model) in named.items() if role != "summarizer")
-    if config.get("strategy") == "simultaneous_summarizer" and "Summarizer" in named:
+    if config.strategy == "simultaneous_summarizer" and "Summarizer" in named:
         referees += f"; summarizer ({named['Summarizer'][1]})"
-    source = f"{data.get('format')}: {data.get('path')}"
-    if data.get("pair"):
-        source += f" ({' vs '.join(data['pair'])})"
+    source = f"{data.format}: {data.path}"
+    if data.pair:
+        source += f" ({' vs '.join(data.pair)})"
     return {
-        "task": str(info.get("task", config.get("task"))),
-        "data": source + (f", first {data['limit']}" if data.get("limit") else ""),
+        "task": run.task,
+        "data": source + (f", first {data.limit}" if data.limit else ""),
         "referees": referees or str(info.get("agents")),
         "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
         "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",
         "verdict": (
             _scales_text(run)
-            + (", reasoning first" if verdict.get("reasoning") else ", scores only")
-            + (", soft (score probabilities)" if verdict.get("soft") else "")
-            + (f"; headline {verdict['aggregation']}" if verdict.get("aggregation") == "soft" else "")
+            + (", reasoning first" if verdict.reasoning else ", scores only")
+            + (", soft (score probabilities)" if verdict.soft else "")
+            + (f"; headline {verdict.aggregation}" if verdict.aggregation == "soft" else "")
         ),
-        "extras": ", ".join(name for name in ("opinion_probes", "early_stop") if config.get(name)).replace(
-            "_", " "
-        )
+        "extras": ", ".join(
+            name for name in ("opinion_probes", "early_stop") if getattr(config, name)
+        ).replace("_", " ")
         or "none",
         "sampling": (
-            f"temperature {sampling.get('temperature')}, seed {sampling.get('seed')}, "
-            f"discussion up to {sampling.get('discussion_max_tokens')} tokens"
+            f"temperature {sampling.temperature}, seed {sampling.seed}, "
+            f"discussion up to {sampling.discussion_max_tokens} tokens"
         ),
         "backend": ", ".join(f"{m}: {b}" for m, b in (info.get("backends") or {}).items())
         or str(info.get("backend")),

@@ -112,13 +112,13 @@ class _RunItems:
 
 def _read(run: FinishedRun) -> _RunItems:
     records = {str(r["item_id"]): r for r in run.verdicts()}
-    dimensions = run.config.get("dimensions") or []
-    dims = [str(d["name"]) for d in dimensions]
-    verdict = run.config.get("verdict") or {}
+    dimensions = run.config.dimensions
+    dims = [d.name for d in dimensions]
+    verdict = run.config.verdict
     if dimensions:
-        scales = [range(int(d.get("low", 1)), int(d.get("high", 10)) + 1) for d in dimensions]
+        scales = [range(d.low, d.high + 1) for d in dimensions]
     else:
-        scales = [range(int(verdict.get("low", 1)), int(verdict.get("high", 10)) + 1)]
+        scales = [range(verdict.low, verdict.high + 1)]
     return _RunItems(run, records, _read_transcripts(run), speakers(run), dims, scales)
 
 
@@ -239,26 +239,23 @@ def _human(record: VerdictRecord, dims: Sequence[str]) -> tuple[str, list[str]]:
 
 
 def _check_same_task(runs: Sequence[FinishedRun]) -> str:
-    tasks = {str(r.config.get("task")) for r in runs}
+    tasks = {r.task for r in runs}
     if len(tasks) > 1:
         raise DataError(
             "--html compares runs of one task side by side; got "
-            + ", ".join(f"{r.folder} ({r.config.get('task')})" for r in runs)
+            + ", ".join(f"{r.folder} ({r.task})" for r in runs)
         )
     return tasks.pop()
 
 
 def _data_items(run: FinishedRun) -> dict[str, Item]:
     """The run's items as its data file holds them now (empty when it cannot be read here)."""
-    from pydantic import ValidationError
-
-    from chateval.config.run import RunConfig
     from chateval.debate.building import load_run_items
     from chateval.errors import ChatEvalError
 
     try:
-        items = load_run_items(RunConfig.model_validate(run.config))
-    except (ChatEvalError, ValidationError, OSError):
+        items = load_run_items(run.config)
+    except (ChatEvalError, OSError):
         return {}
     return {item.id: item for item in items}
 

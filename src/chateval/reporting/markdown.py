@@ -47,8 +47,8 @@ def _pct(value: float | None) -> str:
 
 
 def _panel_desc(run: FinishedRun) -> str:
-    agents = run.config.get("agents", [])
-    models = sorted({a.get("model", "") for a in agents})
+    agents = run.config.agents
+    models = sorted({a.model for a in agents})
     return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
 
 
@@ -155,7 +155,7 @@ def comparison_table(runs: Sequence[FinishedRun]) -> str:
         ]
     columns = lines[0].count("|") - 1
     for run in runs[1:]:
-        seed = int(run.config.get("sampling", {}).get("seed", 0))
+        seed = run.config.sampling.seed
         if task == "pairwise":
             pairwise = compare_pairwise_records(reference_records, run.verdicts(), seed)
             if pairwise is None:
@@ -284,7 +284,7 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 plots.save_png(figure, outdir / name)
                 parts += [f"![accuracy and kappa vs {label}]({name})", ""]
     for task, group in (("pairwise", pairwise), ("direct", direct)):
-        if group and any(run_view(r).has_aggregations for r in group):
+        if group and any(run_view(r).has_soft_verdicts for r in group):
             summed = ", summed over referees and both answer orders (larger wins)"
             summed = summed if task == "pairwise" else ""
             parts += [

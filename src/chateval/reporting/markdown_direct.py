@@ -12,8 +12,8 @@ from chateval.run.folder import FinishedRun
 
 
 def _panel_desc(run: FinishedRun) -> str:
-    agents = run.config.get("agents", [])
-    models = sorted({a.get("model", "") for a in agents})
+    agents = run.config.agents
+    models = sorted({a.model for a in agents})
     return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
 
 

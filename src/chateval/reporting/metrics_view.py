@@ -2,9 +2,9 @@
 
 The task comes from the run (run.json's ``task``, else its config's), never from the keys
 metrics.json happens to hold: a ``PairwiseView`` or a ``DirectView``, each reading its task's
-metrics (chateval.evaluation.run_metrics) through their types. metrics.json files of earlier
-releases lack keys: the view reads each with ``get``, and holds their fallbacks here, once (a
-run before soft verdicts has its hard metrics at the top level and no ``aggregations``). It
+metrics (chateval.evaluation.run_metrics) through their types. metrics.json of an earlier
+release reaches it in today's shape (chateval.run.migrations, applied by the run folder's
+reader); keys a release did not record are read with ``get`` and shown as not recorded. It
 gives the renderers rows (agreement per aggregation, correlations per dimension, reference
 baselines, the blind vote against the final decision, per-model diagnostics): they only format.
 """
@@ -94,21 +94,8 @@ class CorrelationRow:
         return self.covers is not None
 
 
-def _undefined(reason: str) -> CorrelationInterval:
-    return {"value": None, "ci95": None, "reason": reason}
-
-
 def _average_rows(paper: AverageCorrelations, defined: AverageCorrelations | None) -> list[CorrelationRow]:
-    """The paper's average, then the one over the defined dimensions (labelled with them). An
-    earlier release's ``average`` left undefined dimensions out under the paper's name: it is
-    read as the defined dimensions' average, and the paper's as undefined."""
-    left_out = paper.get("left_out") or {}
-    spearman = paper.get("spearman")
-    if defined is None and left_out and spearman is not None and spearman["value"] is not None:
-        defined = paper
-        reason = "; ".join(f"{d}: {why}" for d, why in left_out.items())
-        dimensions = [*paper["dimensions"], *left_out]
-        paper = {"dimensions": dimensions, "spearman": _undefined(reason), "kendall": _undefined(reason)}
+    """The paper's average, then the one over the defined dimensions (labelled with them)."""
     covers = tuple(paper["dimensions"])
     rows = [CorrelationRow(AVERAGE, None, paper.get("spearman"), paper.get("kendall"), covers)]
     if defined is not None:
@@ -177,13 +164,10 @@ Block = TypeVar("Block", PairwiseAgreement, DirectAgreement)
 Row = TypeVar("Row", bound=AgreementRow)
 
 
-def _aggregation_rows(
-    found: Aggregations[Block] | None, row: Callable[[str, Block | None], Row]
-) -> list[Row]:
-    """Hard, then soft when read; a run before soft verdicts has no ``aggregations``: its
-    top-level metrics are its hard verdicts' (``row("hard", None)``)."""
+def _aggregation_rows(found: Aggregations[Block] | None, row: Callable[[str, Block], Row]) -> list[Row]:
+    """Hard, then soft when read (none: the run wrote no metrics)."""
     if not found:
-        return [row("hard", None)]
+        return []
     soft = found.get("soft")
     return [row("hard", found["hard"])] + ([row("soft", soft)] if soft else [])
 
@@ -200,9 +184,9 @@ class _View:
         raise NotImplementedError
 
     @property
-    def has_aggregations(self) -> bool:
-        """metrics.json has ``aggregations``: hard and soft verdicts (releases since soft verdicts)."""
-        return "aggregations" in self.metrics
+    def has_soft_verdicts(self) -> bool:
+        """The run's release scored soft verdicts beside the hard ones (read or not, it says)."""
+        return "soft_verdicts" in self.metrics
 
     @property
     def has_soft(self) -> bool:
@@ -265,10 +249,7 @@ class PairwiseView(_View):
     def aggregations(self) -> list[PairwiseAgreementRow]:
         return _aggregation_rows(self.metrics.get("aggregations"), self._row)
 
-    def _row(self, name: str, block: PairwiseAgreement | None) -> PairwiseAgreementRow:
-        if block is None:
-            m = self.metrics
-            return PairwiseAgreementRow(name, m.get("items_scored"), None, None, m.get("panel"))
+    def _row(self, name: str, block: PairwiseAgreement) -> PairwiseAgreementRow:
         found = block.get("items_scored"), _distributions(block), block.get("tie_share"), block.get("panel")
         return PairwiseAgreementRow(name, *found)
 
@@ -320,9 +301,7 @@ class DirectView(_View):
     def aggregations(self) -> list[DirectAgreementRow]:
         return _aggregation_rows(self.metrics.get("aggregations"), self._row)
 
-    def _row(self, name: str, block: DirectAgreement | None) -> DirectAgreementRow:
-        if block is None:
-            return DirectAgreementRow(name, self.metrics.get("items_scored"), None, self.metrics.get("panel"))
+    def _row(self, name: str, block: DirectAgreement) -> DirectAgreementRow:
         return DirectAgreementRow(name, block.get("items_scored"), _distributions(block), block.get("panel"))
 
     @property
@@ -366,7 +345,7 @@ def metrics_view(task: str, metrics: Mapping[str, object] | None) -> MetricsView
 
 def run_task(run: FinishedRun) -> str:
     """The run's task, from run.json (its config's when run.json lacks it)."""
-    return str(run.info.get("task", run.config.get("task")))
+    return run.task
 
 
 def run_view(run: FinishedRun) -> MetricsView:

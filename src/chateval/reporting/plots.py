@@ -55,6 +55,17 @@ def _error_bars(intervals: Sequence[Interval | CorrelationInterval]) -> tuple[li
     return values, [below, above]
 
 
+def _factor(run: "FinishedRun", name: str) -> str | int:
+    """One of the run's design factors from run.json: its strategy, referees or rounds."""
+    info = run.info
+    factors: dict[str, str | int] = {
+        "strategy": info["strategy"],
+        "agents": info["agents"],
+        "rounds": info["rounds"],
+    }
+    return factors[name]
+
+
 def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figure | None":
     """Accuracy and kappa (with CI bars) against ``key`` (agents or rounds), if it varies."""
     scored = [
@@ -66,11 +77,11 @@ def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figur
     # the curve shows one factor at a time.
     other = "rounds" if key == "agents" else "agents"
     for factor in ("strategy", other):
-        values = [r.info[factor] for r, _ in scored]
+        values = [_factor(r, factor) for r, _ in scored]
         if values:
             common = max(set(values), key=values.count)
-            scored = [(r, panel) for r, panel in scored if r.info[factor] == common]
-    points = sorted(((r.info[key], panel) for r, panel in scored), key=lambda p: p[0])
+            scored = [(r, panel) for r, panel in scored if _factor(r, factor) == common]
+    points = sorted(((int(_factor(r, key)), panel) for r, panel in scored), key=lambda p: p[0])
     if len({x for x, _ in points}) < 2:
         return None
     fig, axes = _subplots(2, figsize=(9, 3.5))

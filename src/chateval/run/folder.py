@@ -13,11 +13,13 @@ from typing import Any, cast
 
 import yaml
 
+from chateval.config.run import RunConfig
 from chateval.core.schema.records import RunInfo, TranscriptRecord, VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
 from chateval.evaluation.run_metrics import RunMetrics
+from chateval.run.migrations import config_as_today, info_as_today, metrics_as_today
 
 
 class RunFolder:
@@ -103,34 +105,56 @@ class RunFolder:
 
 @dataclass(frozen=True)
 class FinishedRun:
-    """What a report needs from one finished run folder."""
+    """A finished run folder read back, in today's types whichever release wrote it
+    (chateval.run.migrations): its config, run.json and metrics.json (None: none written)."""
 
     folder: Path
-    config: dict[str, Any]
-    info: dict[str, Any]
-    metrics: dict[str, Any] | None
+    config: RunConfig
+    info: RunInfo
+    metrics: RunMetrics | None
 
     @property
     def name(self) -> str:
         return str(self.info.get("name", self.folder.name))
 
+    @property
+    def task(self) -> str:
+        return self.info.get("task") or self.config.task
+
+    @property
+    def format_version(self) -> int:
+        """The format the folder was written in (chateval.run.migrations.FORMAT_VERSION: today's)."""
+        return self.info["format_version"]
+
     def verdicts(self) -> list[VerdictRecord]:
         """The run's verdict records (verdicts.jsonl), as a run wrote them."""
         return [cast(VerdictRecord, record) for _, record in RunFolder(self.folder).read_verdicts()]
 
+    def transcripts(self) -> list[TranscriptRecord]:
+        """The run's debates (transcripts.jsonl, or its compressed copy); empty when it kept none."""
+        files = RunFolder(self.folder)
+        if files.transcripts_file() is None:
+            return []
+        return [cast(TranscriptRecord, record) for _, record in files.read_transcripts()]
+
 
 def load_finished_run(folder: Path | str) -> FinishedRun:
-    """Read config.yaml, run.json and (if present) metrics.json of a finished run."""
+    """Read a finished run folder of any release: config.yaml as a ``RunConfig``, run.json and
+    metrics.json (if present) migrated to today's format. DataError names what cannot be read."""
     folder = Path(folder)
     files = RunFolder(folder)
     if not files.finished():
         raise DataError(f"{folder}: not a finished run folder (no run.json)")
     try:
-        info = files.read_info()
-        config = files.read_config_tree()
-        metrics = files.read_metrics()
+        raw_info = files.read_info()
+        tree = files.read_config_tree()
+        raw_metrics = files.read_metrics()
     except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
         raise DataError(f"{folder}: unreadable run files ({exc})") from None
+    config = config_as_today(tree, files.config, folder)
+    info = info_as_today(raw_info, config)
+    task = info.get("task") or config.task
+    metrics = None if raw_metrics is None else cast(RunMetrics, metrics_as_today(raw_metrics, task))
     return FinishedRun(folder, config, info, metrics)
 
 

@@ -21,6 +21,7 @@ from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import Turn, TurnKind, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
+from chateval.run.migrations import counts_as_today
 
 
 @dataclass
@@ -175,9 +176,9 @@ def load(path: Path) -> JournalState:
             for r in committed:
                 state.utterances.setdefault(r["debate"], []).append(_utterance(r))
             for model, counts in record["usage"].items():
-                # A journal written before the counters were split says backend_calls.
-                counts = {("batches" if k == "backend_calls" else k): v for k, v in counts.items()}
-                state.usage.setdefault(model, ModelUsage()).merge(ModelUsage.from_counts(counts))
+                # A journal of an unfinished run of an earlier release: its names, read as today's.
+                usage = ModelUsage.from_counts(counts_as_today(counts))
+                state.usage.setdefault(model, ModelUsage()).merge(usage)
             pending = []
             state.valid_bytes = offset
     return state

@@ -15,7 +15,7 @@ from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.debate.building import load_run_items
 from chateval.errors import ChatEvalError, ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
-from chateval.run.folder import RunFolder
+from chateval.run.folder import RunFolder, load_finished_run
 from chateval.run.statistics import statistics_settings
 
 
@@ -34,17 +34,15 @@ def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> 
 
 def rescore(outdir: Path | str) -> RunMetrics:
     """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
-    from chateval.config.files import parse_config
-
     outdir = Path(outdir)
     files = RunFolder(outdir)
-    files.require(files.config, files.verdicts, why="rescore needs a finished run folder")
-    config = parse_config(files.read_config_tree(), str(files.config), outdir)
-    # The records as verdicts.jsonl holds them: the shape a run wrote (schema.records.VerdictRecord).
-    records = [cast(VerdictRecord, record) for _, record in files.read_verdicts()]
+    files.require(files.config, files.verdicts, files.info, why="rescore needs a finished run folder")
+    finished = load_finished_run(outdir)  # any release's folder, in today's types
+    config = finished.config
+    records = finished.verdicts()
     if config.task == "direct" and any("response_words" not in r for r in records):
         _add_response_words(config, records)
-    info = files.read_info() if files.info.is_file() else {}
+    info = finished.info
     settings = statistics_settings(config, info.get("referees"), info.get("summarizer_model"))
     metrics = compute_metrics(settings, records)
     files.write_metrics(metrics)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.engines.pool import ModelPool
 from chateval.run.debating import Debated
+from chateval.run.migrations import FORMAT_VERSION
 from chateval.run.records import stopped_early
 from chateval.run.session import Prepared, Session
 from chateval.version import __version__
@@ -34,6 +35,7 @@ def run_info(
     usage = debated.usage
     total = usage.total()
     info: RunInfo = {
+        "format_version": FORMAT_VERSION,
         "chateval_version": __version__,
         "name": config.name,
         "task": config.task,

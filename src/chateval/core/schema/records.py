@@ -153,15 +153,14 @@ class TranscriptRecord(TypedDict):
 
 
 class Counts(TypedDict):
-    """What one model's backend did (``chateval.core.usage.ModelUsage``; generated and cached
-    prompt tokens keep the first release's names here, see ``usage.STORED_NAMES``)."""
+    """What one model's backend did (``chateval.core.usage.ModelUsage``)."""
 
     batches: int
     engine_steps: int
     requests: int
     prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int
+    generated_tokens: int
+    cached_prompt_tokens: int
 
 
 class AdaptiveInfo(TypedDict):
@@ -179,6 +178,9 @@ class AdaptiveInfo(TypedDict):
 class RunInfo(TypedDict):
     """run.json: what ran, how, and what it cost."""
 
+    # The run folder's format (chateval.run.migrations: what each version changed); files of
+    # version 1 have none, and the reader adds it.
+    format_version: int
     chateval_version: str
     name: str
     task: str

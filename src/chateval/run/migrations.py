@@ -1,0 +1,115 @@
+"""Every change of the run folder's format, and how a folder of an earlier release reads today.
+
+run.json's ``format_version`` versions the whole folder (run.json is written last, after every
+other file of the run). Folders without it are version 1, written by releases up to 0.1.0:
+
+- **1** (no ``format_version``): run.json's per-model counts call generated and cached prompt
+  tokens ``completion_tokens`` and ``cached_tokens``; the first release's run.json and journal
+  count backend calls as ``backend_calls`` (later ``batches`` and ``engine_steps``); run.json
+  has no referee -> model map; the first releases' metrics.json has its hard agreement at the
+  top level, without ``aggregations``, and a direct ``average`` that left undefined dimensions
+  out under the paper's name.
+- **2**: ``format_version``; every counter has one name in code and in every file
+  (``generated_tokens``, ``cached_prompt_tokens``); run.json keeps ``referees`` (name ->
+  model) and ``summarizer_model``.
+
+Verdict and transcript records only ever gained keys (their types mark the later ones
+``NotRequired``, and readers treat a missing one as not recorded), and config.yaml only
+gained keys with defaults: both read through today's types as they are.
+"""
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, cast
+
+from chateval.config.run import RunConfig
+from chateval.core.schema.records import Counts, RunInfo
+from chateval.errors import ChatEvalError, DataError
+
+FORMAT_VERSION = 2
+# Version 1's names of the counters that have one name since version 2.
+_V1_COUNTER_NAMES = {"completion_tokens": "generated_tokens", "cached_tokens": "cached_prompt_tokens"}
+
+
+def folder_format(info: Mapping[str, Any]) -> int:
+    """The format version of a run folder, from its run.json."""
+    return int(info.get("format_version", 1))
+
+
+def counts_as_today(counts: Mapping[str, int]) -> Counts:
+    """One model's usage counts (run.json's ``per_model``, a journal step's ``usage``) under
+    today's names: version 1's token names, and the first release's ``backend_calls``."""
+    out = {_V1_COUNTER_NAMES.get(key, key): value for key, value in counts.items()}
+    if "backend_calls" in out:
+        out["batches"] = out.pop("backend_calls")
+    out.setdefault("batches", 0)
+    out.setdefault("engine_steps", 0)
+    return cast(Counts, out)
+
+
+def config_as_today(tree: Any, source: Path, base_dir: Path) -> RunConfig:
+    """config.yaml of any release as today's ``RunConfig`` (keys added since carry their
+    defaults); a DataError naming the file when today's schema refuses it."""
+    from chateval.config.files import parse_config
+
+    try:
+        return parse_config(tree, str(source), base_dir)
+    except (ChatEvalError, TypeError, ValueError) as exc:
+        raise DataError(f"{source}: this release cannot read the run's config: {exc}") from None
+
+
+def info_as_today(raw: Mapping[str, Any], config: RunConfig) -> RunInfo:
+    """run.json of any release in today's shape (``format_version`` kept as written)."""
+    info = dict(raw)
+    info.setdefault("format_version", 1)
+    if "backend_calls" in info:  # the first release counted backend calls alone
+        info["batches"] = info.pop("backend_calls")
+    info.setdefault("batches", 0)
+    info.setdefault("engine_steps", 0)
+    info["per_model"] = {m: counts_as_today(c) for m, c in (info.get("per_model") or {}).items()}
+    if "referees" not in info:
+        from chateval.debate.building import build_panel
+
+        panel = build_panel(config)
+        info["referees"] = {agent.name: agent.model for agent in panel.agents}
+        info["summarizer_model"] = panel.summarizer_model
+    return cast(RunInfo, info)
+
+
+def metrics_as_today(raw: Mapping[str, Any], task: str) -> dict[str, Any]:
+    """metrics.json of any release in today's shape, where an earlier one can be read so."""
+    metrics = dict(raw)
+    if "aggregations" not in metrics and "panel" in metrics:
+        # Before soft verdicts: the hard verdicts' agreement at the top level only.
+        hard = {k: metrics[k] for k in ("items_scored", "panel", "referees") if k in metrics}
+        metrics["aggregations"] = {"hard": hard}
+    if task == "direct":
+        baselines = metrics.get("baselines") or {}
+        for correlations in [
+            metrics.get("panel"),
+            *(block.get("panel") for block in (metrics.get("aggregations") or {}).values()),
+            baselines.get("response_length"),
+        ]:
+            if isinstance(correlations, dict):
+                _average_as_today(correlations)
+    return metrics
+
+
+def _average_as_today(correlations: dict[str, Any]) -> None:
+    """An earlier release's ``average`` left undefined dimensions out under the paper's name:
+    it becomes ``average_defined``, and the paper's average (over every dimension) undefined."""
+    average = correlations.get("average")
+    if not isinstance(average, dict) or "average_defined" in correlations:
+        return
+    left_out = average.get("left_out") or {}
+    spearman = average.get("spearman")
+    if not left_out or spearman is None or spearman.get("value") is None:
+        return
+    reason = "; ".join(f"{d}: {why}" for d, why in left_out.items())
+    undefined = {"value": None, "ci95": None, "reason": reason}
+    correlations["average_defined"] = {k: v for k, v in average.items() if k != "left_out"}
+    correlations["average"] = {
+        "dimensions": [*average["dimensions"], *left_out],
+        "spearman": undefined,
+        "kendall": dict(undefined),
+    }

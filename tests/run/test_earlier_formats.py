@@ -1,0 +1,85 @@
+"""Run folders written by earlier releases (tests/fixtures/runs, copied from docs/results in
+this repository's history) read through today's types, rescore, and report."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chateval.config.run import RunConfig
+from chateval.reporting.markdown import write_report
+from chateval.reporting.metrics_view import run_view
+from chateval.run.folder import load_finished_run
+from chateval.run.migrations import FORMAT_VERSION
+from chateval.run.rescore import rescore
+
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "runs"
+FOLDERS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
+
+
+@pytest.fixture(params=FOLDERS)
+def earlier(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
+    folder = tmp_path / request.param
+    shutil.copytree(FIXTURES / request.param, folder)
+    return folder
+
+
+def test_every_format_is_kept_as_a_fixture() -> None:
+    assert FOLDERS == ["diagnostics_direct", "first_release", "soft_verdicts", "systems"]
+
+
+def test_an_earlier_folder_reads_in_todays_types(earlier: Path) -> None:
+    run = load_finished_run(earlier)
+    assert isinstance(run.config, RunConfig) and run.task == run.config.task
+    assert run.format_version == 1 < FORMAT_VERSION
+    info = run.info
+    assert isinstance(info["batches"], int) and isinstance(info["engine_steps"], int)
+    assert "backend_calls" not in info
+    for counts in info["per_model"].values():
+        assert set(counts) == {
+            "batches",
+            "engine_steps",
+            "requests",
+            "prompt_tokens",
+            "generated_tokens",
+            "cached_prompt_tokens",
+        }
+    # No referee -> model map in version 1: rebuilt from the config's panel.
+    assert info["referees"] and set(info["referees"].values()) <= set(run.config.model_names())
+    assert run.metrics is not None and "hard" in run.metrics["aggregations"]
+    assert len(run.verdicts()) in (8, 12)
+    view = run_view(run)
+    assert view.aggregations[0].aggregation == "hard"
+
+
+def test_the_first_release_counts_backend_calls_as_batches(tmp_path: Path) -> None:
+    import json
+
+    raw = json.loads((FIXTURES / "first_release" / "run.json").read_text())
+    run = load_finished_run(FIXTURES / "first_release")
+    assert run.info["batches"] == raw["backend_calls"]
+    [(model, counts)] = run.info["per_model"].items()
+    assert counts["generated_tokens"] == raw["per_model"][model]["completion_tokens"]
+    # Before soft verdicts the hard agreement stood at the top level.
+    assert "aggregations" not in json.loads((FIXTURES / "first_release" / "metrics.json").read_text())
+    assert run.metrics is not None
+    assert run.metrics["aggregations"]["hard"].get("panel") == run.metrics.get("panel")
+
+
+def test_an_earlier_folder_rescores_and_reports(earlier: Path) -> None:
+    before = load_finished_run(earlier)
+    metrics = rescore(earlier)
+    assert metrics["items"] == len(before.verdicts())
+    assert "aggregations" in metrics and metrics.get("per_model")
+    after = load_finished_run(earlier)
+    assert after.metrics is not None and after.metrics["items"] == metrics["items"]
+    if before.task == "pairwise":
+        labelled = [r for r in before.verdicts() if r.get("human_label")]
+        hard = metrics["aggregations"]["hard"]
+        assert hard["items_scored"] == len(before.verdicts())
+        panel = hard.get("panel")
+        assert panel is not None
+        right = sum(r.get("label") == r["human_label"] for r in labelled)
+        assert panel["accuracy"]["value"] == pytest.approx(right / len(labelled))
+    report = write_report([earlier], earlier / "report")
+    assert report.read_text(encoding="utf-8").count(before.name) >= 1
