@@ -1,4 +1,4 @@
-"""Run folders written by earlier releases (tests/fixtures/runs, copied from docs/results in
+"""Run folders written by earlier releases (tests/fixtures/run_folders, copied from docs/results in
 this repository's history) read through today's types, rescore, and report."""
 
 import shutil
@@ -13,7 +13,7 @@ from chateval.run.folder import load_finished_run
 from chateval.run.migrations import FORMAT_VERSION
 from chateval.run.rescore import rescore
 
-FIXTURES = Path(__file__).parent.parent / "fixtures" / "runs"
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "run_folders"
 FOLDERS = sorted(p.name for p in FIXTURES.iterdir() if p.is_dir())
 
 
