@@ -43,6 +43,15 @@ def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
+def _field_type(field: FieldInfo) -> str:
+    """The field's type, or the names it accepts where a registry gives them (``choices``)."""
+    extra = field.json_schema_extra
+    choices = extra.get("choices") if isinstance(extra, dict) else None
+    if isinstance(choices, list):
+        return " \\| ".join(f"`{c}`" for c in choices)
+    return _type_name(field.annotation)
+
+
 def _default(field: FieldInfo) -> str:
     if field.default is PydanticUndefined and field.default_factory is None:
         return "required"
@@ -63,9 +72,7 @@ def _section(title: str, model: type[BaseModel], prefix: str) -> list[str]:
     nested: dict[str, type[BaseModel]] = {}
     for name, field in model.model_fields.items():
         key = f"{prefix}{name}"
-        lines.append(
-            f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {field.description or ''} |"
-        )
+        lines.append(f"| `{key}` | {_field_type(field)} | {_default(field)} | {field.description or ''} |")
         for sub, many in _models_in(field.annotation):
             nested[f"{key}[]" if many else key] = sub
     out = lines + [""]

@@ -7,13 +7,12 @@
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, JsonValue, field_validator, model_validator
 
 from chateval.config.data import DataConfig
 from chateval.config.sections import (
     STRATEGY_NAMES,
     AgentConfig,
-    BackendName,
     DimensionConfig,
     PlacementConfig,
     SamplingConfig,
@@ -22,8 +21,12 @@ from chateval.config.sections import (
     Task,
     VerdictConfig,
 )
+from chateval.core.backend_kinds import BACKEND_KINDS, backend_kind, run_backend_names
 from chateval.core.engine_settings import TransformersSettings, VllmSettings
 from chateval.core.strict_model import StrictModel
+
+# The names a run's ``backend`` accepts, from the backends' registry (shown in docs/config.md).
+_RUN_BACKENDS: list[JsonValue] = list(run_backend_names())
 
 
 class RunConfig(StrictModel):
@@ -74,7 +77,12 @@ class RunConfig(StrictModel):
         "verdict, equal scores only for equally good answers), kept to measure what they change. "
         "The other layouts keep their own discussion instruction; the equal-scores rule follows the style.",
     )
-    backend: BackendName = Field(default="vllm", description="vllm or transformers.")
+    backend: str = Field(
+        default="vllm",
+        description="The backend of every model whose registry entry names none "
+        "(chateval.core.backend_kinds).",
+        json_schema_extra={"choices": _RUN_BACKENDS},
+    )
     context_policy: Literal["truncate", "fail"] = Field(
         default="truncate",
         description="Items whose debate would not fit a model's context: cut their answers (logged) "
@@ -97,6 +105,16 @@ class RunConfig(StrictModel):
     )
     placement: PlacementConfig = Field(default=PlacementConfig(), description="Where the models live.")
     scale: ScaleConfig = Field(default=ScaleConfig(), description="Engine replicas on a Ray cluster.")
+
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str) -> str:
+        known = run_backend_names()
+        if value not in known:
+            served = value in BACKEND_KINDS and backend_kind(value).served
+            why = " (a served model names its server in its registry entry)" if served else ""
+            raise ValueError(f"unknown run backend {value!r}{why}; known: {', '.join(known)}")
+        return value
 
     @field_validator("strategy")
     @classmethod

@@ -1,6 +1,6 @@
 """The run config's small sections: referees and their roles, the summarizer, sampling, the
 verdict turn, scored dimensions, model placement and Ray replicas; plus the names a config may
-choose (tasks, backends, strategies).
+choose (tasks, strategies; the backends' names are chateval.core.backend_kinds').
 """
 
 from typing import Literal
@@ -10,7 +10,6 @@ from pydantic import Field, field_validator, model_validator
 from chateval.core.strict_model import StrictModel
 
 Task = Literal["pairwise", "direct"]
-BackendName = Literal["vllm", "transformers"]
 
 # The names a config may choose. The config is the contract the stages implement: the debate's
 # strategy registry and the data loaders' responses registry hold exactly these (a test checks),

@@ -8,7 +8,9 @@ The registry that reads these from models/registry.yaml and prepares the folders
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from chateval.core.backend_kinds import BACKEND_KINDS, backend_kind
 
 
 class GgufSource(BaseModel):
@@ -53,18 +55,26 @@ class ModelSpec(BaseModel):
     # A Jinja chat template in a file (relative to the registry's folder), for base models.
     chat_template_file: Path | None = None
     trust_remote_code: bool = False
-    # The backend that serves this model; None: the run config's ``backend``.
-    backend: Literal["vllm", "transformers", "openai"] | None = None
+    # The backend that serves this model (chateval.core.backend_kinds); None: the run config's.
+    backend: str | None = None
     # vLLM engine arguments for this model (tensor_parallel_size, quantization, ...), checked
     # against the installed vLLM's EngineArgs before anything loads.
     engine_args: dict[str, Any] = Field(default_factory=dict)
     # backend openai: the server that hosts the model.
     server: ServerSpec | None = None
 
+    @field_validator("backend")
+    @classmethod
+    def _known_backend(cls, value: str | None) -> str | None:
+        if value is not None and value not in BACKEND_KINDS:
+            raise ValueError(f"unknown backend {value!r}; known: {', '.join(BACKEND_KINDS.names())}")
+        return value
+
     @model_validator(mode="after")
     def _served_or_local(self) -> "ModelSpec":
-        if (self.backend == "openai") != (self.server is not None):
-            raise ValueError("backend: openai and a server: section go together")
+        served = [name for name in BACKEND_KINDS if backend_kind(name).served]
+        if (self.backend in served) != (self.server is not None):
+            raise ValueError(f"backend: {' or '.join(served)} and a server: section go together")
         if self.path is None and self.server is None:
             raise ValueError("path is required (the model's HF folder)")
         if self.server is not None and (self.source is not None or self.engine_args):

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chateval.core.backend import Backend, HFTokenCounting
+from chateval.core.backend_kinds import BackendKind, backend_kind
 from chateval.core.registry import Registry
 from chateval.errors import ConfigError
 
@@ -22,18 +23,23 @@ def backend_name(config: "RunConfig", model: str, registry: "ModelRegistry") -> 
     return registry.spec(model).backend or config.backend
 
 
+def kind_of(config: "RunConfig", model: str, registry: "ModelRegistry") -> BackendKind:
+    """What the backend serving ``model`` is and can do."""
+    return backend_kind(backend_name(config, model, registry))
+
+
 def replica_count(config: "RunConfig", model: str, registry: "ModelRegistry") -> int:
     """How many replicas ``model`` runs on: its ``scale.models`` count, else ``scale.replicas``
-    for a vLLM model, else 1."""
+    for a backend that runs on replicas, else 1."""
     if model in config.scale.models:
         return config.scale.models[model]
-    return config.scale.replicas if backend_name(config, model, registry) == "vllm" else 1
+    return config.scale.replicas if kind_of(config, model, registry).replicas else 1
 
 
 def remote_models(config: "RunConfig", registry: "ModelRegistry") -> set[str]:
     """The run's models that run elsewhere: on a server, or on replicas in a Ray cluster (no
     local memory, never swapped out)."""
-    served = {m for m in config.model_names() if backend_name(config, m, registry) == "openai"}
+    served = {m for m in config.model_names() if kind_of(config, m, registry).served}
     return served | {m for m in config.model_names() if replica_count(config, m, registry) > 1}
 
 
@@ -47,8 +53,8 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
             f"vllm.engine_args: no agent uses model(s) {', '.join(strays)}; the run's: {', '.join(models)}"
         )
     for model in models:
-        name = backend_name(config, model, registry)
-        if name == "openai":
+        kind = kind_of(config, model, registry)
+        if kind.served:
             from chateval.backends.openai_backend import check_server
 
             if model in config.vllm.engine_args:
@@ -61,7 +67,7 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
             assert server is not None  # ModelSpec refuses backend openai without a server
             check_server(model, server)
             continue
-        if name != "vllm":
+        if not kind.engine_args:
             continue
         from chateval.backends.vllm_backend import check_engine_args, engine_args
         from chateval.core.model_spec import on_gpu
@@ -75,8 +81,8 @@ def check_backend_settings(config: "RunConfig", models: "Sequence[str]", registr
 
 
 # How each backend is built from the run config: the run config's sections become the backend's
-# own settings here, so no backend imports the config. Registered by name (a registry entry's
-# ``backend``, else the config's); a new backend adds one builder.
+# own settings here, so no backend imports the config. Registered under its kind's name
+# (chateval.core.backend_kinds); a new backend adds its kind there and one builder here.
 BackendBuilder = Callable[["RunConfig", str, "ModelRegistry", "float | None"], Backend]
 BUILDERS: Registry[BackendBuilder] = Registry("backend")
 
@@ -88,7 +94,7 @@ def create_backend(
     engine."""
     name = backend_name(config, model, registry)
     replicas = replica_count(config, model, registry)
-    if replicas > 1 and name != "openai":
+    if replicas > 1 and not backend_kind(name).served:
         return _start_replicas(config, model, registry, replicas)
     return BUILDERS.get(name)(config, model, registry, memory_fraction)
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from chateval.config.run import RunConfig
 from chateval.core.model_spec import on_gpu, runtime_dtype
-from chateval.engines.factory import backend_name
+from chateval.engines.factory import kind_of
 from chateval.engines.models import ModelRegistry, kv_bytes_per_token
 from chateval.engines.placement import (
     GIB,
@@ -69,7 +69,7 @@ def gpu_engine_memory(
     shares = engine_memory_shares(config, placement, gpu=True)
     engines = []
     for model in models:
-        if backend_name(config, model, registry) != "vllm":
+        if not kind_of(config, model, registry).preallocates:
             continue
         spec = registry.spec(model)
         folder = registry.resolve(model, prepare=False)

@@ -19,7 +19,7 @@ from typing import Literal
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.model_spec import on_gpu, runtime_dtype
-from chateval.engines.factory import backend_name, remote_models
+from chateval.engines.factory import kind_of, remote_models
 from chateval.engines.models import ModelRegistry
 from chateval.engines.pool import Loader
 
@@ -96,7 +96,7 @@ def need_gib(config: RunConfig, model: str, registry: ModelRegistry, gpu: bool) 
     """Estimated memory of one loaded model: weights plus engine overhead and KV cache."""
     spec = registry.spec(model)
     weights = weights_gib(registry.resolve(model), runtime_dtype(spec.dtype, gpu))
-    if backend_name(config, model, registry) == "vllm":
+    if kind_of(config, model, registry).preallocates:
         from chateval.backends.vllm_backend import engine_args
 
         cache = 1.0 if gpu else float(config.vllm.cpu_kvcache_space_gib)

@@ -22,6 +22,7 @@ from typing import TypeVar
 
 from chateval.config.run import RunConfig
 from chateval.core.backend import TokenCounter
+from chateval.core.backend_kinds import backend_kind
 from chateval.core.items import Item
 from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
@@ -121,7 +122,8 @@ def _where(registry: ModelRegistry, config: RunConfig, model: str, report: Check
     """Resolve ``model`` and say where it runs from; raises what a run would."""
     spec = registry.spec(model)
     backend = backend_name(config, model, registry)
-    if backend == "openai":
+    kind = backend_kind(backend)
+    if kind.served:
         report.models[model] = f"served at {spec.server.base_url if spec.server else '?'}"
         return True
     folder = registry.resolve(model, prepare=False)
@@ -130,7 +132,7 @@ def _where(registry: ModelRegistry, config: RunConfig, model: str, report: Check
     per_token = kv_bytes_per_token(folder, runtime_dtype(spec.dtype, gpu))
     if per_token is not None:
         where += f"; KV cache {per_token / 1024:,.1f} KiB a token"
-        if backend == "vllm" and not gpu:  # the CPU build's cache is a set size
+        if kind.preallocates and not gpu:  # the CPU build's cache is a set size
             space = config.vllm.cpu_kvcache_space_gib
             where += f" ({space} GiB, vllm.cpu_kvcache_space_gib: {space * 2**30 // per_token:,} tokens)"
     report.models[model] = where
