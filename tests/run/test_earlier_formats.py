@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from chateval.config.run import RunConfig
+from chateval.reporting.html import write_html_report
 from chateval.reporting.markdown import write_report
 from chateval.reporting.metrics_view import run_view
 from chateval.run.folder import load_finished_run
@@ -83,3 +84,6 @@ def test_an_earlier_folder_rescores_and_reports(earlier: Path) -> None:
         assert panel["accuracy"]["value"] == pytest.approx(right / len(labelled))
     report = write_report([earlier], earlier / "report")
     assert report.read_text(encoding="utf-8").count(before.name) >= 1
+    # The HTML report too, where the folder kept no transcripts: verdicts without the talk.
+    page = write_html_report([earlier], earlier / "html")
+    assert before.name in page.read_text(encoding="utf-8")

@@ -68,7 +68,11 @@ class ItemView:
 
 
 def _read_transcripts(run: FinishedRun) -> dict[str, list[TranscriptMessage]]:
+    """Each debate's messages by its key; none when the folder kept no transcripts (a copy kept
+    for its verdicts only): the item pages then show the verdicts without the talk."""
     files = RunFolder(run.folder)
+    if files.transcripts_file() is None:
+        return {}
     out = {}
     for number, record in files.read_transcripts():
         if "key" not in record:
