@@ -52,14 +52,14 @@ def models_dir(server: VllmServer, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def config_tree(models_dir: Path, models: tuple[str, str] = ("served", "served")) -> dict[str, object]:
-    """The quickstart's debate (one-by-one, two rounds, reasoned verdicts) over four items."""
+    """The quickstart's debate (one-by-one, two rounds, reasoned verdicts) over two items."""
     return {
         "name": "served",
         "task": "pairwise",
         "data": {
             "format": "jsonl_pairwise",
             "path": str(CONFIGS_DIR / "samples/quickstart_pairwise.jsonl"),
-            "limit": 4,
+            "limit": 2,
         },
         "backend": "vllm",
         "strategy": "one_by_one",
@@ -107,7 +107,12 @@ def test_a_served_debate_decodes_as_the_offline_engine_does(served_run: Path, of
 def test_served_and_offline_referees_share_a_panel(
     vllm_backend: Backend, models_dir: Path, offline_run: Path, tmp_path: Path
 ) -> None:
-    config = tiny_config(**config_tree(models_dir, (DEFAULT_MODEL, "served")))
+    # Step barriers: one engine computes at a time. Streamed, the server's engine and this
+    # process's would share the two cores of a CI machine and each run three times slower;
+    # streaming across a served and a local model is tested against a fake server
+    # (tests/backends/test_openai_backend.py).
+    tree = config_tree(models_dir, (DEFAULT_MODEL, "served")) | {"scheduling": "barrier"}
+    config = tiny_config(**tree)
     run(config, tmp_path, backends={DEFAULT_MODEL: vllm_backend})
     same_results(tmp_path, offline_run)
     usage = json.loads((tmp_path / "run.json").read_text())["per_model"]
