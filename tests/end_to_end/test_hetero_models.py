@@ -57,11 +57,14 @@ def test_phased_transformers_panel(second_model: str, tmp_path: Path) -> None:
     # Scores-first verdicts: fewer steps, so fewer model swaps; reasoned verdicts of both models
     # are tested co-resident above. Phased swaps do not depend on the strategy (each model
     # load is 30 s of the suite): the summarizer strategy, whose summaries add a third speaker.
+    # One item (its two answer orders): transformers decodes slowly on two cores, and the
+    # swaps are the same for one item as for many.
     config = hetero_config(
         strategy="simultaneous_summarizer",
         backend="transformers",
         placement={"mode": "phased"},
         verdict={"evidence_max_tokens": 6, "reasoning": False},
+        data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1},
     )
     result = run(config, tmp_path)
     placement = result.run_info["placement"]
