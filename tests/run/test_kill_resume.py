@@ -27,7 +27,7 @@ def config_tree() -> dict[str, object]:
         "data": {
             "format": "jsonl_pairwise",
             "path": str(CONFIGS_DIR / "samples/quickstart_pairwise.jsonl"),
-            "limit": 2,
+            "limit": 1,  # its two answer orders: two debates, each killed mid-way
         },
         "backend": "transformers",
         "strategy": "one_by_one",
