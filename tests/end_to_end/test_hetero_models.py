@@ -65,6 +65,7 @@ def test_phased_transformers_panel(second_model: str, tmp_path: Path) -> None:
         placement={"mode": "phased"},
         verdict={"evidence_max_tokens": 6, "reasoning": False},
         data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1},
+        rounds=1,
     )
     result = run(config, tmp_path)
     placement = result.run_info["placement"]
