@@ -65,7 +65,6 @@ def test_phased_transformers_panel(second_model: str, tmp_path: Path) -> None:
         placement={"mode": "phased"},
         verdict={"evidence_max_tokens": 6, "reasoning": False},
         data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1},
-        rounds=1,
     )
     result = run(config, tmp_path)
     placement = result.run_info["placement"]
@@ -85,7 +84,9 @@ def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> Non
         # Scores-first verdicts: fewer steps, so fewer vLLM loads (tens of seconds each on 2
         # cores); this test is about phased placement, reasoned verdicts are tested elsewhere.
         "verdict.reasoning": "false",
-        # One round: a blind probe step, then the verdict step; still a release and a reload.
+        # One round: the blind probes, then the verdicts (no discussion: this test is about
+        # phased placement in a fresh process, a release and a reload; the talk of both models
+        # is tested co-resident above and phased on transformers).
         "rounds": "1",
     }
     command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "hetero_quickstart.yaml")]
