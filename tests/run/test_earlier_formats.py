@@ -87,3 +87,16 @@ def test_an_earlier_folder_rescores_and_reports(earlier: Path) -> None:
     # The HTML report too, where the folder kept no transcripts: verdicts without the talk.
     page = write_html_report([earlier], earlier / "html")
     assert before.name in page.read_text(encoding="utf-8")
+
+
+def test_a_folder_of_a_newer_format_is_refused(tmp_path: Path) -> None:
+    import json
+
+    from chateval.errors import DataError
+
+    folder = tmp_path / "newer"
+    shutil.copytree(FIXTURES / "systems", folder)
+    info = json.loads((folder / "run.json").read_text())
+    (folder / "run.json").write_text(json.dumps(info | {"format_version": FORMAT_VERSION + 1}))
+    with pytest.raises(DataError, match=r"run.json: written in run folder format 3 by a newer chateval"):
+        load_finished_run(folder)

@@ -129,3 +129,27 @@ def test_journals_from_before_turn_kinds_still_load(
     assert state.utterances["a"][0].turn.kind == kind
     assert state.utterances["a"][0].tokens is None  # not recorded then
     assert state.usage["m"].batches == 1
+
+
+def test_a_new_journal_starts_with_its_format_and_an_old_one_reads_as_version_1(tmp_path: Path) -> None:
+    from chateval.run.migrations import FORMAT_VERSION
+
+    path = tmp_path / "journal.jsonl"
+    journal.start(path)
+    journal.append_step(path, 0, [], {"m": ModelUsage(requests=1)})
+    assert json.loads(path.read_text().splitlines()[0]) == {"format_version": FORMAT_VERSION}
+    state = journal.load(path)
+    assert state.format_version == FORMAT_VERSION and state.steps_done == 1
+    assert state.valid_bytes == path.stat().st_size
+    old = tmp_path / "old.jsonl"
+    old.write_text("\n".join(path.read_text().splitlines()[1:]) + "\n")
+    assert journal.load(old).format_version == 1 and journal.load(old).steps_done == 1
+
+
+def test_a_journal_of_a_newer_format_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "journal.jsonl"
+    path.write_text(json.dumps({"format_version": 99}) + "\n")
+    with pytest.raises(
+        DataError, match=r"journal.jsonl: written in run folder format 99 by a newer chateval"
+    ):
+        journal.load(path)

@@ -72,6 +72,8 @@ def run_debates(
     config, panel, debates = session.config, session.panel, prepared.debates
     scheduler = Scheduler(pool, on_step, bar)
     state = journal.load(journal_path) if resuming else journal.JournalState()
+    if not journal_path.exists():  # a new run, or one killed before its first step
+        journal.start(journal_path)
     if resuming:
         _replay(state, debates, journal_path)
         journal.truncate_to_complete(journal_path, state)

@@ -19,7 +19,13 @@ from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
 from chateval.evaluation.run_metrics import RunMetrics
-from chateval.run.migrations import config_as_today, info_as_today, metrics_as_today
+from chateval.run.migrations import (
+    check_readable,
+    config_as_today,
+    folder_format,
+    info_as_today,
+    metrics_as_today,
+)
 
 
 class RunFolder:
@@ -151,6 +157,7 @@ def load_finished_run(folder: Path | str) -> FinishedRun:
         raw_metrics = files.read_metrics()
     except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
         raise DataError(f"{folder}: unreadable run files ({exc})") from None
+    check_readable(folder_format(raw_info), files.info)
     config = config_as_today(tree, files.config, folder)
     info = info_as_today(raw_info, config)
     task = info.get("task") or config.task

@@ -5,6 +5,9 @@ write followed by a ``step_done`` marker, then flushed and fsynced. A run killed
 leaves complete steps (marker present) and at most one incomplete tail, which ``load`` ignores
 and ``truncate_to_complete`` cuts off before new steps are appended.
 
+A new journal starts with its format (``{"format_version": N}``, chateval.run.migrations); a
+journal without one is version 1, read through the migrations there.
+
 A run with the adaptive design also journals each wave of comparisons it chooses (``{"wave":
 k, "keys": [...]}``) before any of its debates starts, and why it stopped choosing (``{"stop":
 reason}``), so a resumed run makes the same choices.
@@ -18,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from chateval.core.distributions import ScoreDistribution
-from chateval.core.transcript import Turn, TurnKind, Utterance
+from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
-from chateval.run.migrations import counts_as_today
+from chateval.run.migrations import FORMAT_VERSION, check_readable, counts_as_today, turn_kind_as_today
 
 
 @dataclass
@@ -41,6 +44,7 @@ class JournalState:
     valid_bytes: int = 0
     waves: list[list[str]] = field(default_factory=list)
     stop: str | None = None
+    format_version: int = 1  # no header: a journal of an earlier release
 
     def debate_progress(self, key: str) -> int:
         return max(self.steps_done, self.progress.get(key, 0))
@@ -67,6 +71,11 @@ def append_step(
         marker["debates"] = list(debates)
     lines.append(json.dumps(marker))
     _append(path, lines)
+
+
+def start(path: Path) -> None:
+    """Begin a new journal with its format."""
+    _append(path, [json.dumps({"format_version": FORMAT_VERSION})])
 
 
 def append_wave(path: Path, index: int, keys: Sequence[str]) -> None:
@@ -106,7 +115,7 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
 
 
 def _utterance(record: dict[str, Any]) -> Utterance:
-    turn = Turn(record["round"], record["agent"], _turn_kind(record), record.get("scoring", False))
+    turn = Turn(record["round"], record["agent"], turn_kind_as_today(record), record.get("scoring", False))
     distributions = record.get("distributions")
     return Utterance(
         turn,
@@ -117,20 +126,6 @@ def _utterance(record: dict[str, Any]) -> Utterance:
         None if distributions is None else tuple(ScoreDistribution.from_dict(d) for d in distributions),
         record.get("tokens"),  # absent in journals of releases before token counts
     )
-
-
-def _turn_kind(record: dict[str, Any]) -> TurnKind:
-    """The kind of the turn a record answers; journals written before turns had kinds only
-    flagged hidden turns (``probe``): a check that ended its debate (``verdict``) is told
-    apart; other hidden turns read as probes, which ask the same question as a check."""
-    if "turn" in record:
-        kind: TurnKind = record["turn"]
-        return kind
-    if record["agent"] is None:
-        return "summary"
-    if record.get("probe", record["kind"] == "probe"):
-        return "check" if record["kind"] == "verdict" else "probe"
-    return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
 
 
 def load(path: Path) -> JournalState:
@@ -149,6 +144,10 @@ def load(path: Path) -> JournalState:
                 record = json.loads(raw)
             except json.JSONDecodeError:
                 break
+            if "format_version" in record and offset == len(raw):  # the header, on the first line
+                state.format_version = check_readable(int(record["format_version"]), path)
+                state.valid_bytes = offset
+                continue
             if "wave" in record or "stop" in record:
                 if pending:
                     break  # written between whole steps only: what precedes it never finished

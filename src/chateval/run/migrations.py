@@ -8,10 +8,13 @@ other file of the run). Folders without it are version 1, written by releases up
   count backend calls as ``backend_calls`` (later ``batches`` and ``engine_steps``); run.json
   has no referee -> model map; the first releases' metrics.json has its hard agreement at the
   top level, without ``aggregations``, and a direct ``average`` that left undefined dimensions
-  out under the paper's name.
-- **2**: ``format_version``; every counter has one name in code and in every file
-  (``generated_tokens``, ``cached_prompt_tokens``); run.json keeps ``referees`` (name ->
-  model) and ``summarizer_model``.
+  out under the paper's name; the first releases' journal records flag hidden turns instead of
+  naming each turn's kind.
+- **2**: ``format_version`` in run.json and as the journal's first line; every counter has one
+  name in code and in every file (``generated_tokens``, ``cached_prompt_tokens``); run.json
+  keeps ``referees`` (name -> model) and ``summarizer_model``.
+
+A folder or journal of a newer format than this release's is refused (``check_readable``).
 
 Verdict and transcript records only ever gained keys (their types mark the later ones
 ``NotRequired``, and readers treat a missing one as not recorded), and config.yaml only
@@ -24,6 +27,7 @@ from typing import Any, cast
 
 from chateval.config.run import RunConfig
 from chateval.core.schema.records import Counts, RunInfo
+from chateval.core.transcript import TurnKind
 from chateval.errors import ChatEvalError, DataError
 
 FORMAT_VERSION = 2
@@ -34,6 +38,17 @@ _V1_COUNTER_NAMES = {"completion_tokens": "generated_tokens", "cached_tokens": "
 def folder_format(info: Mapping[str, Any]) -> int:
     """The format version of a run folder, from its run.json."""
     return int(info.get("format_version", 1))
+
+
+def check_readable(version: int, path: Path) -> int:
+    """``version`` when this release reads it; a DataError naming ``path`` when a newer
+    release wrote it (its meaning may have changed in ways this one cannot know)."""
+    if version > FORMAT_VERSION:
+        raise DataError(
+            f"{path}: written in run folder format {version} by a newer chateval; this release "
+            f"reads formats up to {FORMAT_VERSION}: upgrade chateval to read it"
+        )
+    return version
 
 
 def counts_as_today(counts: Mapping[str, int]) -> Counts:
@@ -56,6 +71,20 @@ def config_as_today(tree: Any, source: Path, base_dir: Path) -> RunConfig:
         return parse_config(tree, str(source), base_dir)
     except (ChatEvalError, TypeError, ValueError) as exc:
         raise DataError(f"{source}: this release cannot read the run's config: {exc}") from None
+
+
+def turn_kind_as_today(record: Mapping[str, Any]) -> TurnKind:
+    """The kind of the turn a journal record answers; journals written before turns had kinds only
+    flagged hidden turns (``probe``): a check that ended its debate (``verdict``) is told
+    apart; other hidden turns read as probes, which ask the same question as a check."""
+    if "turn" in record:
+        kind: TurnKind = record["turn"]
+        return kind
+    if record["agent"] is None:
+        return "summary"
+    if record.get("probe", record["kind"] == "probe"):
+        return "check" if record["kind"] == "verdict" else "probe"
+    return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
 
 
 def info_as_today(raw: Mapping[str, Any], config: RunConfig) -> RunInfo:
