@@ -51,15 +51,21 @@ def check_readable(version: int, path: Path) -> int:
     return version
 
 
-def counts_as_today(counts: Mapping[str, int]) -> Counts:
-    """One model's usage counts (run.json's ``per_model``, a journal step's ``usage``) under
-    today's names: version 1's token names, and the first release's ``backend_calls``."""
-    out = {_V1_COUNTER_NAMES.get(key, key): value for key, value in counts.items()}
+def _counters_as_today(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with its counters under today's names: version 1's token names, and the
+    first release's ``backend_calls`` (later split into ``batches`` and ``engine_steps``)."""
+    out = {_V1_COUNTER_NAMES.get(key, key): value for key, value in values.items()}
     if "backend_calls" in out:
         out["batches"] = out.pop("backend_calls")
     out.setdefault("batches", 0)
     out.setdefault("engine_steps", 0)
-    return cast(Counts, out)
+    return out
+
+
+def counts_as_today(counts: Mapping[str, int]) -> Counts:
+    """One model's usage counts (run.json's ``per_model``, a journal step's ``usage``) under
+    today's names."""
+    return cast(Counts, _counters_as_today(counts))
 
 
 def config_as_today(tree: Any, source: Path, base_dir: Path) -> RunConfig:
@@ -89,19 +95,14 @@ def turn_kind_as_today(record: Mapping[str, Any]) -> TurnKind:
 
 def info_as_today(raw: Mapping[str, Any], config: RunConfig) -> RunInfo:
     """run.json of any release in today's shape (``format_version`` kept as written)."""
-    info = dict(raw)
+    info = _counters_as_today(raw)
     info.setdefault("format_version", 1)
-    if "backend_calls" in info:  # the first release counted backend calls alone
-        info["batches"] = info.pop("backend_calls")
-    info.setdefault("batches", 0)
-    info.setdefault("engine_steps", 0)
     info["per_model"] = {m: counts_as_today(c) for m, c in (info.get("per_model") or {}).items()}
     if "referees" not in info:
         from chateval.debate.building import build_panel
+        from chateval.run.statistics import panel_models
 
-        panel = build_panel(config)
-        info["referees"] = {agent.name: agent.model for agent in panel.agents}
-        info["summarizer_model"] = panel.summarizer_model
+        info["referees"], info["summarizer_model"] = panel_models(build_panel(config))
     return cast(RunInfo, info)
 
 

@@ -34,7 +34,7 @@ from chateval.engines.placement import (
 )
 from chateval.engines.pool import Loader, ModelPool
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.run.statistics import statistics_settings
+from chateval.run.statistics import panel_models, statistics_settings
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Session:
     @property
     def referees(self) -> dict[str, str]:
         """Each referee's model, by the referee's name on the panel."""
-        return {agent.name: agent.model for agent in self.panel.agents}
+        return panel_models(self.panel)[0]
 
     @property
     def summarizer_model(self) -> str:
@@ -71,7 +71,7 @@ class Session:
 
     def statistics(self) -> StatisticsSettings:
         """What the statistics need of this run: its config's settings and who judged with which model."""
-        return statistics_settings(self.config, self.referees, self.summarizer_model)
+        return statistics_settings(self.config, *panel_models(self.panel))
 
     def loader(self) -> Loader:
         """How a model not given is loaded (co-resident vLLM engines on a GPU split its memory)."""
