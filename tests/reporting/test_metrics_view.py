@@ -18,7 +18,6 @@ from chateval.reporting.metrics_view import (
     DirectView,
     PairwiseView,
     metrics_view,
-    run_task,
     run_view,
 )
 from chateval.reporting.model_rows import per_model_rows
@@ -70,12 +69,12 @@ def test_the_task_comes_from_the_run_not_from_the_metrics_keys(pairwise_run: Pat
     assert (hard.aggregation, hard.items_scored, hard.tie_share, hard.panel) == ("hard", 2, 0.5, None)
     assert isinstance(metrics_view("direct", unlabelled), DirectView)
     finished = load_finished_run(pairwise_run)
-    assert run_task(finished) == "pairwise" and isinstance(run_view(finished), PairwiseView)
+    assert finished.task == "pairwise" and isinstance(run_view(finished), PairwiseView)
     # run.json without its task (an edited file): the config's.
     info = cast(RunInfo, {k: v for k, v in finished.info.items() if k != "task"})
     direct = load_config(CONFIGS_DIR / "quickstart_direct.yaml")
     older = FinishedRun(finished.folder, direct, info, finished.metrics)
-    assert run_task(older) == "direct" and isinstance(run_view(older), DirectView)
+    assert older.task == "direct" and isinstance(run_view(older), DirectView)
 
 
 def test_metrics_of_earlier_releases_fall_back_once(

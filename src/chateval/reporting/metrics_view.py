@@ -343,10 +343,5 @@ def metrics_view(task: str, metrics: Mapping[str, object] | None) -> MetricsView
     return DirectView(cast(DirectRunMetrics, found), metrics is not None)
 
 
-def run_task(run: FinishedRun) -> str:
-    """The run's task, from run.json (its config's when run.json lacks it)."""
-    return run.task
-
-
 def run_view(run: FinishedRun) -> MetricsView:
-    return metrics_view(run_task(run), run.metrics)
+    return metrics_view(run.task, run.metrics)
