@@ -22,14 +22,13 @@ from typing import TypeVar
 
 from chateval.config.run import RunConfig
 from chateval.core.backend import TokenCounter
-from chateval.core.backend_kinds import backend_kind
 from chateval.core.items import Item
 from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
 from chateval.engines.context import fit_items
-from chateval.engines.factory import TokenizerOnly, backend_name, check_backend_settings, remote_models
+from chateval.engines.factory import TokenizerOnly, check_backend_settings, kind_of, remote_models
 from chateval.engines.gpu_memory import (
     EngineMemory,
     describe_engine_memory,
@@ -121,13 +120,12 @@ def _size_gpu(report: CheckReport, config: RunConfig, registry: ModelRegistry, m
 def _where(registry: ModelRegistry, config: RunConfig, model: str, report: CheckReport) -> bool:
     """Resolve ``model`` and say where it runs from; raises what a run would."""
     spec = registry.spec(model)
-    backend = backend_name(config, model, registry)
-    kind = backend_kind(backend)
+    kind = kind_of(config, model, registry)
     if kind.served:
         report.models[model] = f"served at {spec.server.base_url if spec.server else '?'}"
         return True
     folder = registry.resolve(model, prepare=False)
-    where = f"{backend}, {folder}, context {spec.max_model_len} tokens"
+    where = f"{kind.name}, {folder}, context {spec.max_model_len} tokens"
     gpu = on_gpu()
     per_token = kv_bytes_per_token(folder, runtime_dtype(spec.dtype, gpu))
     if per_token is not None:
