@@ -24,7 +24,6 @@ from chateval.bench.measure import ModeResult, RecordingBackend, measure, record
 from chateval.bench.request_cost import TimedRequest, fit_per_model, price, spread_indices
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, GenerationRequest, GenerationResult
-from chateval.core.items import Item
 from chateval.core.progress import Progress
 from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel
@@ -36,7 +35,7 @@ from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.reporting.metrics_view import PairwiseView, metrics_view
 from chateval.run.records import item_records, stopped_early
-from chateval.run.session import Session, open_session
+from chateval.run.session import Prepared, Session, open_session
 from chateval.run.statistics import statistics_settings
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
@@ -166,7 +165,7 @@ class _Bench:
     """What every mode runs on: the session, its fitted items, the recorded engines."""
 
     session: Session
-    items: list[Item]
+    prepared: Prepared  # the fitted items and the scheduled mode's debates
     pool: ModelPool
     recorders: list[RecordingBackend]
     streaming: bool
@@ -209,7 +208,7 @@ def run_bench(
         pool = ModelPool.fixed({r.model: r for r in recorders})
         prepared = session.prepare(pool.preloaded)
         streaming = config.scheduling != "barrier" and Scheduler(pool).can_stream(session.models)
-        bench = _Bench(session, prepared.items, pool, recorders, streaming, bar)
+        bench = _Bench(session, prepared, pool, recorders, streaming, bar)
         announce("scheduled")
         scheduled = _scheduled_mode(bench)
         metrics = compute_metrics(session.statistics(), item_records(scheduled.debates, session.panel))
@@ -248,7 +247,7 @@ class _Scheduled:
 
 def _scheduled_mode(bench: _Bench) -> _Scheduled:
     """The project's scheduler, as a run does it."""
-    debates = build_debates(bench.items, bench.session.config.calibrated)
+    debates = bench.prepared.debates
     panel = bench.session.panel
     result = measure(
         "scheduled",
@@ -273,7 +272,7 @@ def _limit_mode(bench: _Bench, recorded: dict[str, list[GenerationRequest]]) -> 
 
 def _sequential_mode(bench: _Bench, scheduled: _Scheduled, sequential_items: int | None) -> ModeResult:
     """ChatEval's loop on all items, or on ``sequential_items`` spread over them and priced."""
-    items = bench.items
+    items = bench.prepared.items
     measured_items = spread_indices(len(items), sequential_items or len(items))
     debates = build_debates([items[i] for i in measured_items], bench.session.config.calibrated)
     timed: list[tuple[str, str, TimedRequest]] = []
@@ -304,7 +303,7 @@ def _variant_mode(bench: _Bench, extra: str, scheduled: ModeResult) -> ModeResul
     """The scheduler with step barriers, or on a variant of the config (and its metrics)."""
     variant = _variant(bench.session.config, VARIANTS.get(extra, {}))
     panel = build_panel(variant)
-    debates = build_debates(bench.items, variant.calibrated)
+    debates = build_debates(bench.prepared.items, variant.calibrated)
     stream = bench.streaming and extra != "barrier"
 
     def work() -> None:
