@@ -25,7 +25,8 @@ def test_importing_the_package_loads_none_of_the_stages() -> None:
             [sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=ROOT
         ).stdout
     )
-    assert loaded == ["chateval.errors", "chateval.version"]  # two tiny modules, no stage
+    # three tiny modules, no stage; offline.py switches telemetry off before anything else loads
+    assert loaded == ["chateval.errors", "chateval.offline", "chateval.version"]
 
 
 def test_the_public_names_are_the_stages_own() -> None:

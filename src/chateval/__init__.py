@@ -17,6 +17,7 @@ first use, and the heavy dependencies (torch, vllm, transformers) only when a ba
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from chateval import offline
 from chateval.errors import (
     BackendError,
     ChatEvalError,
@@ -25,6 +26,10 @@ from chateval.errors import (
     VerdictError,
 )
 from chateval.version import __version__
+
+# Before any dependency can be imported (the modules above import none): telemetry and hub
+# look-ups off, for this process and every process it starts (offline.py).
+offline.switch_off()
 
 if TYPE_CHECKING:
     from chateval.config.files import load_config

@@ -75,6 +75,14 @@ def _options(
 ) -> None:
     global _debug
     _debug = debug
+    from chateval.core.file_access import restrict_new_files
+
+    try:
+        # Everything a command writes, and what its engines and a local Ray instance write,
+        # is the owner's only (or the group's: CHATEVAL_FILE_ACCESS=group).
+        restrict_new_files()
+    except ChatEvalError as exc:
+        raise _fail(exc) from None
 
 
 def _fail(exc: ChatEvalError) -> typer.Exit:
@@ -455,6 +463,26 @@ def roles() -> None:
 
     for key, role in role_library().items():
         typer.echo(f"{key:16s} {role.name}: {role.description}")
+
+
+@app.command(cls=FlagsCommand)
+def env(
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Also send the HTTP of Ray's daemons to a closed loopback port: for `ray start`, "
+            "whose dashboard asks the cloud metadata service where it runs (Ray's gRPC ignores it).",
+        ),
+    ] = False,
+) -> None:
+    """Print the settings that keep a process off the network (telemetry off, Hugging Face hub
+    look-ups off), one NAME=value a line: chateval's own processes have them; give them to a
+    server or cluster you start, e.g. `env $(chateval env) vllm serve ...`."""
+    from chateval.offline import environment
+
+    for name, value in environment(ray_daemons=ray).items():
+        typer.echo(f"{name}={value}")
 
 
 def main() -> None:

@@ -2,10 +2,14 @@
 (CPU build) actors of the default model, each pinned to its own core. A replica killed mid-run
 ends the run; the same run then resumes on fresh replicas, both of which serve, later turns hit
 each replica's prefix cache, and the greedy verdicts equal a one-engine run's. (One test:
-each start of two replicas costs about 40 s on two cores.)"""
+each start of two replicas costs about 40 s on two cores.)
+
+The cluster is started as a user's shell would start it, without chateval's settings (telemetry
+on), its daemons' HTTP sent to a closed loopback port so that the test itself sends nothing:
+the replicas still run with telemetry off (their runtime environment), which each confirms at
+start or the run stops."""
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -15,11 +19,19 @@ from pathlib import Path
 
 import pytest
 
+from chateval.backends.ray_replicas import offline_runtime_env
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.errors import BackendError
+from chateval.offline import RAY_DAEMONS_HTTP_OFF
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, assert_close, read_jsonl, tiny_config
+from tests.support.helpers import (
+    CONFIGS_DIR,
+    assert_close,
+    read_jsonl,
+    tiny_config,
+    without_chateval_settings,
+)
 from tests.support.vllm_server import free_port
 
 pytestmark = pytest.mark.slow
@@ -35,8 +47,9 @@ def cluster(registry: ModelRegistry, tmp_path_factory: pytest.TempPathFactory) -
     address = f"127.0.0.1:{free_port()}"
     # A clean HOME: a ~/.ray/auth_token left by another Ray session makes the head demand a
     # token that the second node's start does not send.
-    env = {**os.environ, "HOME": str(tmp_path_factory.mktemp("ray_home"))}
-    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1", "--disable-usage-stats"]
+    home = tmp_path_factory.mktemp("ray_home")
+    env = {**without_chateval_settings(home), **RAY_DAEMONS_HTTP_OFF}
+    common = ["--num-cpus=1", "--node-ip-address=127.0.0.1"]
     head = [ray_cli, "start", "--head", f"--port={address.split(':')[1]}", "--include-dashboard=false"]
     node = [ray_cli, "start", f"--address={address}"]
 
@@ -52,6 +65,21 @@ def cluster(registry: ModelRegistry, tmp_path_factory: pytest.TempPathFactory) -
     finally:
         ray.shutdown()
         subprocess.run([ray_cli, "stop", "--force"], capture_output=True, timeout=120, env=env)
+
+
+def test_the_cluster_has_telemetry_on_and_chateval_runtime_env_switches_it_off(cluster: str) -> None:
+    def telemetry() -> list[bool]:
+        """In a Ray worker (nested: Ray ships it by value), the libraries' own verdicts;
+        without importing chateval, which would switch them off."""
+        from ray._common.usage.usage_lib import usage_stats_enabled
+        from vllm.usage.usage_lib import is_usage_stats_enabled
+
+        return [is_usage_stats_enabled(), usage_stats_enabled()]
+
+    probe = ray.remote(telemetry)
+    assert ray.get(probe.remote(), timeout=120) == [True, True]
+    switched = probe.options(runtime_env=offline_runtime_env())
+    assert ray.get(switched.remote(), timeout=120) == [False, False]
 
 
 def config(address: str, replicas: int = 2):  # noqa: ANN201

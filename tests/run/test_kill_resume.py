@@ -1,5 +1,7 @@
 """A real run killed with SIGKILL partway, then resumed, equals an uninterrupted run: the same
-text byte for byte, the same score probabilities to float noise."""
+text byte for byte, the same score probabilities to float noise. Both processes run cut off
+from the network where this machine allows it (tests/support/cut_off.py): the transformers
+backend's part of the proof that nothing leaves the machine (tests/end_to_end/test_nothing_leaves.py)."""
 
 import json
 import os
@@ -15,6 +17,7 @@ import yaml
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
+from tests.support.cut_off import cut_off, outbound, unavailable
 from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
 
 pytestmark = pytest.mark.slow
@@ -39,11 +42,15 @@ def config_tree() -> dict[str, object]:
     }
 
 
-def chateval(*args: str) -> subprocess.Popen[bytes]:
+def chateval(trace: Path | None, *args: str) -> subprocess.Popen[bytes]:
+    """``chateval ARGS`` in a session of its own; cut off from the network and traced into
+    ``trace`` unless that is None."""
+    command = [sys.executable, "-m", "chateval.cli", *args]
     return subprocess.Popen(
-        [sys.executable, "-m", "chateval.cli", *args],
+        command if trace is None else cut_off(command, trace),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its whole group is killed: the tracer with the run
     )
 
 
@@ -55,19 +62,24 @@ def test_sigkill_then_resume_is_byte_identical(transformers_backend: Backend, tm
 
     out = tmp_path / "out"
     journal = out / "journal.jsonl"
-    process = chateval("run", str(config_path), "-o", str(out))
+    traces = (
+        [tmp_path / "killed.trace", tmp_path / "resumed.trace"] if unavailable() is None else [None, None]
+    )
+    process = chateval(traces[0], "run", str(config_path), "-o", str(out))
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and process.poll() is None:
         if journal.exists() and journal.read_text().count('"step_done"') >= 2:
             break
         time.sleep(0.2)
     assert process.poll() is None, "the run ended before it could be killed"
-    os.kill(process.pid, signal.SIGKILL)
+    os.killpg(process.pid, signal.SIGKILL)
     process.wait()
     assert not (out / "run.json").exists()
 
-    resumed = chateval("run", str(config_path), "-o", str(out))
+    resumed = chateval(traces[1], "run", str(config_path), "-o", str(out))
     assert resumed.wait(timeout=300) == 0
+    for trace in traces:
+        assert trace is None or outbound(trace) == []
     assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
     # Score probabilities come from forward passes that reuse kept KV caches in one process and
     # recompute them in the other: the same to float noise, not to the last digit.

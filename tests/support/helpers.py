@@ -2,6 +2,7 @@
 readers of what a run wrote. Fixtures are in tests/conftest.py."""
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.judging.formats import FREE_TAIL
+from chateval.offline import HUB_OFF, environment
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "models"
@@ -22,6 +24,13 @@ SAMPLE_SYSTEMS = {
     s: str(CONFIGS_DIR / "samples" / "systems" / f"{s}.jsonl") for s in ("careful", "brief", "rambling")
 }
 SECOND_MODEL = "gemma3-270m"
+
+
+def without_chateval_settings(home: Path) -> dict[str, str]:
+    """This process's environment as a user's shell has it: none of the settings chateval
+    gives its processes (offline.py), and ``home`` without vLLM's do_not_track file."""
+    ours = set(environment()) | set(HUB_OFF)
+    return {**{k: v for k, v in os.environ.items() if k not in ours}, "HOME": str(home)}
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -9,10 +9,13 @@ On CPU builds each replica pins its OpenMP threads to its own cores: Ray sets OM
 in workers, and two engines on the same cores would halve each other.
 """
 
+import atexit
 import concurrent.futures
+import contextlib
 import fcntl
 import functools
 import os
+import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -21,9 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 from chateval.backends.replicas import ReplicaSet, ReplicaWorker, StepReport
 from chateval.errors import BackendError, ConfigError
+from chateval.offline import RAY_DAEMONS_HTTP_OFF
+from chateval.offline import environment as offline_settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from chateval.core.backend import Backend, GenerationRequest, TokenCounter
 
@@ -112,17 +117,70 @@ class RayReplica:
 
 def connect(address: str | None) -> None:
     """Join the Ray cluster at ``address`` (``auto``: the one this node belongs to), or start a
-    local one when ``address`` is None."""
+    local one when ``address`` is None.
+
+    A local instance keeps its session folder (logs, spilled objects: they may hold items'
+    text) in a private temporary folder of this process, removed when the process ends (Ray
+    makes its own folders world-writable), and its daemons reach no address but loopback
+    (``_daemons_off_the_network``). A joined cluster's folders and daemons are its own."""
     try:
         import ray
     except ImportError as exc:
         raise ConfigError("scale.replicas needs Ray: install chateval[ray] (Ray core only)") from exc
     if ray.is_initialized():
         return
+    local: dict[str, Any] = {}
+    if address is None:
+        private = tempfile.mkdtemp(prefix="chateval-ray-")  # 0700; Ray's folders inside are 0777
+        atexit.register(_remove_local_instance, private)
+        local = {"_temp_dir": os.path.join(private, "ray"), "include_dashboard": False}
     try:
-        ray.init(address=address, log_to_driver=False, configure_logging=False)
+        with _daemons_off_the_network(local_instance=address is None):
+            ray.init(
+                address=address,
+                log_to_driver=False,
+                configure_logging=False,
+                runtime_env=offline_runtime_env(),
+                **local,
+            )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise BackendError(f"scale.address {address!r}: cannot join the Ray cluster: {exc}") from exc
+
+
+def offline_runtime_env() -> dict[str, Any]:
+    """Ray's runtime environment for chateval's tasks and actors: the settings that keep a
+    process off the network (offline.py), whatever the nodes were started with."""
+    return {"env_vars": offline_settings()}
+
+
+@contextlib.contextmanager
+def _daemons_off_the_network(local_instance: bool) -> "Iterator[None]":
+    """While a local Ray instance starts, the environment its daemons inherit sends HTTP to a
+    closed port on loopback (``offline.RAY_DAEMONS_HTTP_OFF``): Ray's dashboard asks the cloud
+    metadata service which cloud it runs on whatever the usage setting, and this is the one
+    way to keep that on the machine. This process's own environment is restored once the
+    daemons have started."""
+    if not local_instance:
+        yield
+        return
+    saved = {name: os.environ.get(name) for name in RAY_DAEMONS_HTTP_OFF}
+    os.environ.update(RAY_DAEMONS_HTTP_OFF)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def _remove_local_instance(temp_dir: str) -> None:
+    """At exit: stop the local Ray instance, then remove its session folder."""
+    import ray
+
+    ray.shutdown()
+    shutil.rmtree(temp_dir, ignore_errors=True)
 
 
 def start_replicas(
@@ -157,6 +215,10 @@ def start_replicas(
                 "num_gpus": gpus,
                 "name": f"{ACTOR_PREFIX}{model}/{index}/{run_token}",
                 "max_restarts": 0,  # a dead replica stops the run; resuming starts fresh ones
+                # Also on nodes started without it, and inherited by the workers vLLM starts
+                # for a multi-GPU replica (which never import chateval): vLLM reports usage
+                # from its GPU workers.
+                "runtime_env": offline_runtime_env(),
             }
             if gpus > 1:
                 # All of one replica's GPUs on one node, one GPU per bundle as vLLM's Ray

@@ -20,6 +20,8 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from chateval.core.file_access import open_private
+
 TAIL_LINES = 25  # of the engine log, printed when a run fails
 
 
@@ -69,7 +71,7 @@ class EngineLog:
             return
         _flush_std()
         flags = os.O_RDWR | os.O_CREAT | os.O_APPEND | (0 if append else os.O_TRUNC)  # read: tail
-        target = os.open(path, flags, 0o644)
+        target = open_private(path, flags)
         since = os.lseek(target, 0, os.SEEK_END)
         for chunk in self._chunks(self._fd, self._since):
             os.write(target, chunk)

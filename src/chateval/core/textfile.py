@@ -1,6 +1,6 @@
 """Text files: reading a user's file (UTF-8 or a clear error naming the file and line), and
 writing ours atomically (a temporary name in the same folder, renamed into place, so a reader
-never sees a half-written file)."""
+never sees a half-written file) and private (core/file_access.py)."""
 
 import gzip
 import json
@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from chateval.core.file_access import open_private
 from chateval.errors import ChatEvalError, DataError
 
 
@@ -28,7 +29,8 @@ def read_utf8(path: Path, error: type[ChatEvalError] = DataError) -> str:
 
 def _atomic_write(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())

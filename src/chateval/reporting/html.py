@@ -16,6 +16,7 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader
 
+from chateval.core.file_access import private_folder
 from chateval.core.progress import Progress
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
@@ -87,14 +88,14 @@ def write_html_report(
     runs = [load_finished_run(folder) for folder in folders]
     report = build_report(runs, progress)
     figures = report_plots(runs)
-    outdir.mkdir(parents=True, exist_ok=True)
+    private_folder(outdir)
     page = render_index(report, figures, split=False)
     items = outdir / ITEMS_FOLDER
     for stale in items.glob("item-*.html"):  # pages of an earlier, split render of this report
         stale.unlink()
     if len(page.encode("utf-8")) > split_above_mb * 1e6:
         page = render_index(report, figures, split=True)
-        items.mkdir(exist_ok=True)
+        private_folder(items)
         for name, text in render_item_pages(report).items():
             write_text(items / name, text)
     path = outdir / "report.html"

@@ -17,6 +17,7 @@ correlations, per-referee agreement.
 from collections.abc import Sequence
 from pathlib import Path
 
+from chateval.core.file_access import private_folder
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
@@ -259,7 +260,7 @@ def cost_table(runs: Sequence[FinishedRun]) -> str:
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
     runs = [load_finished_run(f) for f in folders]
-    outdir.mkdir(parents=True, exist_ok=True)
+    private_folder(outdir)
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]
     parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]

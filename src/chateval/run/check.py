@@ -19,8 +19,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import TypeVar
+from urllib.parse import urlsplit
 
 from chateval.config.run import RunConfig
+from chateval.core import file_access
 from chateval.core.backend import TokenCounter
 from chateval.core.items import Item
 from chateval.core.model_spec import on_gpu, runtime_dtype
@@ -28,7 +30,13 @@ from chateval.debate.building import build_debates, build_panel, check_soft_verd
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
 from chateval.engines.context import fit_items
-from chateval.engines.factory import TokenizerOnly, check_backend_settings, kind_of, remote_models
+from chateval.engines.factory import (
+    TokenizerOnly,
+    check_backend_settings,
+    kind_of,
+    remote_models,
+    replica_count,
+)
 from chateval.engines.gpu_memory import (
     EngineMemory,
     describe_engine_memory,
@@ -38,6 +46,7 @@ from chateval.engines.gpu_memory import (
 )
 from chateval.engines.models import ModelRegistry, kv_bytes_per_token
 from chateval.errors import ChatEvalError
+from chateval.offline import summary as offline_summary
 
 T = TypeVar("T")
 
@@ -57,6 +66,7 @@ class CheckReport:
     gpu_gib: float | None = None  # the GPU the vLLM engines were sized for
     placement: str = ""  # the placement on that GPU, and why
     engines: list[EngineMemory] = field(default_factory=list)  # each vLLM engine's part of it
+    network: list[str] = field(default_factory=list)  # what the run reaches beyond this machine
 
     def attempt(self, step: Callable[[], T]) -> T | None:
         """Run one check; a refusal becomes a problem line instead of ending the check."""
@@ -85,6 +95,7 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
         return report  # the settings and tokenizers of a model that is not there mean nothing
     report.attempt(lambda: check_backend_settings(config, models, registry))
     served = remote_models(config, registry)
+    report.network = _network(config, registry, models)
     report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
     if report.gpu_gib is not None:
         local = [m for m in models if m not in served]
@@ -107,6 +118,30 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     adaptive = config.data.design().adaptive
     report.adaptive_budget = None if adaptive is None else min(adaptive.budget, report.items)
     return report
+
+
+def _network(config: RunConfig, registry: ModelRegistry, models: Sequence[str]) -> list[str]:
+    """Every address the run will reach beyond this machine's loopback: the servers of served
+    models and the Ray cluster it joins."""
+    reached = []
+    for model in models:
+        spec = registry.spec(model)
+        if kind_of(config, model, registry).served and spec.server is not None:
+            url = spec.server.base_url
+            here = urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+            reached.append(f"{url} (model {model}{', this machine' if here else ''})")
+    uses_ray = any(replica_count(config, m, registry) > 1 for m in models)
+    if uses_ray and config.scale.address is not None:
+        reached.append(f"the Ray cluster at {config.scale.address}")
+    elif uses_ray:
+        reached.append("a Ray instance of its own on 127.0.0.1 (this machine)")
+    return reached
+
+
+def privacy_line(report: CheckReport, outdir: str) -> str:
+    """One line on what leaves the machine and who may read what the run writes."""
+    network = "; ".join(report.network) if report.network else "none (local models only)"
+    return f"  stays here: network {network}; {offline_summary()}; writes {outdir}: {file_access.describe()}"
 
 
 def _size_gpu(report: CheckReport, config: RunConfig, registry: ModelRegistry, models: list[str]) -> None:
@@ -157,9 +192,10 @@ def _size(
 
 
 def render_check(name: str, report: CheckReport) -> str:
-    """A ready config's check as text: its models and its size."""
+    """A ready config's check as text: its models, what stays on this machine, its size."""
     lines = [f"{name}: ready to run"]
     lines += [f"  model {model}: {where}" for model, where in report.models.items()]
+    lines.append(privacy_line(report, f"runs/{name}/ (or -o)"))
     lines.append(
         f"  {report.items} items, {report.debates} debates, {sum(report.requests.values())} requests"
     )

@@ -14,6 +14,7 @@ from typing import Any, cast
 import yaml
 
 from chateval.config.run import RunConfig
+from chateval.core.file_access import private_folder
 from chateval.core.schema.records import RunInfo, TranscriptRecord, VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
 from chateval.data.jsonl import read_jsonl
@@ -225,6 +226,6 @@ def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
                 "rerun with the same config to resume, or pass --force to start over"
             )
         return True
-    outdir.mkdir(parents=True, exist_ok=True)
+    private_folder(outdir)
     write_text(stored, config_text)
     return False

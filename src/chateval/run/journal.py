@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval.core.distributions import ScoreDistribution
+from chateval.core.file_access import open_private
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
@@ -89,7 +90,8 @@ def append_stop(path: Path, reason: str) -> None:
 
 
 def _append(path: Path, lines: list[str]) -> None:
-    with path.open("a", encoding="utf-8") as handle:
+    fd = open_private(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    with os.fdopen(fd, "a", encoding="utf-8") as handle:
         handle.write("\n".join(lines) + "\n")
         handle.flush()
         os.fsync(handle.fileno())

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import cast
 
 from chateval.config.run import RunConfig
+from chateval.core.file_access import file_mode, private_folder
 from chateval.core.items import DirectItem
 from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.debate.building import load_run_items
@@ -77,12 +78,13 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
             record["human_label" if "human_label" in record else "human_scores"] = None
     data["label_fraction"] = fraction * already
     tree["name"] = into.name  # reports tell the copy from the run by name
-    into.mkdir(parents=True, exist_ok=True)
+    private_folder(into)
     copy = RunFolder(into)
     copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
     copy.write_verdicts(cast(list[VerdictRecord], records))  # as the run wrote them
     transcripts = source.transcripts_file()
     if transcripts is not None:
         shutil.copyfile(transcripts, into / transcripts.name)
+        (into / transcripts.name).chmod(file_mode())
     copy.write_info(cast(RunInfo, source.read_info() | {"name": into.name}))
     return rescore(into)

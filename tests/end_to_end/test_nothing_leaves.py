@@ -1,0 +1,141 @@
+"""Nothing leaves the machine: real runs inside a network namespace that has only loopback,
+every connection attempt of every process traced (tests/support/cut_off.py), give zero
+attempts to any other address and the same transcripts as the run outside. The transformers
+backend's run is tests/run/test_kill_resume.py (killed and resumed, both cut off).
+
+Telemetry is also checked where no CPU run reaches it: vLLM reports usage only from its GPU
+worker, so the processes chateval starts are asked for vLLM's and Ray's own verdicts."""
+
+import json
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chateval.config.files import load_config
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.run.runner import run
+from tests.support.cut_off import loopback_calls, outbound, run_cut_off, unavailable
+from tests.support.helpers import CONFIGS_DIR, ROOT, assert_close, read_jsonl, without_chateval_settings
+
+QUICKSTART = CONFIGS_DIR / "quickstart.yaml"
+SMALL = ["data.limit=2", "rounds=1"]  # the quickstart's first two items, both orders, one round
+
+
+@pytest.fixture(scope="module")
+def namespace() -> None:
+    reason = unavailable()
+    if reason:
+        pytest.skip(reason)
+
+
+def test_the_trace_sees_every_attempt_to_leave(namespace: None, tmp_path: Path) -> None:
+    """The detector itself: a TCP connect and a child process's UDP datagram to documentation
+    addresses are caught, a loopback connect is not."""
+    probe = (
+        "import socket, subprocess, sys\n"
+        "for target in (('192.0.2.1', 9), ('127.0.0.1', 9)):\n"
+        "    try: socket.create_connection(target, timeout=1)\n"
+        "    except OSError: pass\n"
+        "child = 'import socket\\ns = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\\n"
+        'try: s.sendto(b"x", ("2001:db8::1", 9))\\nexcept OSError: pass\'\n'
+        "subprocess.run([sys.executable, '-c', child], check=True)\n"
+    )
+    trace = tmp_path / "trace"
+    done = run_cut_off([sys.executable, "-c", probe], trace, timeout=60)
+    assert done.returncode == 0, done.stderr
+    caught = outbound(trace)
+    assert len(caught) == 2
+    assert '"192.0.2.1"' in caught[0] and '"2001:db8::1"' in caught[1]
+    assert loopback_calls(trace) == 1
+
+
+@pytest.mark.slow  # imports vLLM in four processes
+def test_chateval_switches_telemetry_off_in_the_processes_it_starts(tmp_path: Path) -> None:
+    """From a user's shell (none of the settings): importing chateval switches vLLM's and Ray's
+    usage statistics off in its process and in a spawned child (as vLLM starts its engine
+    core); without chateval both libraries say they are on."""
+    pytest.importorskip("vllm")
+    pytest.importorskip("ray")
+    verdicts = (
+        "from vllm.usage.usage_lib import is_usage_stats_enabled\n"
+        "from ray._common.usage.usage_lib import usage_stats_enabled\n"
+        "def verdict(_=None):\n"
+        "    return [is_usage_stats_enabled(), usage_stats_enabled()]\n"
+    )
+    child = (
+        verdicts + "import multiprocessing, json\n"
+        "if __name__ == '__main__':\n"
+        "    {setup}\n"
+        "    with multiprocessing.get_context('spawn').Pool(1) as pool:\n"
+        "        print(json.dumps([verdict(), pool.apply(verdict, (0,))]))\n"
+    )
+    script = tmp_path / "probe.py"  # spawn needs a module file to import in the child
+
+    def ask(setup: str) -> list[list[bool]]:
+        script.write_text(child.format(setup=setup))
+        env = without_chateval_settings(tmp_path)
+        done = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+        return json.loads(done.stdout.splitlines()[-1])
+
+    assert ask("pass") == [[True, True], [True, True]]  # a plain process: both would report
+    assert ask("import chateval") == [[False, False], [False, False]]
+
+
+@pytest.fixture(scope="module")
+def reference(vllm_backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The small quickstart run in this process, outside any namespace."""
+    out = tmp_path_factory.mktemp("outside")
+    run(load_config(QUICKSTART, SMALL), out, backends={DEFAULT_MODEL: vllm_backend})
+    return out
+
+
+def run_quickstart_cut_off(out: Path, trace: Path, *extra: str) -> None:
+    """The README's quickstart command, made small, cut off from the network."""
+    command = [sys.executable, "-m", "chateval.cli", "run", str(QUICKSTART), "-o", str(out)]
+    command += [f"--set={override}" for override in [*SMALL, *extra]]
+    done = run_cut_off(command, trace, timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def same_results(out: Path, reference: Path) -> None:
+    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
+    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
+
+
+@pytest.mark.slow
+def test_the_quickstart_reaches_nothing_but_loopback(
+    namespace: None, reference: Path, tmp_path: Path
+) -> None:
+    out, trace = tmp_path / "run", tmp_path / "trace"
+    run_quickstart_cut_off(out, trace)
+    assert outbound(trace) == []
+    same_results(out, reference)
+    # What it wrote is its owner's only.
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    assert {stat.S_IMODE(f.stat().st_mode) for f in out.iterdir()} == {0o600}
+
+
+@pytest.mark.slow
+def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
+    namespace: None, reference: Path, tmp_path: Path
+) -> None:
+    """A local Ray instance (GCS, raylet, dashboard, workers) and two vLLM replicas, all in the
+    namespace: Ray's daemons talk over loopback only (the trace saw them talk), and its
+    session folder is gone when the run ends."""
+    pytest.importorskip("ray")
+    before = set(Path("/tmp").glob("chateval-ray-*"))
+    out, trace = tmp_path / "run", tmp_path / "trace"
+    run_quickstart_cut_off(out, trace, "scale.replicas=2")
+    assert outbound(trace) == []
+    assert loopback_calls(trace) > 20
+    same_results(out, reference)
+    info = json.loads((out / "run.json").read_text())
+    assert [s["requests"] > 0 for s in info["replicas"][DEFAULT_MODEL]] == [True, True]
+    assert set(Path("/tmp").glob("chateval-ray-*")) == before
