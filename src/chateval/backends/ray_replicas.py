@@ -5,8 +5,8 @@ Each actor holds the ordinary vLLM backend, built by a loader the caller gives (
 factory builds it exactly as a local engine: same engine settings, structured outputs, prefix
 cache), so this module knows nothing of run configs or the model registry. A replica that needs
 several GPUs (tensor or pipeline parallel) gets them on one node through a placement group.
-On CPU builds each replica pins its OpenMP threads to its own cores: Ray sets OMP_NUM_THREADS
-in workers, and two engines on the same cores would halve each other.
+On CPU builds each replica pins its OpenMP threads to its own cores (their number set in its
+runtime environment): two engines on the same cores would halve each other.
 """
 
 import atexit
@@ -55,9 +55,8 @@ def _load_replica(
     from chateval.backends.vllm_backend import _core_lists
     from chateval.core.model_spec import on_gpu
 
-    if not on_gpu():
+    if not on_gpu():  # (OMP_NUM_THREADS came with the process: replica_runtime_env)
         threads = settings.threads_per_replica
-        os.environ["OMP_NUM_THREADS"] = str(max(1, threads // ranks))
         slot = node_slot(run_token)  # replicas of one run on one node never share cores
         if settings.cpu_binds:
             bind = settings.cpu_binds[slot % len(settings.cpu_binds)]
@@ -175,6 +174,21 @@ def _daemons_off_the_network(local_instance: bool) -> "Iterator[None]":
                 os.environ[name] = value
 
 
+def replica_runtime_env(settings: RaySettings, ranks: int) -> dict[str, Any]:
+    """A replica actor's process environment, set before it starts:
+
+    - the offline settings, also on nodes started without them, and inherited by the workers
+      vLLM starts for a multi-GPU replica (which never import chateval; vLLM reports usage
+      from its GPU workers);
+    - ``OMP_NUM_THREADS``, each rank's share of ``threads_per_replica``: OpenMP reads it once,
+      when torch loads, which is before the actor could set it (checking for a GPU loads
+      torch). Ray sets it to the actor's CPUs only where the node's environment has none: an
+      ``OMP_NUM_THREADS=2`` in the shell that started the cluster made two one-core replicas
+      run three times slower."""
+    threads = str(max(1, settings.threads_per_replica // ranks))
+    return {"env_vars": {**offline_settings(), "OMP_NUM_THREADS": threads}}
+
+
 def _remove_local_instance(temp_dir: str) -> None:
     """At exit: stop the local Ray instance, then remove its session folder."""
     import ray
@@ -215,10 +229,7 @@ def start_replicas(
                 "num_gpus": gpus,
                 "name": f"{ACTOR_PREFIX}{model}/{index}/{run_token}",
                 "max_restarts": 0,  # a dead replica stops the run; resuming starts fresh ones
-                # Also on nodes started without it, and inherited by the workers vLLM starts
-                # for a multi-GPU replica (which never import chateval): vLLM reports usage
-                # from its GPU workers.
-                "runtime_env": offline_runtime_env(),
+                "runtime_env": replica_runtime_env(settings, ranks),
             }
             if gpus > 1:
                 # All of one replica's GPUs on one node, one GPU per bundle as vLLM's Ray

@@ -27,11 +27,11 @@ def read_utf8(path: Path, error: type[ChatEvalError] = DataError) -> str:
         ) from None
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     tmp.replace(path)
@@ -39,14 +39,19 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def write_json(path: Path, data: Any) -> None:
     """Write ``data`` as indented JSON, atomically."""
-    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_jsonl(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
     """Write one JSON object per line, atomically."""
-    _atomic_write(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
 def write_text(path: Path, text: str) -> None:
-    """Write a text file, atomically."""
-    _atomic_write(path, text)
+    """Write a text file (UTF-8), atomically."""
+    _atomic_write(path, text.encode("utf-8"))
+
+
+def write_bytes(path: Path, data: bytes) -> None:
+    """Write a binary file (a plot), atomically."""
+    _atomic_write(path, data)

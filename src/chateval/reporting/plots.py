@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from chateval.core.schema.metrics import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
+from chateval.core.textfile import write_bytes
 from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
 
 if TYPE_CHECKING:
@@ -165,7 +166,9 @@ def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
 
 
 def save_png(fig: "Figure", path: Path) -> None:
-    fig.savefig(path, dpi=120)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=120)
+    write_bytes(path, buffer.getvalue())  # atomic and private, as every file chateval writes
     _close(fig)
 
 
