@@ -2,7 +2,10 @@
 
 Co-resident: both vLLM engines loaded once per session, every strategy. Phased: the run loads
 and releases the models itself, one resident at a time (transformers for every strategy, vLLM
-for one, since each vLLM load costs tens of seconds on 2 cores).
+for one, since each vLLM load costs tens of seconds on 2 cores). That one runs the README's
+heterogeneous quickstart through the CLI cut off from the network where this machine allows it
+(tests/support/cut_off.py): vLLM's part of the proof that nothing leaves the machine, with two
+engines loaded, released and loaded again (tests/end_to_end/test_nothing_leaves.py).
 """
 
 import json
@@ -15,6 +18,7 @@ import pytest
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
+from tests.support.cut_off import outbound, run_cut_off, unavailable
 from tests.support.helpers import CONFIGS_DIR, ROOT, SECOND_MODEL, tiny_config
 
 pytestmark = pytest.mark.slow
@@ -91,7 +95,13 @@ def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> Non
     }
     command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "hetero_quickstart.yaml")]
     command += ["-o", str(tmp_path)] + [f"--set={k}={v}" for k, v in overrides.items()]
-    subprocess.run(command, check=True, cwd=ROOT, timeout=900)
+    if unavailable() is None:
+        trace = tmp_path / "trace"
+        done = run_cut_off(command, trace, timeout=900, cwd=ROOT)
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert outbound(trace) == []
+    else:
+        subprocess.run(command, check=True, cwd=ROOT, timeout=900)
     info = json.loads((tmp_path / "run.json").read_text())
     placement = info["placement"]
     # simultaneous, 1 round + probes: [A|B] [B|A] -> A, B, then A loaded again after its release

@@ -37,10 +37,12 @@ def describe() -> str:
 
 
 def private_folder(path: Path) -> Path:
-    """Create ``path`` (and its parents) if needed and give it ``folder_mode()``, also when it
-    was there already: it is a run's or a report's own folder, whose contents are chateval's."""
-    path.mkdir(parents=True, exist_ok=True)
-    path.chmod(folder_mode())
+    """Create ``path`` (and its parents) with ``folder_mode()``. A folder that is there already
+    keeps its mode: it may be the user's own (``report -o .``); the files chateval writes into
+    it are private anyway."""
+    if not path.is_dir():
+        path.mkdir(parents=True, exist_ok=True)
+        path.chmod(folder_mode())  # mkdir's mode would pass through the umask
     return path
 
 
