@@ -1,6 +1,9 @@
 """The quickstart through the CLI on vLLM, as a user runs it: a quiet console (chateval's lines,
 one bar, the summary), the engine's output in engine.log, on the console with --verbose, and an
-engine's error on the console when it fails."""
+engine's error on the console when it fails. The quiet run is cut off from the network where
+this machine allows it (tests/support/cut_off.py): the quickstart's part of the proof that
+nothing leaves the machine, its transcripts equal to the same run outside
+(tests/end_to_end/test_nothing_leaves.py)."""
 
 import re
 import subprocess
@@ -9,11 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from chateval.engines.models import ModelRegistry
+from chateval.config.files import load_config
+from chateval.core.backend import Backend
+from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.run.folder import RunFolder
+from chateval.run.runner import run
+from tests.support.cut_off import outbound, run_cut_off, unavailable
 from tests.support.helpers import CONFIGS_DIR, ROOT
 
 pytestmark = pytest.mark.slow
+QUICKSTART = CONFIGS_DIR / "quickstart.yaml"
 
 # What vLLM, torch and Python print while an engine loads and runs (never chateval's own lines).
 ENGINE_LINES = re.compile(
@@ -32,9 +40,12 @@ SMALL = [
 IMPOSSIBLE = "vllm.engine_args.smollm2-135m.max_num_batched_tokens=1"
 
 
-def chateval_run(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "chateval.cli", "run", str(CONFIGS_DIR / "quickstart.yaml")]
+def chateval_run(out: Path, *options: str, trace: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """The quickstart, made small, through the CLI; cut off and traced into ``trace`` if given."""
+    command = [sys.executable, "-m", "chateval.cli", "run", str(QUICKSTART)]
     command += ["-o", str(out), "--force", *(f"--set={o}" for o in SMALL), *options]
+    if trace is not None:
+        return run_cut_off(command, trace, timeout=600, cwd=ROOT)
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
@@ -42,9 +53,18 @@ def chateval_run(out: Path, *options: str) -> subprocess.CompletedProcess[str]:
 def quickstart(registry: ModelRegistry, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     pytest.importorskip("vllm")
     out = tmp_path_factory.mktemp("quickstart")
-    done = chateval_run(out)
+    trace = None if unavailable() else out.parent / "quickstart.trace"
+    done = chateval_run(out, trace=trace)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert trace is None or outbound(trace) == []
     return out, done.stdout, done.stderr
+
+
+def test_the_quickstart_cut_off_decodes_as_it_does_outside(
+    quickstart: tuple[Path, str, str], vllm_backend: Backend, tmp_path: Path
+) -> None:
+    run(load_config(QUICKSTART, SMALL), tmp_path, backends={DEFAULT_MODEL: vllm_backend})
+    assert (quickstart[0] / "transcripts.jsonl").read_bytes() == (tmp_path / "transcripts.jsonl").read_bytes()
 
 
 def test_the_quickstart_console_shows_chatevals_lines_and_the_engine_writes_engine_log(

@@ -1,10 +1,10 @@
 """Nothing leaves the machine: real runs inside a network namespace that has only loopback,
 every connection attempt of every process traced (tests/support/cut_off.py), give zero
 attempts to any other address and the same transcripts as the run outside. Here: the
-quickstart on two vLLM replicas of a local Ray instance. The vLLM engine in the CLI's own
-process: tests/end_to_end/test_hetero_models.py (the heterogeneous quickstart, two models
-loaded, released and loaded again); the transformers backend: tests/run/test_kill_resume.py
-(killed and resumed, both cut off, equal to the run outside).
+quickstart on two vLLM replicas of a local Ray instance. The quickstart on vLLM in the CLI's
+own process: tests/cli/test_console_cli.py; the heterogeneous quickstart, two models loaded,
+released and loaded again: tests/end_to_end/test_hetero_models.py; the transformers backend:
+tests/run/test_kill_resume.py (killed and resumed, both cut off, equal to the run outside).
 
 Telemetry is also checked where no CPU run reaches it: vLLM reports usage only from its GPU
 worker, so the processes chateval starts are asked for vLLM's and Ray's own verdicts."""
