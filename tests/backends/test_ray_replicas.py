@@ -5,9 +5,9 @@ each replica's prefix cache, and the greedy verdicts equal a one-engine run's. (
 each start of two replicas costs about 40 s on two cores.)
 
 The cluster is started as a user's shell would start it, without chateval's settings (telemetry
-on), its daemons' HTTP sent to a closed loopback port so that the test itself sends nothing:
-the replicas still run with telemetry off (their runtime environment), which each confirms at
-start or the run stops."""
+on), its daemons' HTTP sent to a closed loopback port so that the test itself sends nothing: a
+plain Ray worker there has vLLM's and Ray's telemetry on, one given the runtime environment
+chateval gives its actors has both off."""
 
 import json
 import subprocess
