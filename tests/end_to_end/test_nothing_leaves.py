@@ -112,6 +112,7 @@ def same_results(out: Path, reference: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.isolation  # its own CI stage: `pytest -m isolation` (45 s on two cores)
 def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
     namespace: None, reference: Path, tmp_path: Path
 ) -> None:
