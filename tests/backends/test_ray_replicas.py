@@ -27,8 +27,7 @@ from chateval.offline import RAY_DAEMONS_HTTP_OFF
 from chateval.run.runner import run
 from tests.support.helpers import (
     CONFIGS_DIR,
-    assert_close,
-    read_jsonl,
+    same_results,
     tiny_config,
     without_chateval_settings,
 )
@@ -99,11 +98,6 @@ def one_engine(vllm_backend: Backend, tmp_path_factory: pytest.TempPathFactory) 
     out = tmp_path_factory.mktemp("one")
     run(config("unused", replicas=1), out, backends={DEFAULT_MODEL: vllm_backend})
     return out
-
-
-def same_results(out: Path, reference: Path) -> None:
-    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
-    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
 
 
 def test_replicas_decode_as_one_engine_and_a_killed_one_ends_the_run_which_resumes(

@@ -18,7 +18,7 @@ from chateval.config.files import dump_config
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, assert_close, read_jsonl, tiny_config
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR, same_results, tiny_config
 from tests.support.vllm_server import VllmServer, free_port
 
 pytestmark = pytest.mark.slow
@@ -85,13 +85,6 @@ def served_run(server: VllmServer, models_dir: Path, tmp_path_factory: pytest.Te
     out = tmp_path_factory.mktemp("served")
     run(tiny_config(**config_tree(models_dir)), out)
     return out
-
-
-def same_results(out: Path, reference: Path) -> None:
-    """Same text byte for byte; the same verdicts, score probabilities to float noise (the
-    server batches requests differently, which moves logits in the last bits)."""
-    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
-    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
 
 
 def test_a_served_debate_decodes_as_the_offline_engine_does(served_run: Path, offline_run: Path) -> None:

@@ -22,7 +22,12 @@ from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
 from tests.support.cut_off import loopback_calls, outbound, run_cut_off, unavailable
-from tests.support.helpers import CONFIGS_DIR, ROOT, assert_close, read_jsonl, without_chateval_settings
+from tests.support.helpers import (
+    CONFIGS_DIR,
+    ROOT,
+    same_results,
+    without_chateval_settings,
+)
 
 QUICKSTART = CONFIGS_DIR / "quickstart.yaml"
 # The quickstart's first two items in both orders, one round, short turns: what the namespace
@@ -104,11 +109,6 @@ def run_quickstart_cut_off(out: Path, trace: Path, *extra: str) -> None:
     command += [f"--set={override}" for override in [*SMALL, *extra]]
     done = run_cut_off(command, trace, timeout=600, cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
-
-
-def same_results(out: Path, reference: Path) -> None:
-    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
-    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
 
 
 @pytest.mark.slow

@@ -54,6 +54,13 @@ def assert_close(a: object, b: object, tolerance: float = 2e-3) -> None:
         assert a == b
 
 
+def same_results(out: Path, reference: Path) -> None:
+    """Two run folders with the same text byte for byte and the same verdicts, score
+    probabilities to float noise (batches formed differently move logits in the last bits)."""
+    assert (out / "transcripts.jsonl").read_bytes() == (reference / "transcripts.jsonl").read_bytes()
+    assert_close(read_jsonl(out / "verdicts.jsonl"), read_jsonl(reference / "verdicts.jsonl"))
+
+
 def prompt_text(request: GenerationRequest) -> str:
     """Everything the speaker of ``request`` is shown, as one text (any prompt layout)."""
     return "\n".join(m.content for m in request.messages)
