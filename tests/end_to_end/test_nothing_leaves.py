@@ -112,7 +112,7 @@ def run_quickstart_cut_off(out: Path, trace: Path, *extra: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.isolation  # its own CI stage: `pytest -m isolation` (45 s on two cores)
+@pytest.mark.isolation  # its own CI stage: `pytest -m isolation` (39-65 s on two cores)
 def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
     namespace: None, reference: Path, tmp_path: Path
 ) -> None:
