@@ -5,6 +5,7 @@ this machine allows it (tests/support/cut_off.py): the quickstart's part of the 
 nothing leaves the machine, its transcripts equal to the same run outside
 (tests/end_to_end/test_nothing_leaves.py)."""
 
+import json
 import re
 import subprocess
 import sys
@@ -15,7 +16,9 @@ import pytest
 from chateval.config.files import load_config
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
-from chateval.run.folder import RunFolder
+from chateval.prompts.builder import role_library
+from chateval.record.files import RunFolder
+from chateval.record.roster import folder_fingerprint
 from chateval.run.runner import run
 from tests.support.cut_off import outbound, run_cut_off, unavailable
 from tests.support.helpers import CONFIGS_DIR, ROOT
@@ -65,6 +68,18 @@ def test_the_quickstart_cut_off_decodes_as_it_does_outside(
 ) -> None:
     run(load_config(QUICKSTART, SMALL), tmp_path, backends={DEFAULT_MODEL: vllm_backend})
     assert (quickstart[0] / "transcripts.jsonl").read_bytes() == (tmp_path / "transcripts.jsonl").read_bytes()
+
+
+def test_the_quickstart_roster_names_the_model_folder_and_its_fingerprint(
+    quickstart: tuple[Path, str, str], registry: ModelRegistry
+) -> None:
+    roster = json.loads(RunFolder(quickstart[0]).roster.read_text())
+    model = roster["models"][DEFAULT_MODEL]
+    folder = registry.folder(DEFAULT_MODEL)
+    assert model["backend"] == "vllm" and model["path"] == str(folder)
+    assert model["fingerprint"] == folder_fingerprint(folder) and model["fingerprint"].startswith("sha256:")
+    assert [r["role"] for r in roster["referees"]] == ["Critic", "Everyday Reader"]
+    assert roster["referees"][0]["role_text"] == role_library()["critic"].description
 
 
 def test_the_quickstart_console_shows_chatevals_lines_and_the_engine_writes_engine_log(

@@ -20,8 +20,8 @@ from chateval.core.console_handler import ConsoleHandler, once
 from chateval.core.console_session import session
 from chateval.core.progress import Progress
 from chateval.errors import BackendError
+from chateval.record.files import RunFolder
 from chateval.reporting.html import write_html_report
-from chateval.run.folder import RunFolder
 from chateval.run.runner import run
 from tests.support.helpers import asks_for_scores, prompt_dependent, tiny_config
 from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog

@@ -1,9 +1,9 @@
 """Usage counters: one name each, in code and in every file; files of earlier releases read
-through chateval.run.migrations."""
+through chateval.record.migrations."""
 
 from chateval.core.backend import GenerationResult
 from chateval.core.usage import ModelUsage
-from chateval.run.migrations import counts_as_today
+from chateval.record.migrations import counts_as_today
 
 
 def test_counts_have_one_name_each_and_come_back_whole() -> None:

@@ -80,6 +80,8 @@ def test_run_writes_outputs_and_counts(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert {p.name for p in out.iterdir()} == {
         "config.yaml",
+        "roster.json",
+        "items.jsonl",
         "journal.jsonl",
         "transcripts.jsonl",
         "verdicts.jsonl",

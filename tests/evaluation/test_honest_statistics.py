@@ -17,12 +17,12 @@ from chateval.evaluation.bootstrap import MIN_DEFINED_SHARE, N_RESAMPLES, resamp
 from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
+from chateval.record.finished import load_finished_run
 from chateval.reporting.html_views import metric_rows
 from chateval.reporting.markdown import baseline_lines, debate_effect_lines
 from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.statistics_text import below_baselines, position_text
 from chateval.reporting.summary import print_summary
-from chateval.run.folder import load_finished_run
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
 from tests.support.helpers import CONFIGS_DIR, tiny_config

@@ -8,8 +8,8 @@ import pytest
 
 from chateval.core.schema.metrics import DirectMetrics
 from chateval.evaluation.agreement.metrics import direct_metrics
+from chateval.record.migrations import metrics_as_today
 from chateval.reporting.metrics_view import correlation_rows
-from chateval.run.migrations import metrics_as_today
 
 HUMANS = [1.0, 2.0, 3.0, 4.0, 5.0, 3.0]
 PREDICTED = [1.0, 3.0, 2.0, 5.0, 4.0, 3.0]
@@ -44,7 +44,7 @@ def test_reports_label_the_defined_average_with_its_dimensions_and_read_old_ones
         "resampled": "items",
         "average": CONSTANT_ENGAGINGNESS["average_defined"],
     }
-    # The run folder's reader gives it today's shape (chateval.run.migrations).
+    # The run folder's reader gives it today's shape (chateval.record.migrations).
     today = cast(DirectMetrics, metrics_as_today({"panel": old}, "direct")["panel"])
     assert [(row.name, row.covers) for row in correlation_rows(today) if row.is_average] == [
         ("average", ("naturalness", "coherence", "groundedness", "engagingness")),

@@ -307,8 +307,13 @@ def test_missing_and_unfinished_run_folders_are_refused(systems_run: Path, tmp_p
     assert f"{folder}: no verdicts.jsonl; the run has not finished (no debate step" in refused(folder)
     shutil.copy(systems_run / "journal.jsonl", folder)
     assert "journal.jsonl holds its finished steps" in refused(folder)
-    (folder / "verdicts.jsonl").write_text('\n{"item_id": "x", "referees": []}\n')  # a direct record
-    assert f"{folder / 'verdicts.jsonl'}:2: a pairwise record needs item_id and orders" in refused(folder)
+    (folder / "verdicts.jsonl").write_text('\n{"item_id": "x", "referees": []}\n')
+    assert f"{folder / 'verdicts.jsonl'}:2: field parse_failures: Field required" in refused(folder)
+    direct = '{"item_id": "x", "parse_failures": 0, "referees": []}\n'
+    (folder / "verdicts.jsonl").write_text(direct)
+    assert f"{folder / 'verdicts.jsonl'}: record 1 (item x): a pairwise record needs orders" in refused(
+        folder
+    )
 
 
 def test_a_run_killed_after_its_verdicts_exports_with_a_note(systems_run: Path, tmp_path: Path) -> None:

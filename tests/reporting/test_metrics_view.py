@@ -13,6 +13,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.config.files import load_config
 from chateval.core.schema.records import RunInfo
 from chateval.engines.models import DEFAULT_MODEL
+from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting.metrics_view import (
     CorrelationRow,
     DirectView,
@@ -21,7 +22,6 @@ from chateval.reporting.metrics_view import (
     run_view,
 )
 from chateval.reporting.model_rows import per_model_rows
-from chateval.run.folder import FinishedRun, load_finished_run
 from chateval.run.runner import run
 from tests.support.helpers import CONFIGS_DIR
 from tests.support.scripted import (
@@ -73,7 +73,7 @@ def test_the_task_comes_from_the_run_not_from_the_metrics_keys(pairwise_run: Pat
     # run.json without its task (an edited file): the config's.
     info = cast(RunInfo, {k: v for k, v in finished.info.items() if k != "task"})
     direct = load_config(CONFIGS_DIR / "quickstart_direct.yaml")
-    older = FinishedRun(finished.folder, direct, info, finished.metrics)
+    older = FinishedRun(finished.folder, direct, info, finished.roster, finished.metrics)
     assert older.task == "direct" and isinstance(run_view(older), DirectView)
 
 
@@ -81,7 +81,7 @@ def test_metrics_of_earlier_releases_fall_back_once(
     pairwise_run: Path, direct_run: Path, tmp_path: Path
 ) -> None:
     """Before soft verdicts: the hard metrics at the top level, no aggregations; the reader
-    (chateval.run.migrations) gives the view today's shape."""
+    (chateval.record.migrations) gives the view today's shape."""
     drop = (
         "aggregations",
         "soft_verdicts",

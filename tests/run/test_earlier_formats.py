@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from chateval.config.run import RunConfig
+from chateval.record.finished import load_finished_run
+from chateval.record.migrations import FORMAT_VERSION
 from chateval.reporting.html import write_html_report
 from chateval.reporting.markdown import write_report
 from chateval.reporting.metrics_view import run_view
-from chateval.run.folder import load_finished_run
-from chateval.run.migrations import FORMAT_VERSION
 from chateval.run.rescore import rescore
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "run_folders"
@@ -26,13 +26,13 @@ def earlier(request: pytest.FixtureRequest, tmp_path: Path) -> Path:
 
 
 def test_every_format_is_kept_as_a_fixture() -> None:
-    assert FOLDERS == ["diagnostics_direct", "first_release", "soft_verdicts", "systems"]
+    assert FOLDERS == ["diagnostics_direct", "first_release", "format_2", "soft_verdicts", "systems"]
 
 
 def test_an_earlier_folder_reads_in_todays_types(earlier: Path) -> None:
     run = load_finished_run(earlier)
     assert isinstance(run.config, RunConfig) and run.task == run.config.task
-    assert run.format_version == 1 < FORMAT_VERSION
+    assert run.format_version == (2 if earlier.name == "format_2" else 1) < FORMAT_VERSION
     info = run.info
     assert isinstance(info["batches"], int) and isinstance(info["engine_steps"], int)
     assert "backend_calls" not in info
@@ -47,8 +47,11 @@ def test_an_earlier_folder_reads_in_todays_types(earlier: Path) -> None:
         }
     # No referee -> model map in version 1: rebuilt from the config's panel.
     assert info["referees"] and set(info["referees"].values()) <= set(run.config.model_names())
+    # No roster and no items before version 3: the roster rebuilt from the config, no items.
+    assert run.roster["rebuilt"] and [r["name"] for r in run.roster["referees"]] == list(info["referees"])
+    assert run.items() is None and run.items_notice() is not None and not run.changed_inputs()
     assert run.metrics is not None and "hard" in run.metrics["aggregations"]
-    assert len(run.verdicts()) in (8, 12)
+    assert len(run.verdicts()) in (8, 9, 12)
     view = run_view(run)
     assert view.aggregations[0].aggregation == "hard"
 
@@ -98,5 +101,27 @@ def test_a_folder_of_a_newer_format_is_refused(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "systems", folder)
     info = json.loads((folder / "run.json").read_text())
     (folder / "run.json").write_text(json.dumps(info | {"format_version": FORMAT_VERSION + 1}))
-    with pytest.raises(DataError, match=r"run.json: written in run folder format 3 by a newer chateval"):
+    newer = rf"run.json: written in run folder format {FORMAT_VERSION + 1} by a newer chateval"
+    with pytest.raises(DataError, match=newer):
         load_finished_run(folder)
+
+
+DOCS_RESULTS = Path(__file__).parent.parent.parent / "docs" / "results"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(p.name for p in DOCS_RESULTS.iterdir() if (p / "run.json").is_file()))
+def test_every_docs_results_folder_rescores_to_its_stored_agreement(name: str, tmp_path: Path) -> None:
+    """Read through today's record, every published folder gives its stored numbers; aside
+    from the ``systems`` section, whose statistics changed since those folders were scored,
+    and ``measures``, which they predate."""
+    import json
+
+    folder = tmp_path / name
+    shutil.copytree(DOCS_RESULTS / name, folder)
+    stored = json.loads((folder / "metrics.json").read_text())
+    rescored = json.loads(json.dumps(rescore(folder)))
+    newer = ("systems", "measures")
+    assert {k: v for k, v in rescored.items() if k not in newer} == {
+        k: v for k, v in stored.items() if k not in newer
+    }

@@ -9,8 +9,8 @@ from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
+from chateval.record.files import RunFolder
 from chateval.run import journal
-from chateval.run.folder import RunFolder
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")
@@ -132,7 +132,7 @@ def test_journals_from_before_turn_kinds_still_load(
 
 
 def test_a_new_journal_starts_with_its_format_and_an_old_one_reads_as_version_1(tmp_path: Path) -> None:
-    from chateval.run.migrations import FORMAT_VERSION
+    from chateval.record.migrations import FORMAT_VERSION
 
     path = tmp_path / "journal.jsonl"
     journal.start(path)

@@ -8,7 +8,7 @@ import pytest
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.errors import DataError
-from chateval.run.folder import RunFolder
+from chateval.record.files import RunFolder
 from chateval.run.runner import run
 from tests.support.helpers import prompt_dependent, tiny_config
 

@@ -33,7 +33,7 @@ class ModelUsage:
 
     def counts(self) -> Counts:
         """The counts as run.json and the journal store them (files of earlier releases read
-        through chateval.run.migrations.counts_as_today)."""
+        through chateval.record.migrations.counts_as_today)."""
         return {
             "batches": self.batches,
             "engine_steps": self.engine_steps,

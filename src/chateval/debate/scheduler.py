@@ -41,12 +41,11 @@ DebateDone = Callable[[Debate], Sequence[Debate]]
 waves of comparisons)."""
 
 
-# Engine steps in a row that finish nothing before streaming gives up (a prefill of a big
-# batch takes tens of steps; an engine that lost a request would spin forever).
-# A streaming run is stalled when its engines have finished nothing for this many polls AND
-# this long: polls are cheap while an engine waits on something else (vLLM compiling a
-# constraint for a large vocabulary takes seconds, its empty steps microseconds), slow while it
-# decodes a long batch, so neither bound alone tells a stall from work.
+# A streaming run is stalled (an engine that lost a request would spin forever) when its
+# engines have finished nothing for this many polls AND this long: polls are cheap while an
+# engine waits on something else (vLLM compiling a constraint for a large vocabulary takes
+# seconds, its empty steps microseconds), slow while it decodes a long batch (a big batch's
+# prefill takes tens of steps), so neither bound alone tells a stall from work.
 _MAX_IDLE_POLLS = 100_000
 _MAX_IDLE_SECONDS = 600.0
 _REMOTE_WAIT_S = 0.05  # longest sleep between polls when only servers are busy
@@ -371,10 +370,9 @@ class _Stream:
         if self.on_debate_step is not None:
             self.on_debate_step(index, debate, settled, step_usage)
         self.done[debate.key] += 1
-        bar = self.scheduler.progress
-        bar.update(work=1)
+        self.scheduler.progress.update(work=1)
         if not self.submit_next(debate):
-            bar.update(1)
+            self.scheduler.progress.update(1)
             self.after([debate])
 
 

@@ -8,7 +8,7 @@ statistics, the debate's effect (with opinion probes) and per-model diagnostics
 
 from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
-from typing import Generic, Required, TypeVar
+from typing import Any, Generic, Required, TypeVar
 
 from chateval.core.items import Label
 from chateval.core.schema.diagnostics import (
@@ -33,10 +33,12 @@ from chateval.core.schema.metrics import (
     PositionStats,
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.agreement.debate_effect import debate_effect
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
 from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
+from chateval.evaluation.measures import measure_sections
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems, systems_metrics
 from chateval.judging.aggregate import position_stats
@@ -47,6 +49,7 @@ CONSTANT_BASELINE = (
 )
 
 
+@record_schema
 class CommonRunMetrics(PanelDiagnostics, total=False):
     """The keys of metrics.json whatever the task (the task's class below adds the rest). Runs
     of earlier releases lack some: only ``items`` is always there."""
@@ -56,12 +59,16 @@ class CommonRunMetrics(PanelDiagnostics, total=False):
     aggregation: str  # the headline: "hard", or "soft" when asked for and read
     soft_verdicts: str  # "read", or why not
     systems: PairwiseSystems | DirectSystemsMetrics  # runs that judged named systems
+    # each registered measure's section, by its name (chateval.evaluation.measures): an open
+    # mapping, so a measure added later leaves this type alone
+    measures: dict[str, dict[str, Any]]
 
 
 Effect = TypeVar("Effect", bound=PairwiseDebateEffect | DirectDebateEffect)
 Model = TypeVar("Model", bound=PairwiseModelDiagnostics | DirectModelDiagnostics)
 
 
+@record_schema
 class RunMetricsOf(CommonRunMetrics, Generic[Panel, Effect, Model], total=False):
     """The keys whose type is the task's. ``panel`` and ``referees`` are the headline
     aggregation's (``aggregations`` has both; runs before soft verdicts have them only here)."""
@@ -72,6 +79,7 @@ class RunMetricsOf(CommonRunMetrics, Generic[Panel, Effect, Model], total=False)
     per_model: dict[str, Model]
 
 
+@record_schema
 class PairwiseRunMetrics(
     RunMetricsOf[PairwiseMetrics, PairwiseDebateEffect, PairwiseModelDiagnostics], total=False
 ):
@@ -83,6 +91,7 @@ class PairwiseRunMetrics(
     position: PositionStats
 
 
+@record_schema
 class DirectRunMetrics(RunMetricsOf[DirectMetrics, DirectDebateEffect, DirectModelDiagnostics], total=False):
     """metrics.json of a direct run (as ``PairwiseRunMetrics``, without position statistics)."""
 
@@ -298,6 +307,7 @@ def _last(
     metrics["cut_off"] = diagnostics.get("cut_off")
     metrics["empty_assessments"] = diagnostics.get("empty_assessments")
     metrics["ceiling"] = diagnostics.get("ceiling")
+    metrics["measures"] = measure_sections(settings, records)
 
 
 def compute_metrics(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> RunMetrics:

@@ -27,13 +27,13 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 import yaml
 
 from chateval.core.schema.records import RefereeRow, VerdictRecord
 from chateval.errors import ConfigError, DataError
-from chateval.run.folder import RunFolder
+from chateval.record.files import RunFolder
 
 Format = Literal["csv", "jsonl"]
 FORMATS: tuple[Format, ...] = ("csv", "jsonl")
@@ -98,12 +98,12 @@ def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool
     if task not in ("pairwise", "direct"):
         raise DataError(f"{config_file}: no task (pairwise or direct)")
     key = "orders" if task == "pairwise" else "referees"
-    records: list[VerdictRecord] = []
-    for number, record in files.read_verdicts():
-        if key not in record or "item_id" not in record:
-            raise DataError(f"{files.verdicts}:{number}: a {task} record needs item_id and {key}")
-        # The records as verdicts.jsonl holds them: the shape a run wrote (schema.records.VerdictRecord).
-        records.append(cast(VerdictRecord, record))
+    records = files.read_verdicts()  # validated: a DataError names a bad line and field
+    for number, record in enumerate(records, 1):
+        if key not in record:
+            raise DataError(
+                f"{files.verdicts}: record {number} (item {record['item_id']}): a {task} record needs {key}"
+            )
     return config, records, files.finished()
 
 

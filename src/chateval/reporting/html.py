@@ -20,9 +20,9 @@ from chateval.core.file_access import private_folder
 from chateval.core.progress import Progress
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
+from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
-from chateval.run.folder import FinishedRun, load_finished_run
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "

@@ -8,6 +8,8 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 from dataclasses import dataclass
 
 from chateval.evaluation.diagnostics.text import ceiling_text, cut_off_text, empty_text, recitation_text
+from chateval.record.finished import FinishedRun
+from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.formatting import ci_text
 from chateval.reporting.metrics_view import (
     CorrelationRow,
@@ -23,7 +25,6 @@ from chateval.reporting.statistics_text import (
     position_text,
 )
 from chateval.reporting.systems_view import SystemsTable
-from chateval.run.folder import FinishedRun
 
 
 @dataclass(frozen=True)
@@ -39,18 +40,8 @@ class RunView:
 
 
 def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
-    """Speaker name -> (role name, model), from the run's resolved config."""
-    from chateval.core.transcript import SUMMARIZER
-    from chateval.debate.building import build_panel
-    from chateval.errors import ChatEvalError
-
-    try:
-        panel = build_panel(run.config)
-    except ChatEvalError:
-        return {}  # a panel this release refuses: speakers show without role and model
-    found = {a.name: (a.role.name, a.model) for a in panel.agents}
-    found[SUMMARIZER.capitalize()] = ("summarizer", panel.summarizer_model)
-    return found
+    """Speaker name -> (role name, model), from the run's roster."""
+    return roster_speakers(run.roster)
 
 
 def _scales_text(run: FinishedRun) -> str:
@@ -75,6 +66,7 @@ def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
         "position consistency": position or "-",
         "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
         "does the debate help?": debate_effect_text(view, agents) or "-",
+        **dict(view.measure_lines()),
     }
 
 

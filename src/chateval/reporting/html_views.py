@@ -8,13 +8,13 @@ out and escape them. Several runs of the same data line up by item id.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from chateval.core.items import Item, PairwiseItem
 from chateval.core.progress import Progress
 from chateval.core.schema.records import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
+from chateval.record.finished import FinishedRun
 from chateval.reporting.html_debates import (
     DebateView,
     debate_view,
@@ -25,7 +25,6 @@ from chateval.reporting.html_debates import (
 from chateval.reporting.html_runs import RunView, metric_rows, run_settings, speakers
 from chateval.reporting.metrics_view import run_view
 from chateval.reporting.systems_view import systems_tables
-from chateval.run.folder import FinishedRun, RunFolder
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),
@@ -70,16 +69,7 @@ class ItemView:
 def _read_transcripts(run: FinishedRun) -> dict[str, list[TranscriptMessage]]:
     """Each debate's messages by its key; none when the folder kept no transcripts (a copy kept
     for its verdicts only): the item pages then show the verdicts without the talk."""
-    files = RunFolder(run.folder)
-    if files.transcripts_file() is None:
-        return {}
-    out = {}
-    for number, record in files.read_transcripts():
-        if "key" not in record:
-            raise DataError(f"{files.transcripts}:{number}: a transcript record without its debate's key")
-        # The messages as a run wrote them (schema.records.TranscriptMessage; older releases lack keys).
-        out[str(record["key"])] = cast(list[TranscriptMessage], list(record.get("messages") or []))
-    return out
+    return {record["key"]: record["messages"] for record in run.transcripts()}
 
 
 def _truncation_text(record: VerdictRecord) -> str:
@@ -252,16 +242,9 @@ def _check_same_task(runs: Sequence[FinishedRun]) -> str:
     return tasks.pop()
 
 
-def _data_items(run: FinishedRun) -> dict[str, Item]:
-    """The run's items as its data file holds them now (empty when it cannot be read here)."""
-    from chateval.debate.building import load_run_items
-    from chateval.errors import ChatEvalError
-
-    try:
-        items = load_run_items(run.config)
-    except (ChatEvalError, OSError):
-        return {}
-    return {item.id: item for item in items}
+def _recorded_items(run: FinishedRun) -> dict[str, Item]:
+    """The run's items as it debated them (empty for a folder that kept none)."""
+    return {item.id: item for item in run.items() or []}
 
 
 @dataclass(frozen=True)
@@ -273,6 +256,7 @@ class Report:
     filters: list[tuple[str, str]]
     item_columns: list[str]
     items: list[ItemView]
+    notices: list[str] = field(default_factory=list)  # items not as the data file has them, and why
 
     @property
     def title(self) -> str:
@@ -293,7 +277,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
             "--html lines runs up by item id, and these runs share none: "
             + ", ".join(str(r.folder) for r in runs)
         )
-    data = _data_items(runs[0])
+    data = {i: item for read in reversed(reads) for i, item in _recorded_items(read.run).items()}
     dims = reads[0].dims
     items = []
     bar = progress or Progress()
@@ -335,7 +319,8 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
     item_columns = (
         ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
     )
-    return Report(task, run_views, filters, item_columns, items)
+    notices = [notice for r in runs if (notice := r.items_notice()) is not None]
+    return Report(task, run_views, filters, item_columns, items, notices)
 
 
 def _snippet(item: Item | None) -> str:

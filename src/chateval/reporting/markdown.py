@@ -21,6 +21,7 @@ from chateval.core.file_access import private_folder
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
+from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.markdown_direct import direct_table
@@ -35,7 +36,6 @@ from chateval.reporting.statistics_text import (
     reading,
 )
 from chateval.reporting.systems_view import markdown, systems_tables
-from chateval.run.folder import FinishedRun, load_finished_run
 
 
 def _counts(panel: PairwiseMetrics | None) -> str:
@@ -239,6 +239,11 @@ def debate_effect_lines(runs: Sequence[FinishedRun]) -> list[str]:
     return [f"- {run.name}: {text}" for run, text in found if text]
 
 
+def measure_lines(runs: Sequence[FinishedRun]) -> list[str]:
+    """Per run, each registered measure it recorded (chateval.evaluation.measures), in words."""
+    return [f"- {run.name}: {title}: {text}" for run in runs for title, text in run_view(run).measure_lines()]
+
+
 def cost_table(runs: Sequence[FinishedRun]) -> str:
     lines = [
         "| run | backend | debates | batches / engine steps | requests | prompt tokens | generated tokens "
@@ -264,6 +269,13 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]
     parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
+    for run in runs:
+        if changed := run.changed_inputs():
+            parts += [
+                f"Note: {run.name}: {', '.join(changed)} changed since the run; the numbers are "
+                "those of the items it debated (its items.jsonl).",
+                "",
+            ]
     if pairwise:
         parts += [
             "## Pairwise comparison (accuracy and Cohen's kappa vs human labels)",
@@ -363,6 +375,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     models = model_table(runs)
     if models.count("\n") > 1:
         parts += ["## Per-model diagnostics", "", models, ""]
+    if measured := measure_lines(runs):
+        parts += ["## Measures", "", *measured, ""]
     parts += ["## Cost", "", cost_table(runs), ""]
     report = outdir / "report.md"
     write_text(report, "\n".join(parts))

@@ -6,9 +6,9 @@ responses they rest on."""
 from collections.abc import Iterable, Sequence
 
 from chateval.core.schema.metrics import CorrelationInterval
+from chateval.record.finished import FinishedRun
 from chateval.reporting.formatting import ci_text
 from chateval.reporting.metrics_view import AVERAGE, CorrelationRow, DirectView, correlation_rows, run_view
-from chateval.run.folder import FinishedRun
 
 
 def _panel_desc(run: FinishedRun) -> str:

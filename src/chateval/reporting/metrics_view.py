@@ -3,7 +3,7 @@
 The task comes from the run (run.json's ``task``, else its config's), never from the keys
 metrics.json happens to hold: a ``PairwiseView`` or a ``DirectView``, each reading its task's
 metrics (chateval.evaluation.run_metrics) through their types. metrics.json of an earlier
-release reaches it in today's shape (chateval.run.migrations, applied by the run folder's
+release reaches it in today's shape (chateval.record.migrations, applied by the run folder's
 reader); keys a release did not record are read with ``get`` and shown as not recorded. It
 gives the renderers rows (agreement per aggregation, correlations per dimension, reference
 baselines, the blind vote against the final decision, per-model diagnostics): they only format.
@@ -27,9 +27,10 @@ from chateval.core.schema.metrics import (
     PairwiseMetrics,
 )
 from chateval.evaluation.diagnostics.text import degenerate_reasons
+from chateval.evaluation.measures import measure_lines
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
-from chateval.run.folder import FinishedRun
+from chateval.record.finished import FinishedRun
 
 Side = Literal["blind", "final"]
 SIDES: tuple[Side, Side] = ("blind", "final")
@@ -236,6 +237,11 @@ class _View:
     @property
     def systems(self) -> PairwiseSystems | DirectSystemsMetrics | None:
         return self.metrics.get("systems")
+
+    def measure_lines(self) -> list[tuple[str, str]]:
+        """(title, text) of each registered measure the run recorded (chateval.evaluation.measures):
+        what the console summary, report.md and report.html show of them, alike."""
+        return measure_lines(self.metrics.get("measures") or {})
 
 
 @dataclass(frozen=True)

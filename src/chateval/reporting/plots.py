@@ -16,7 +16,7 @@ from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from chateval.run.folder import FinishedRun
+    from chateval.record.finished import FinishedRun
 
 AGREEMENT: tuple[Literal["accuracy", "kappa"], ...] = ("accuracy", "kappa")
 CORRELATIONS: tuple[Literal["spearman", "kendall"], ...] = ("spearman", "kendall")
@@ -174,7 +174,11 @@ def save_png(fig: "Figure", path: Path) -> None:
 
 def svg_data_uri(fig: "Figure") -> str:
     """The figure as an SVG data URI, for an <img> in a page that loads nothing else."""
+    import matplotlib
+
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="svg", metadata={"Date": None})  # no date: the same run, the same page
+    # No date and fixed element ids (matplotlib salts them at random): the same run, the same page.
+    with matplotlib.rc_context({"svg.hashsalt": "chateval"}):
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
     _close(fig)
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")

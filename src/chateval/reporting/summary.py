@@ -206,6 +206,8 @@ def print_summary(result: RunResult) -> None:
         console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
     _print_systems(console, view)
     _print_models(console, view, result)
+    for title, text in view.measure_lines():
+        console.print(f"{title}: {text}", highlight=False, soft_wrap=True)
     reasons = view.degenerate_reasons()
     if reasons:
         console.print(

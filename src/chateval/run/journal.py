@@ -5,7 +5,7 @@ write followed by a ``step_done`` marker, then flushed and fsynced. A run killed
 leaves complete steps (marker present) and at most one incomplete tail, which ``load`` ignores
 and ``truncate_to_complete`` cuts off before new steps are appended.
 
-A new journal starts with its format (``{"format_version": N}``, chateval.run.migrations); a
+A new journal starts with its format (``{"format_version": N}``, chateval.record.migrations); a
 journal without one is version 1, read through the migrations there.
 
 A run with the adaptive design also journals each wave of comparisons it chooses (``{"wave":
@@ -25,7 +25,7 @@ from chateval.core.file_access import open_private
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
-from chateval.run.migrations import FORMAT_VERSION, check_readable, counts_as_today, turn_kind_as_today
+from chateval.record.migrations import FORMAT_VERSION, check_readable, counts_as_today, turn_kind_as_today
 
 
 @dataclass

@@ -5,32 +5,17 @@ run); ``rescore_with_fewer_labels`` copies a run with only a share of its human 
 and scores the copy.
 """
 
-from collections.abc import Sequence
 from pathlib import Path
-from typing import cast
 
-from chateval.config.run import RunConfig
 from chateval.core.file_access import file_mode, private_folder
-from chateval.core.items import DirectItem
-from chateval.core.schema.records import RunInfo, VerdictRecord
-from chateval.debate.building import load_run_items
-from chateval.errors import ChatEvalError, ConfigError
+from chateval.core.schema.records import ItemRecord
+from chateval.core.textfile import write_json
+from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
-from chateval.run.folder import RunFolder, load_finished_run
+from chateval.record.files import RunFolder
+from chateval.record.finished import load_finished_run
+from chateval.record.roster import referee_models
 from chateval.run.statistics import statistics_settings
-
-
-def _add_response_words(config: RunConfig, records: Sequence[VerdictRecord]) -> None:
-    """Give records of an earlier release their response's length (the length baseline) from
-    the run's data file, when it can still be read here; otherwise leave them as they are."""
-    try:
-        items = {item.id: item for item in load_run_items(config)}
-    except (ChatEvalError, OSError):
-        return
-    for record in records:
-        item = items.get(record["item_id"])
-        if isinstance(item, DirectItem):
-            record["response_words"] = len(item.response.split())
 
 
 def rescore(outdir: Path | str) -> RunMetrics:
@@ -39,15 +24,16 @@ def rescore(outdir: Path | str) -> RunMetrics:
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, files.info, why="rescore needs a finished run folder")
     finished = load_finished_run(outdir)  # any release's folder, in today's types
-    config = finished.config
-    records = finished.verdicts()
-    if config.task == "direct" and any("response_words" not in r for r in records):
-        _add_response_words(config, records)
-    info = finished.info
-    settings = statistics_settings(config, info.get("referees"), info.get("summarizer_model"))
-    metrics = compute_metrics(settings, records)
+    roster = finished.roster
+    settings = statistics_settings(finished.config, referee_models(roster), roster["summarizer_model"])
+    metrics = compute_metrics(settings, finished.verdicts())
     files.write_metrics(metrics)
     return metrics
+
+
+def _unlabelled(item: ItemRecord) -> ItemRecord:
+    """``item`` without its human label (pairwise) or scores (direct)."""
+    return {**item, "label": None} if item["kind"] == "pairwise" else {**item, "scores": {}}
 
 
 def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetrics:
@@ -55,6 +41,7 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     of its labelled items kept (the draw ``data.label_fraction`` makes when loading, with the
     run's ``data.seed``), and score the copy: what the run would report with that few labels.
     The verdicts are the run's own, so no model runs."""
+    import json
     import shutil
 
     import yaml
@@ -70,21 +57,27 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     tree = source.read_config_tree()
     data = tree.setdefault("data", {})
     already = float(data.get("label_fraction", 1.0))
-    records = [record for _, record in source.read_verdicts()]
+    records = source.read_verdicts()
     labelled = [bool(r.get("human_label") or r.get("human_scores")) for r in records]
     kept = kept_positions(labelled, fraction, int(data.get("seed", 0)))
+    dropped = set()
     for i, record in enumerate(records):
         if labelled[i] and i not in kept:
             record["human_label" if "human_label" in record else "human_scores"] = None
+            dropped.add(record["item_id"])
     data["label_fraction"] = fraction * already
     tree["name"] = into.name  # reports tell the copy from the run by name
     private_folder(into)
     copy = RunFolder(into)
     copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
-    copy.write_verdicts(cast(list[VerdictRecord], records))  # as the run wrote them
-    transcripts = source.transcripts_file()
-    if transcripts is not None:
-        shutil.copyfile(transcripts, into / transcripts.name)
-        (into / transcripts.name).chmod(file_mode())
-    copy.write_info(cast(RunInfo, source.read_info() | {"name": into.name}))
+    copy.write_verdicts(records)
+    items = source.read_items()
+    if items is not None:  # the items as debated, without the labels dropped
+        copy.write_items(_unlabelled(item) if item["id"] in dropped else item for item in items)
+    for copied in (source.transcripts_file(), source.roster):  # as the run wrote them
+        if copied is not None and copied.is_file():
+            shutil.copyfile(copied, into / copied.name)
+            (into / copied.name).chmod(file_mode())
+    raw_info = json.loads(source.info.read_text(encoding="utf-8"))
+    write_json(copy.info, raw_info | {"name": into.name})  # as the run wrote it: read through migrations
     return rescore(into)

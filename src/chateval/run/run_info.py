@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.engines.pool import ModelPool
+from chateval.record.migrations import FORMAT_VERSION
 from chateval.run.debating import Debated
-from chateval.run.migrations import FORMAT_VERSION
 from chateval.run.records import stopped_early
 from chateval.run.session import Prepared, Session
 from chateval.version import __version__
@@ -72,6 +72,7 @@ def run_info(
         "wall_seconds": round(times.wall_seconds, 3),
         "started_at": times.started_at,
         "resumed": resumed,
+        "inputs": dict(session.inputs),
     }
     if debated.replicas:
         info["replicas"] = debated.replicas

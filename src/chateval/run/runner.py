@@ -19,8 +19,9 @@ from chateval.core.schema.records import RunInfo
 from chateval.debate.scheduler import StepCallback
 from chateval.engines.placement import BackendFactory, default_backend_factory
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
+from chateval.record.files import RunFolder, prepare_outdir
+from chateval.record.items import records_of_items
 from chateval.run.debating import run_debates
-from chateval.run.folder import RunFolder, prepare_outdir
 from chateval.run.records import item_records, mark_truncated, transcript_record
 from chateval.run.run_info import RunTimes, run_info
 from chateval.run.session import Session, open_session
@@ -86,6 +87,8 @@ def run(
     records = item_records(debated.debates, session.panel)
     mark_truncated(records, prepared.truncations)
     names = [agent.name for agent in session.panel.agents]
+    files.write_roster(session.roster())
+    files.write_items(records_of_items(debated.items))
     files.write_transcripts(transcript_record(d, names) for d in debated.debates)
     files.write_verdicts(records)
     metrics = compute_metrics(session.statistics(), records)

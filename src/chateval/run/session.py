@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, TokenCounter
 from chateval.core.items import Item
+from chateval.core.schema.records import Roster
 from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
 from chateval.debate.panel import Panel
@@ -34,6 +35,8 @@ from chateval.engines.placement import (
 )
 from chateval.engines.pool import Loader, ModelPool
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.record.inputs import input_hashes
+from chateval.record.roster import model_entry, panel_roster
 from chateval.run.statistics import panel_models, statistics_settings
 
 
@@ -59,6 +62,7 @@ class Session:
     placement: Placement
     given: Mapping[str, Backend] = field(default_factory=dict)  # the caller's; never closed here
     factory: BackendFactory = default_backend_factory
+    inputs: Mapping[str, str] = field(default_factory=dict)  # input file -> its hash, as read
 
     @property
     def referees(self) -> dict[str, str]:
@@ -109,6 +113,18 @@ class Session:
         items, truncations = fit_items(self.panel, self.items, counters, policy, source)
         return Prepared(items, truncations, build_debates(items, config.calibrated))
 
+    def roster(self) -> Roster:
+        """roster.json: the panel, and each model with what served it and its folder's
+        fingerprint (call it once the models are loaded: a folder may be prepared on load)."""
+        models = {}
+        for model, (kind, replicas) in self.served_by().items():
+            spec = folder = None
+            if model not in self.given and self.registry is not None:
+                spec = self.registry.spec(model)
+                folder = self.registry.folder(model) if spec.path is not None else None
+            models[model] = model_entry(kind, replicas, spec, folder)
+        return panel_roster(self.panel, self.config.prompt_style, models)
+
     def served_by(self) -> dict[str, tuple[str, int]]:
         """What served each model and on how many replicas: a backend handed in by its class
         (``ScriptedBackend``: scripted), else its registry entry's or the config's backend."""
@@ -141,4 +157,5 @@ def open_session(
             registry.spec(model)  # unknown names fail here, before any file is written
         check_backend_settings(config, models, registry)
     placement = plan_placement(config, registry, given)
-    return Session(config, items, panel, models, registry, placement, given, backend_factory)
+    inputs = input_hashes(config.data)  # as the items were read: a report notices a later edit
+    return Session(config, items, panel, models, registry, placement, given, backend_factory, inputs)

@@ -4,11 +4,15 @@ baselines, recitation of the item, turns cut off at the token cap, empty assessm
 scores stuck at the scale's ends or never varying. Keys added by later releases are optional:
 metrics.json files of earlier ones lack them."""
 
-from typing import NotRequired, TypedDict
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import DirectMetrics, PairwiseMetrics
+from chateval.core.strict_model import record_schema
 
 
+@record_schema
 class OpinionChanges(TypedDict):
     """Over a model's referees' debates with opinion probes: how often the verdict moved."""
 
@@ -17,6 +21,7 @@ class OpinionChanges(TypedDict):
     mean_changes: float | None  # changes along [before discussion, after round 1, ..., final]
 
 
+@record_schema
 class ParrotingSummary(TypedDict):
     """Echo, recitation and copy shares with their chance baselines
     (chateval.evaluation.diagnostics.parroting.parroting_summary, the permutation chance from
@@ -29,17 +34,18 @@ class ParrotingSummary(TypedDict):
     verdicts_that_saw_one: int
     copied: int
     copy_share: float | None
-    utterances_that_saw_words: int | None
-    copied_words: int | None
-    words_copy_share: float | None
-    blind_words: int | None
-    blind_words_shared: int | None
-    words_copy_chance: float | None
-    words_copy_chance_reason: str | None
-    blind_verdicts: int | None
-    blind_verdicts_equal: int | None
-    copy_chance: float | None
-    copy_chance_reason: str | None
+    # runs of releases before the word-copy and chance measures lack the keys from here on
+    utterances_that_saw_words: NotRequired[int | None]
+    copied_words: NotRequired[int | None]
+    words_copy_share: NotRequired[float | None]
+    blind_words: NotRequired[int | None]
+    blind_words_shared: NotRequired[int | None]
+    words_copy_chance: NotRequired[float | None]
+    words_copy_chance_reason: NotRequired[str | None]
+    blind_verdicts: NotRequired[int | None]
+    blind_verdicts_equal: NotRequired[int | None]
+    copy_chance: NotRequired[float | None]
+    copy_chance_reason: NotRequired[str | None]
     # utterances repeating 8 words in a row of the item's own text (question, answers; dialogue,
     # fact, response); None: not recorded by the run's release
     reciting: NotRequired[int | None]
@@ -52,6 +58,7 @@ class ParrotingSummary(TypedDict):
     copy_permutation_chance_reason: NotRequired[str | None]
 
 
+@record_schema
 class CutOffKind(TypedDict):
     """Utterances of one kind, those cut off at their token cap, and the share (None: none)."""
 
@@ -60,6 +67,7 @@ class CutOffKind(TypedDict):
     share: float | None
 
 
+@record_schema
 class CutOffSummary(TypedDict):
     """Turns cut off at the token cap per kind, and verdicts resting on a cut-off assessment."""
 
@@ -70,6 +78,7 @@ class CutOffSummary(TypedDict):
     verdicts_cut_off: int
 
 
+@record_schema
 class EmptyAssessments(TypedDict):
     """Assessments left empty: the referee began with its scores (the assessment is cut where
     the scores start) or wrote nothing (chateval.evaluation.diagnostics.cut_off.empty_summary)."""
@@ -83,6 +92,7 @@ class EmptyAssessments(TypedDict):
     verdicts_share: float | None
 
 
+@record_schema
 class ScoreExtremes(TypedDict):
     """Final verdicts whose every score sits at the scale's top (or bottom), and scores that
     never vary (chateval.evaluation.diagnostics.verdict_collapse.score_extremes)."""
@@ -98,6 +108,7 @@ class ScoreExtremes(TypedDict):
     constant_dimensions: NotRequired[dict[str, list[str]]]
 
 
+@record_schema
 class PanelDiagnostics(TypedDict, total=False):
     """metrics.json's ``parroting``, ``cut_off``, ``empty_assessments`` and ``ceiling`` over the
     whole panel (absent in runs of releases before them; None when the run recorded none)."""
@@ -108,6 +119,7 @@ class PanelDiagnostics(TypedDict, total=False):
     ceiling: ScoreExtremes | None
 
 
+@record_schema
 class PairwiseModelDiagnostics(TypedDict):
     """metrics.json ``per_model`` entry of a pairwise run (chateval.evaluation.diagnostics.summary)."""
 
@@ -117,11 +129,12 @@ class PairwiseModelDiagnostics(TypedDict):
     humans: PairwiseMetrics | None
     opinion_changes: OpinionChanges | None
     parroting: ParrotingSummary | None
-    cut_off: CutOffSummary | None
+    cut_off: NotRequired[CutOffSummary | None]  # runs of earlier releases lack it
     empty_assessments: NotRequired[EmptyAssessments | None]
     ceiling: NotRequired[ScoreExtremes | None]
 
 
+@record_schema
 class DirectModelDiagnostics(TypedDict):
     """metrics.json ``per_model`` entry of a direct run (chateval.evaluation.diagnostics.summary)."""
 
@@ -131,6 +144,6 @@ class DirectModelDiagnostics(TypedDict):
     humans: DirectMetrics | None
     opinion_changes: OpinionChanges | None
     parroting: ParrotingSummary | None
-    cut_off: CutOffSummary | None
+    cut_off: NotRequired[CutOffSummary | None]  # runs of earlier releases lack it
     empty_assessments: NotRequired[EmptyAssessments | None]
     ceiling: NotRequired[ScoreExtremes | None]

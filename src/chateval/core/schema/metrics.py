@@ -3,9 +3,14 @@ position statistics, paired comparisons, the debate's effect and score-distribut
 (``chateval.evaluation.run_metrics`` puts them together; the panel's diagnostics are in
 ``chateval.core.schema.diagnostics``)."""
 
-from typing import Generic, NotRequired, Required, TypedDict, TypeVar
+from typing import Generic, NotRequired, Required, TypeVar
+
+from typing_extensions import TypedDict
+
+from chateval.core.strict_model import record_schema
 
 
+@record_schema
 class Interval(TypedDict):
     """A statistic and its 95% bootstrap interval."""
 
@@ -13,11 +18,13 @@ class Interval(TypedDict):
     ci95: list[float]
 
 
+@record_schema
 class LabelCounts(TypedDict):
     human: dict[str, int]
     predicted: dict[str, int]
 
 
+@record_schema
 class PairwiseMetrics(TypedDict):
     """Agreement of predicted labels with human labels."""
 
@@ -29,6 +36,7 @@ class PairwiseMetrics(TypedDict):
     kappa: Interval
 
 
+@record_schema
 class CorrelationInterval(TypedDict):
     """A rank correlation and its 95% bootstrap interval. ``value`` is null when the
     correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
@@ -41,6 +49,7 @@ class CorrelationInterval(TypedDict):
     reason: NotRequired[str]
 
 
+@record_schema
 class Correlations(TypedDict):
     """Rank correlations of one dimension's predicted scores with the human ones."""
 
@@ -49,6 +58,7 @@ class Correlations(TypedDict):
     kendall: CorrelationInterval
 
 
+@record_schema
 class AverageCorrelations(TypedDict):
     """The mean of some dimensions' correlations. As ``average`` (the paper's): over its
     dimensions, undefined (value null, with the reason) when any of them is undefined; as
@@ -61,6 +71,7 @@ class AverageCorrelations(TypedDict):
     kendall: CorrelationInterval
 
 
+@record_schema
 class DirectMetrics(TypedDict, total=False):
     """Per-dimension correlations, what was resampled, and their average (the paper's: every
     averaged dimension defined) and, when some are undefined, the average of the others."""
@@ -71,6 +82,7 @@ class DirectMetrics(TypedDict, total=False):
     average_defined: AverageCorrelations  # only when some averaged dimension is undefined
 
 
+@record_schema
 class BaselineScore(TypedDict):
     """A reference predictor's agreement with the human labels on the same items."""
 
@@ -78,10 +90,12 @@ class BaselineScore(TypedDict):
     kappa: float
 
 
+@record_schema
 class MajorityBaseline(BaselineScore):
     label: str  # the most common human label (in-sample: it knows the labels it is scored on)
 
 
+@record_schema
 class PairwiseBaselines(TypedDict):
     """metrics.json ``baselines`` of a pairwise run: what a judge that reads nothing scores."""
 
@@ -91,6 +105,7 @@ class PairwiseBaselines(TypedDict):
     random: BaselineScore  # a uniform random label: expected values, 1/3 and 0
 
 
+@record_schema
 class DirectBaselines(TypedDict, total=False):
     """metrics.json ``baselines`` of a direct run: a constant predictor (undefined, with the
     reason) and the response's length in words as the prediction."""
@@ -100,6 +115,7 @@ class DirectBaselines(TypedDict, total=False):
     response_length_unavailable: str
 
 
+@record_schema
 class PositionStats(TypedDict):
     """metrics.json ``position`` (pairwise): how the answer order moves the panel."""
 
@@ -114,6 +130,7 @@ class PositionStats(TypedDict):
     soft_mean_by_position: NotRequired[dict[str, float]]
 
 
+@record_schema
 class PairedScore(TypedDict):
     """A statistic of two runs on the same items, and the difference B - A with its interval."""
 
@@ -122,6 +139,7 @@ class PairedScore(TypedDict):
     difference: Interval
 
 
+@record_schema
 class McNemar(TypedDict):
     """The exact McNemar test on the items only one of two runs got right."""
 
@@ -130,6 +148,7 @@ class McNemar(TypedDict):
     p_value: float
 
 
+@record_schema
 class BlindFinalScore(TypedDict):
     """``PairedScore`` of the blind vote (A) against the final decision (B)."""
 
@@ -138,12 +157,14 @@ class BlindFinalScore(TypedDict):
     difference: Interval
 
 
+@record_schema
 class BlindFinalMcNemar(TypedDict):
     blind_only_right: int
     final_only_right: int
     p_value: float
 
 
+@record_schema
 class PairedCorrelation(TypedDict):
     """A correlation of two runs (None: undefined) and the difference B - A."""
 
@@ -152,6 +173,7 @@ class PairedCorrelation(TypedDict):
     difference: CorrelationInterval
 
 
+@record_schema
 class BlindFinalCorrelation(TypedDict):
     """``PairedCorrelation`` of the blind vote (A) against the final decision (B)."""
 
@@ -169,6 +191,7 @@ Test = TypeVar("Test", bound=McNemar | BlindFinalMcNemar)
 Paired = TypeVar("Paired", bound=PairedCorrelation | BlindFinalCorrelation)
 
 
+@record_schema
 class PairwiseComparisonOf(TypedDict, Generic[Score, Test]):
     """Two sides' labels on the same items (chateval.evaluation.agreement.paired): accuracy,
     kappa, McNemar."""
@@ -179,11 +202,13 @@ class PairwiseComparisonOf(TypedDict, Generic[Score, Test]):
     mcnemar: Test
 
 
+@record_schema
 class PairedCorrelations(TypedDict, Generic[Paired]):
     spearman: Paired
     kendall: Paired
 
 
+@record_schema
 class PairedAverage(TypedDict, Generic[Paired], total=False):
     """The average over the dimensions defined for both sides (none: no spearman, kendall)."""
 
@@ -193,6 +218,7 @@ class PairedAverage(TypedDict, Generic[Paired], total=False):
     kendall: Paired
 
 
+@record_schema
 class DirectComparisonOf(TypedDict, Generic[Paired]):
     """Two sides' scores on the same items (chateval.evaluation.agreement.paired), per
     dimension and averaged."""
@@ -215,6 +241,7 @@ BlindFinalPairwise = PairwiseComparisonOf[BlindFinalScore, BlindFinalMcNemar]
 BlindFinalDirect = DirectComparisonOf[BlindFinalCorrelation]
 
 
+@record_schema
 class DebateEffect(TypedDict, total=False):
     """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
     before any discussion, combined like the final verdicts, against the panel's final
@@ -229,15 +256,18 @@ class DebateEffect(TypedDict, total=False):
     unavailable: str  # why there is no comparison (then only blind_rule and counts)
 
 
+@record_schema
 class PairwiseDebateEffect(DebateEffect, total=False):
     comparison: BlindFinalPairwise | None  # vs humans, paired; None without human labels
 
 
+@record_schema
 class DirectDebateEffect(DebateEffect, total=False):
     blind_vs_final_spearman: dict[str, float | None]  # per dimension
     comparison: BlindFinalDirect | None  # vs humans, paired; None without human labels
 
 
+@record_schema
 class DistributionStats(TypedDict, total=False):
     """How sure the referees of soft verdicts were, and how much of it rests on approximation
     (absent when no score came with probabilities)."""
@@ -251,21 +281,24 @@ class DistributionStats(TypedDict, total=False):
 Panel = TypeVar("Panel", bound=PairwiseMetrics | DirectMetrics)
 
 
+@record_schema
 class AgreementOf(DistributionStats, Generic[Panel], total=False):
     """One aggregation (hard or soft verdicts): the items it decided and (with human labels or
     scores) the panel's and each referee's agreement with them."""
 
-    items_scored: Required[int]
+    items_scored: int  # the first releases' metrics.json lack it (their hard agreement's count)
     panel: Panel  # absent without human labels
     referees: dict[str, Panel]
 
 
+@record_schema
 class PairwiseAgreement(AgreementOf[PairwiseMetrics], total=False):
     """One aggregation of a pairwise run, and the share of items it decided as a tie."""
 
     tie_share: float  # absent when no item was decided
 
 
+@record_schema
 class DirectAgreement(AgreementOf[DirectMetrics], total=False):
     """One aggregation of a direct run: correlations with the human scores."""
 
@@ -273,6 +306,7 @@ class DirectAgreement(AgreementOf[DirectMetrics], total=False):
 Agreement = TypeVar("Agreement", bound=PairwiseAgreement | DirectAgreement)
 
 
+@record_schema
 class Aggregations(TypedDict, Generic[Agreement]):
     """metrics.json ``aggregations``: the hard verdicts' agreement, and the soft ones' when read."""
 

@@ -1,12 +1,20 @@
-"""The records a run writes line by line: verdicts.jsonl (a ``VerdictRecord`` per item, with its
-``OrderRecord``s and ``RefereeRow``s), transcripts.jsonl (``TranscriptRecord``) and run.json
-(``RunInfo``, with each model's usage ``Counts``)."""
+"""The records of a run folder: verdicts.jsonl (a ``VerdictRecord`` per item, with its
+``OrderRecord``s and ``RefereeRow``s), transcripts.jsonl (``TranscriptRecord``), items.jsonl
+(``ItemRecord``: the items as debated), roster.json (``Roster``: who judged, with which role
+text and which model) and run.json (``RunInfo``, with each model's usage ``Counts``).
 
-from typing import Any, NotRequired, Required, TypedDict
+chateval.record reads every one of them through pydantic against these types (``record_schema``:
+a key a type does not know is an error), after migrating an earlier release's format."""
+
+from typing import Any, Literal, NotRequired, Required
+
+from typing_extensions import TypedDict
 
 from chateval.core.items import Label
+from chateval.core.strict_model import record_schema
 
 
+@record_schema
 class RefereeBehaviourRecord(TypedDict):
     """A verdict row's ``parroting`` (chateval.evaluation.diagnostics.parroting.RefereeBehaviour);
     rows of earlier releases lack the copied words and the blind turns, then the recitations
@@ -26,6 +34,7 @@ class RefereeBehaviourRecord(TypedDict):
     saw_verdicts_of: NotRequired[list[str]]  # the referees whose (parsed) verdict it saw
 
 
+@record_schema
 class RefereeCutOff(TypedDict):
     """A verdict row's ``cut_off``: its referee's turns in the debate that hit the token cap,
     and its assessments that came out empty."""
@@ -41,6 +50,7 @@ class RefereeCutOff(TypedDict):
     verdict_assessment_empty: NotRequired[bool | None]
 
 
+@record_schema
 class SummariesCutOff(TypedDict):
     """A record's ``cut_off``: the summarizer's summaries that hit the token cap."""
 
@@ -48,6 +58,7 @@ class SummariesCutOff(TypedDict):
     summaries_cut: int
 
 
+@record_schema
 class Distribution(TypedDict):
     """A referee's probabilities over one score's values (``chateval.judging.soft``)."""
 
@@ -58,6 +69,7 @@ class Distribution(TypedDict):
     ambiguous: float
 
 
+@record_schema
 class RefereeRow(TypedDict, total=False):
     """One referee's verdict on one item (pairwise: in one answer order), or its failure."""
 
@@ -85,6 +97,7 @@ class RefereeRow(TypedDict, total=False):
     cut_off: RefereeCutOff
 
 
+@record_schema
 class OrderRecord(TypedDict):
     """A pairwise item's verdicts in one answer order."""
 
@@ -93,6 +106,7 @@ class OrderRecord(TypedDict):
     referees: list[RefereeRow]
 
 
+@record_schema
 class VerdictRecord(TypedDict, total=False):
     """One line of verdicts.jsonl: an item's verdicts and the panel's decision."""
 
@@ -128,6 +142,7 @@ class VerdictRecord(TypedDict, total=False):
     system: str  # the system that wrote the response, when the data says
 
 
+@record_schema
 class TranscriptMessage(TypedDict, total=False):
     """One utterance of transcripts.jsonl (runs of earlier releases lack some keys)."""
 
@@ -143,6 +158,7 @@ class TranscriptMessage(TypedDict, total=False):
     tokens: int | None  # generated tokens
 
 
+@record_schema
 class TranscriptRecord(TypedDict):
     """One line of transcripts.jsonl: a debate (an item in one answer order) as it was said."""
 
@@ -152,6 +168,7 @@ class TranscriptRecord(TypedDict):
     messages: list[TranscriptMessage]
 
 
+@record_schema
 class Counts(TypedDict):
     """What one model's backend did (``chateval.core.usage.ModelUsage``)."""
 
@@ -163,6 +180,7 @@ class Counts(TypedDict):
     cached_prompt_tokens: int
 
 
+@record_schema
 class AdaptiveInfo(TypedDict):
     """run.json's ``adaptive``: what a run with the adaptive design chose, and why it stopped."""
 
@@ -175,10 +193,11 @@ class AdaptiveInfo(TypedDict):
     stop: str | None  # "budget spent", "resolved", "top-k resolved", "every candidate compared"
 
 
+@record_schema
 class RunInfo(TypedDict):
     """run.json: what ran, how, and what it cost."""
 
-    # The run folder's format (chateval.run.migrations: what each version changed); files of
+    # The run folder's format (chateval.record.migrations: what each version changed); files of
     # version 1 have none, and the reader adds it.
     format_version: int
     chateval_version: str
@@ -212,8 +231,74 @@ class RunInfo(TypedDict):
     # Models on several replicas (scale): per replica, its node, requests, tokens, busy seconds.
     replicas: NotRequired[dict[str, list[dict[str, Any]]]]
     adaptive: NotRequired[AdaptiveInfo]  # runs with the adaptive design only
+    # Each input file the run read (data, questions, labels) -> "sha256:<hex>", when it started;
+    # runs of releases before format 3 lack it.
+    inputs: NotRequired[dict[str, str]]
     model_load_seconds: float
     debate_seconds: float
     wall_seconds: float
     started_at: str
     resumed: bool
+
+
+@record_schema
+class ItemRecord(TypedDict, total=False):
+    """One line of items.jsonl: an item exactly as its debates showed it (cut to fit the models'
+    contexts where the run had to; its verdict record's ``truncated`` says where), with its human
+    labels or scores and the systems it names (chateval.core.items)."""
+
+    kind: Required[Literal["pairwise", "direct"]]
+    id: Required[str]
+    # pairwise
+    question: str
+    answer_a: str
+    answer_b: str
+    label: Label | None
+    system_a: str | None
+    system_b: str | None
+    prompt: str | None
+    # direct
+    context: str
+    response: str
+    knowledge: str
+    scores: dict[str, float]
+    group: str | None
+    system: str | None
+
+
+@record_schema
+class RosterReferee(TypedDict):
+    """A referee as the panel had it: its speaker name, its role's name and text, its model."""
+
+    name: str
+    role: str
+    role_text: str
+    model: str
+
+
+@record_schema
+class RosterModel(TypedDict):
+    """A model as the run used it: what served it, and which weights (chateval.record.roster)."""
+
+    backend: str  # vllm, transformers, openai, ...; the class's name for a backend handed in
+    replicas: int
+    path: str | None  # the resolved model folder (None: served without a local copy, or handed in)
+    # sha256 over the folder's file names and sizes, small files whole and each large file's
+    # first and last MiB (None: no folder)
+    fingerprint: str | None
+    server: str | None  # a served model's base URL
+    dtype: str | None
+    max_model_len: int | None
+
+
+@record_schema
+class Roster(TypedDict):
+    """roster.json: the panel that judged (the speakers' names, roles and models) and the
+    models' weights, written when the run starts. ``rebuilt``: read from a folder of a release
+    before roster.json, rebuilt from its config.yaml with this release's role texts."""
+
+    referees: list[RosterReferee]
+    summarizer_model: str
+    prompt_style: str
+    models: dict[str, RosterModel]
+    rebuilt: NotRequired[bool]

@@ -22,10 +22,12 @@ uniformly random subset of all comparisons; comparisons of one prompt are treate
 """
 
 from collections.abc import Callable, Sequence
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.ppi import PPIMean, Quantile, ppi_mean
@@ -47,6 +49,7 @@ RESOLUTION_RULE = (
 )
 
 
+@record_schema
 class CalibratedRow(TypedDict):
     """One system's calibrated rating and field win rate."""
 
@@ -61,6 +64,7 @@ class CalibratedRow(TypedDict):
     field: PPIMean | None  # win rate against the field; None with < 2 labelled or no unlabelled
 
 
+@record_schema
 class BestSystem(TypedDict):
     """The top system by an estimate, and whether its interval sets it apart."""
 
@@ -69,6 +73,7 @@ class BestSystem(TypedDict):
     runner_up: str | None  # the highest-ranked other system whose interval overlaps; None if resolved
 
 
+@record_schema
 class CalibratedLeaderboard(TypedDict):
     """``metrics.json["systems"]["calibrated_leaderboard"]``."""
 

@@ -4,11 +4,12 @@ prompts both were scored on, each with a seeded percentile bootstrap interval ov
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypedDict
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import Interval
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.bootstrap import N_RESAMPLES, ratio_intervals, resample_counts
 
 
@@ -22,6 +23,7 @@ class ScoredResponse:
     scores: Mapping[str, float]
 
 
+@record_schema
 class SystemMean(TypedDict):
     """One system's mean score on one dimension over the prompts it was scored on."""
 
@@ -31,6 +33,7 @@ class SystemMean(TypedDict):
     mean: Interval
 
 
+@record_schema
 class PairedDifference(TypedDict):
     """Mean of ``system_a``'s score minus ``system_b``'s over the prompts both were scored on
     (None when they share none)."""
@@ -42,6 +45,7 @@ class PairedDifference(TypedDict):
     difference: Interval | None
 
 
+@record_schema
 class DirectSystems(TypedDict):
     systems: list[str]
     dimensions: list[str]

@@ -14,11 +14,13 @@ intervals can still hold a difference that excludes 0, and the anchor's has no w
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NotRequired, TypedDict
+from typing import NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import Interval
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
 from chateval.evaluation.systems.davidson_fit import (
     BASE_RATING,
@@ -32,6 +34,7 @@ from chateval.evaluation.systems.davidson_intervals import ParameterUncertainty,
 from chateval.evaluation.systems.davidson_model import LENGTH_COVARIATE, Design
 
 
+@record_schema
 class LeaderboardRow(TypedDict):
     rank: int  # 1 = highest rating
     system: str
@@ -44,6 +47,7 @@ class LeaderboardRow(TypedDict):
     mean_length: float  # words, over the system's distinct (prompt, answer)s
 
 
+@record_schema
 class Leaderboard(TypedDict):
     anchor: str
     scale: str

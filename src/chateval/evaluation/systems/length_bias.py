@@ -3,10 +3,11 @@ verdict, with a 95% Wilson interval clustered by prompt (``proportion_interval``
 bias; a judge that prefers longer answers scores above it."""
 
 from collections.abc import Sequence
-from typing import TypedDict
 
 import numpy as np
+from typing_extensions import TypedDict
 
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, comparison_arrays
 from chateval.evaluation.systems.proportion_interval import (
     ProportionInterval,
@@ -15,6 +16,7 @@ from chateval.evaluation.systems.proportion_interval import (
 )
 
 
+@record_schema
 class LengthBias(TypedDict):
     """How often the longer answer won a decisive verdict.
 

@@ -58,11 +58,13 @@ unbiased (the labelled and unlabelled items are draws from the same distribution
 
 import math
 from collections.abc import Sequence
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 import numpy as np
 from scipy.stats import norm, t
+from typing_extensions import TypedDict
 
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.proportion_interval import wilson
 
 Quantile = Literal["t", "normal"]
@@ -71,6 +73,7 @@ Quantile = Literal["t", "normal"]
 FEW_LABELS = 10
 
 
+@record_schema
 class PPIMean(TypedDict):
     """A prediction-powered estimate of a mean beside the labelled-only and panel-only ones.
 

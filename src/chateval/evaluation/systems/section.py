@@ -17,11 +17,13 @@ rating and win rate against the field, and which system is best.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, NotRequired, TypedDict
+from typing import Literal, NotRequired
 
 import numpy as np
+from typing_extensions import TypedDict
 
 from chateval.core.schema.records import Distribution, VerdictRecord
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
@@ -36,6 +38,7 @@ OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
 MIN_LABELLED = 2
 
 
+@record_schema
 class CalibratedPair(PPIMean):
     """The calibrated win rate of ``system_a`` over ``system_b`` (ties half)."""
 
@@ -44,6 +47,7 @@ class CalibratedPair(PPIMean):
     predictions: str  # "hard" or "soft": which panel verdicts served as predictions
 
 
+@record_schema
 class CalibratedMean(PPIMean):
     """The calibrated mean human score of one system on one dimension."""
 
@@ -51,6 +55,7 @@ class CalibratedMean(PPIMean):
     dimension: str
 
 
+@record_schema
 class PairwiseSystems(TypedDict):
     """``metrics.json["systems"]`` of a pairwise run with systems."""
 
@@ -68,6 +73,7 @@ class PairwiseSystems(TypedDict):
     calibrated_leaderboard_error: NotRequired[str | None]
 
 
+@record_schema
 class DirectSystemsMetrics(TypedDict):
     """``metrics.json["systems"]`` of a direct run with systems."""
 

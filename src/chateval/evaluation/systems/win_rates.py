@@ -8,10 +8,11 @@ sums and counts: one (prompts x pairs) matrix of each gives every pair's interva
 """
 
 from collections.abc import Sequence
-from typing import TypedDict
 
 import numpy as np
+from typing_extensions import TypedDict
 
+from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, comparison_arrays, each_side, tallies
 from chateval.evaluation.systems.length_bias import LengthBias, length_bias_of
 from chateval.evaluation.systems.proportion_interval import (
@@ -22,6 +23,7 @@ from chateval.evaluation.systems.proportion_interval import (
 )
 
 
+@record_schema
 class PairWinRate(TypedDict):
     """Wins, ties and losses of ``system_a`` against ``system_b`` and its win rate (ties half)."""
 
@@ -37,6 +39,7 @@ class PairWinRate(TypedDict):
     n_soft: int  # comparisons with a soft probability
 
 
+@record_schema
 class SystemWinRate(TypedDict):
     """A system's record against all its opponents (ties half)."""
 
@@ -50,6 +53,7 @@ class SystemWinRate(TypedDict):
     n_soft: int
 
 
+@record_schema
 class WinRates(TypedDict):
     systems: list[str]
     prompts: int

@@ -12,13 +12,21 @@ other file of the run). Folders without it are version 1, written by releases up
   naming each turn's kind.
 - **2**: ``format_version`` in run.json and as the journal's first line; every counter has one
   name in code and in every file (``generated_tokens``, ``cached_prompt_tokens``); run.json
-  keeps ``referees`` (name -> model) and ``summarizer_model``.
+  keeps ``referees`` (name -> model) and ``summarizer_model``. metrics.json's win rates of the
+  first systems releases have ``resamples`` (dropped: the count is in ``comparisons``).
+- **3**: the folder owns what it judged: items.jsonl (the items as debated), roster.json (the
+  referees with their roles' texts, the models with their folders and fingerprints) and
+  run.json's ``inputs`` (each input file's hash). Every file is validated on read against its
+  record type. A folder of an earlier format reads without items (reports say so in one line)
+  and with a roster rebuilt from its config.yaml (``roster_as_today``: this release's role
+  texts, no model fingerprints).
 
 A folder or journal of a newer format than this release's is refused (``check_readable``).
 
 Verdict and transcript records only ever gained keys (their types mark the later ones
 ``NotRequired``, and readers treat a missing one as not recorded), and config.yaml only
-gained keys with defaults: both read through today's types as they are.
+gained keys with defaults: both read through today's types as they are. So do the
+diagnostics of metrics.json, whose later keys are ``NotRequired`` too.
 """
 
 from collections.abc import Mapping
@@ -26,11 +34,11 @@ from pathlib import Path
 from typing import Any, cast
 
 from chateval.config.run import RunConfig
-from chateval.core.schema.records import Counts, RunInfo
+from chateval.core.schema.records import Counts, Roster, RunInfo
 from chateval.core.transcript import TurnKind
 from chateval.errors import ChatEvalError, DataError
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 # Version 1's names of the counters that have one name since version 2.
 _V1_COUNTER_NAMES = {"completion_tokens": "generated_tokens", "cached_tokens": "cached_prompt_tokens"}
 
@@ -93,22 +101,56 @@ def turn_kind_as_today(record: Mapping[str, Any]) -> TurnKind:
     return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
 
 
-def info_as_today(raw: Mapping[str, Any], config: RunConfig) -> RunInfo:
-    """run.json of any release in today's shape (``format_version`` kept as written)."""
+def info_as_today(raw: Mapping[str, Any], config: RunConfig, source: Path) -> dict[str, Any]:
+    """run.json (at ``source``) of any release in today's shape (``format_version`` kept as
+    written); a DataError when a newer release wrote it."""
+    check_readable(folder_format(raw), source)
     info = _counters_as_today(raw)
     info.setdefault("format_version", 1)
     info["per_model"] = {m: counts_as_today(c) for m, c in (info.get("per_model") or {}).items()}
     if "referees" not in info:
         from chateval.debate.building import build_panel
-        from chateval.run.statistics import panel_models
 
-        info["referees"], info["summarizer_model"] = panel_models(build_panel(config))
-    return cast(RunInfo, info)
+        panel = build_panel(config)
+        info["referees"] = {agent.name: agent.model for agent in panel.agents}
+        info["summarizer_model"] = panel.summarizer_model
+    return info
+
+
+def roster_as_today(config: RunConfig, info: RunInfo) -> Roster:
+    """The roster of a folder written before roster.json: its panel rebuilt from config.yaml
+    (this release's texts of built-in roles), its models from run.json (no folders or
+    fingerprints recorded then)."""
+    from chateval.debate.building import build_panel
+    from chateval.record.roster import model_entry, panel_roster
+
+    backends = info.get("backends") or {}
+    kind = info.get("backend", "")
+    models = {model: model_entry(backends.get(model, kind), 1, None, None) for model in config.model_names()}
+    try:
+        panel = build_panel(config)
+    except ChatEvalError:  # a panel this release refuses: its referees without their roles
+        referees = info.get("referees") or {}
+        roster: Roster = {
+            "referees": [{"name": n, "role": "", "role_text": "", "model": m} for n, m in referees.items()],
+            "summarizer_model": info.get("summarizer_model", ""),
+            "prompt_style": config.prompt_style,
+            "models": models,
+        }
+    else:
+        roster = panel_roster(panel, config.prompt_style, models)
+    roster["rebuilt"] = True
+    return roster
 
 
 def metrics_as_today(raw: Mapping[str, Any], task: str) -> dict[str, Any]:
     """metrics.json of any release in today's shape, where an earlier one can be read so."""
     metrics = dict(raw)
+    win_rates = (metrics.get("systems") or {}).get("win_rates")
+    if isinstance(win_rates, dict) and "resamples" in win_rates:
+        # The first systems releases counted the bootstrap's resamples here (now in the intervals).
+        kept = {key: value for key, value in win_rates.items() if key != "resamples"}
+        metrics["systems"] = {**metrics["systems"], "win_rates": kept}
     if "aggregations" not in metrics and "panel" in metrics:
         # Before soft verdicts: the hard verdicts' agreement at the top level only.
         hard = {k: metrics[k] for k in ("items_scored", "panel", "referees") if k in metrics}

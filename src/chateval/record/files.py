@@ -1,32 +1,27 @@
-"""A run folder: the only code that knows its files' names and formats, reading and writing.
+"""A run folder: the only code that knows its files' names, reading and writing them.
 
-config.yaml (the resolved config), journal.jsonl (finished debate steps, for resuming),
-transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written last: its
-presence marks a finished run. Every file is written atomically (core.textfile).
+config.yaml (the resolved config), roster.json (the panel and its models, written at the
+start), journal.jsonl (finished debate steps, for resuming), items.jsonl (the items as
+debated), transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written
+last: its presence marks a finished run. Every file is written atomically (core.textfile) and
+read through its record type (chateval.record.reading), migrated first where an earlier release
+wrote it (chateval.record.migrations).
 """
 
-import json
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
 from chateval.config.run import RunConfig
 from chateval.core.file_access import private_folder
-from chateval.core.schema.records import RunInfo, TranscriptRecord, VerdictRecord
+from chateval.core.schema.records import ItemRecord, Roster, RunInfo, TranscriptRecord, VerdictRecord
 from chateval.core.textfile import write_json, write_jsonl, write_text
-from chateval.data.jsonl import read_jsonl
 from chateval.errors import ChatEvalError, ConfigError, DataError
-from chateval.evaluation.run_metrics import RunMetrics
-from chateval.run.migrations import (
-    check_readable,
-    config_as_today,
-    folder_format,
-    info_as_today,
-    metrics_as_today,
-)
+from chateval.evaluation.run_metrics import DirectRunMetrics, PairwiseRunMetrics, RunMetrics
+from chateval.record.migrations import config_as_today, info_as_today, metrics_as_today, roster_as_today
+from chateval.record.reading import read_document, read_lines
 
 
 class RunFolder:
@@ -35,6 +30,8 @@ class RunFolder:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.config = path / "config.yaml"
+        self.roster = path / "roster.json"
+        self.items = path / "items.jsonl"
         self.journal = path / "journal.jsonl"
         self.transcripts = path / "transcripts.jsonl"
         # A folder kept for reading (docs/results) may hold them compressed.
@@ -48,6 +45,8 @@ class RunFolder:
         """Every file a run writes here (``--force`` removes these and nothing else)."""
         return (
             self.config,
+            self.roster,
+            self.items,
             self.journal,
             self.transcripts,
             self.verdicts,
@@ -69,32 +68,63 @@ class RunFolder:
         """config.yaml as written (a mapping, unless the file was edited into something else)."""
         return yaml.safe_load(self.config.read_text(encoding="utf-8"))
 
-    def read_info(self) -> dict[str, Any]:
-        """run.json."""
-        info: dict[str, Any] = json.loads(self.info.read_text(encoding="utf-8"))
-        return info
+    def read_info(self, config: RunConfig) -> RunInfo:
+        """run.json, in today's shape (``format_version`` as written; older releases' counters
+        renamed). A run.json of an older release without referees gets them from ``config``."""
+        return read_document(self.info, RunInfo, lambda raw: info_as_today(raw, config, self.info))
 
-    def read_metrics(self) -> dict[str, Any] | None:
-        """metrics.json, or None when the run wrote none."""
+    def read_config(self) -> RunConfig:
+        """config.yaml as today's ``RunConfig`` (keys added since carry their defaults)."""
+        try:
+            tree = self.read_config_tree()
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise DataError(f"{self.config}: unreadable ({exc})") from None
+        return config_as_today(tree, self.config, self.path)
+
+    def read_metrics(self, task: str) -> RunMetrics | None:
+        """metrics.json of a ``task`` run in today's shape, or None when the run wrote none."""
         if not self.metrics.is_file():
             return None
-        metrics: dict[str, Any] = json.loads(self.metrics.read_text(encoding="utf-8"))
-        return metrics
 
-    def read_verdicts(self) -> list[tuple[int, dict[str, Any]]]:
-        """verdicts.jsonl's records with their line numbers (DataError names a bad line)."""
-        return read_jsonl(self.verdicts)
+        def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+            return metrics_as_today(raw, task)
+
+        if task == "pairwise":
+            return read_document(self.metrics, PairwiseRunMetrics, migrate)
+        return read_document(self.metrics, DirectRunMetrics, migrate)
+
+    def read_verdicts(self) -> list[VerdictRecord]:
+        """verdicts.jsonl's records, validated (a DataError names a bad line and field)."""
+        return read_lines(self.verdicts, VerdictRecord)
 
     def transcripts_file(self) -> Path | None:
         """transcripts.jsonl, or its gzip-compressed copy when only that is here; None: neither."""
         return next((p for p in (self.transcripts, self.transcripts_gz) if p.is_file()), None)
 
-    def read_transcripts(self) -> list[tuple[int, dict[str, Any]]]:
-        """transcripts.jsonl's records (or transcripts.jsonl.gz's) with their line numbers."""
-        return read_jsonl(self.transcripts_file() or self.transcripts)
+    def read_transcripts(self) -> list[TranscriptRecord]:
+        """transcripts.jsonl's records (or transcripts.jsonl.gz's); empty when it kept none."""
+        found = self.transcripts_file()
+        return [] if found is None else read_lines(found, TranscriptRecord)
+
+    def read_items(self) -> list[ItemRecord] | None:
+        """items.jsonl's records; None for a folder of a release before format 3 (none kept)."""
+        return read_lines(self.items, ItemRecord) if self.items.is_file() else None
+
+    def read_roster(self, config: RunConfig, info: RunInfo) -> Roster:
+        """roster.json; a folder of a release before format 3 gets one rebuilt from its
+        config.yaml and run.json (chateval.record.migrations.roster_as_today)."""
+        if self.roster.is_file():
+            return read_document(self.roster, Roster)
+        return roster_as_today(config, info)
 
     def write_config(self, text: str) -> None:
         write_text(self.config, text)
+
+    def write_roster(self, roster: Roster) -> None:
+        write_json(self.roster, roster)
+
+    def write_items(self, records: Iterable[ItemRecord]) -> None:
+        write_jsonl(self.items, records)
 
     def write_transcripts(self, records: Iterable[TranscriptRecord]) -> None:
         write_jsonl(self.transcripts, records)
@@ -108,62 +138,6 @@ class RunFolder:
     def write_info(self, info: RunInfo) -> None:
         """run.json: written last, it marks the run finished."""
         write_json(self.info, info)
-
-
-@dataclass(frozen=True)
-class FinishedRun:
-    """A finished run folder read back, in today's types whichever release wrote it
-    (chateval.run.migrations): its config, run.json and metrics.json (None: none written)."""
-
-    folder: Path
-    config: RunConfig
-    info: RunInfo
-    metrics: RunMetrics | None
-
-    @property
-    def name(self) -> str:
-        return str(self.info.get("name", self.folder.name))
-
-    @property
-    def task(self) -> str:
-        return self.info.get("task") or self.config.task
-
-    @property
-    def format_version(self) -> int:
-        """The format the folder was written in (chateval.run.migrations.FORMAT_VERSION: today's)."""
-        return self.info["format_version"]
-
-    def verdicts(self) -> list[VerdictRecord]:
-        """The run's verdict records (verdicts.jsonl), as a run wrote them."""
-        return [cast(VerdictRecord, record) for _, record in RunFolder(self.folder).read_verdicts()]
-
-    def transcripts(self) -> list[TranscriptRecord]:
-        """The run's debates (transcripts.jsonl, or its compressed copy); empty when it kept none."""
-        files = RunFolder(self.folder)
-        if files.transcripts_file() is None:
-            return []
-        return [cast(TranscriptRecord, record) for _, record in files.read_transcripts()]
-
-
-def load_finished_run(folder: Path | str) -> FinishedRun:
-    """Read a finished run folder of any release: config.yaml as a ``RunConfig``, run.json and
-    metrics.json (if present) migrated to today's format. DataError names what cannot be read."""
-    folder = Path(folder)
-    files = RunFolder(folder)
-    if not files.finished():
-        raise DataError(f"{folder}: not a finished run folder (no run.json)")
-    try:
-        raw_info = files.read_info()
-        tree = files.read_config_tree()
-        raw_metrics = files.read_metrics()
-    except (OSError, json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise DataError(f"{folder}: unreadable run files ({exc})") from None
-    check_readable(folder_format(raw_info), files.info)
-    config = config_as_today(tree, files.config, folder)
-    info = info_as_today(raw_info, config)
-    task = info.get("task") or config.task
-    metrics = None if raw_metrics is None else cast(RunMetrics, metrics_as_today(raw_metrics, task))
-    return FinishedRun(folder, config, info, metrics)
 
 
 def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:

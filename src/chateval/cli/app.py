@@ -1,0 +1,109 @@
+"""The command line's app: its command groups, the options every command shares, and how a
+refusal is reported. The commands are in run_commands.py (run, preview, check, sweep, bench),
+read_commands.py (rescore, report, export) and setup_commands.py (models, roles, env)."""
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption
+
+from chateval.errors import ChatEvalError
+
+
+def _untyped_flags(params: list[Any]) -> list[Any]:
+    """Flags take no value: --help shows none of typer's ``<bool>`` type column for them."""
+    for param in params:
+        if isinstance(param, TyperOption) and param.is_flag:
+            param.metavar = ""
+    return params
+
+
+class FlagsCommand(TyperCommand):
+    """A command whose --help lists flags without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+
+# --help lists the commands in the order a user meets them, whichever module defines them.
+COMMAND_ORDER = ("run", "preview", "check", "sweep", "bench", "rescore", "report", "export", "models")
+
+
+class FlagsGroup(TyperGroup):
+    """A command group whose --help lists flags without a value type."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _untyped_flags(super().get_params(ctx))
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        names = super().list_commands(ctx)
+        first = [name for name in COMMAND_ORDER if name in names]
+        return first + [name for name in names if name not in first]
+
+
+# Markdown: a docstring's wrapped lines are one paragraph in --help, not lines cut mid-sentence.
+app = typer.Typer(
+    cls=FlagsGroup,
+    add_completion=False,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="Multi-agent debate evaluation on local models.",
+)
+models_app = typer.Typer(
+    cls=FlagsGroup,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    help="List and prepare registry models.",
+)
+app.add_typer(models_app, name="models")
+
+ModelsDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--models-dir", help="Folder holding registry.yaml (default: $CHATEVAL_MODELS_DIR or ./models)."
+    ),
+]
+
+
+Verbose = Annotated[
+    bool,
+    typer.Option(
+        "-v",
+        "--verbose",
+        help="Show the engines' own output (vLLM, transformers, Ray, warnings) on the console "
+        "instead of writing it to engine.log.",
+    ),
+]
+
+_debug = False
+REPORT_BAR_DELAY_S = 1.0
+
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks of errors.")] = False,
+) -> None:
+    global _debug
+    _debug = debug
+    from chateval.core.file_access import restrict_new_files
+
+    try:
+        # Everything a command writes, and what its engines and a local Ray instance write,
+        # is the owner's only (or the group's: CHATEVAL_FILE_ACCESS=group).
+        restrict_new_files()
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+
+
+def fail(exc: ChatEvalError) -> typer.Exit:
+    """Report a refusal in one line (exit code 2); with --debug, re-raise it for the traceback."""
+    if _debug:
+        raise exc
+    typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+    return typer.Exit(code=2)
+
+
+Overrides = Annotated[
+    list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
+]

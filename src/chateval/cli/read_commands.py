@@ -1,0 +1,129 @@
+"""The commands that read finished run folders: rescore, report and export."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chateval.cli.app import REPORT_BAR_DELAY_S, FlagsCommand, app, fail
+from chateval.errors import ChatEvalError, ConfigError
+
+
+@app.command(cls=FlagsCommand)
+def rescore(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    label_fraction: Annotated[
+        float | None,
+        typer.Option(
+            "--label-fraction",
+            help="Keep the human labels of only this share of the labelled items (seeded, as "
+            "data.label_fraction) and score a copy of the run, written to --into.",
+        ),
+    ] = None,
+    into: Annotated[Path | None, typer.Option("--into", help="With --label-fraction: the copy.")] = None,
+) -> None:
+    """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
+    from chateval.run.rescore import rescore as rescore_run
+    from chateval.run.rescore import rescore_with_fewer_labels
+
+    try:
+        if label_fraction is not None or into is not None:
+            if label_fraction is None or into is None or len(run_dirs) != 1:
+                raise ConfigError("--label-fraction and --into go together, with one run folder")
+            rescore_with_fewer_labels(run_dirs[0], into, label_fraction)
+            typer.echo(f"rescored {into / 'metrics.json'} with {label_fraction:g} of the labels")
+            return
+        for folder in run_dirs:
+            rescore_run(folder)
+            typer.echo(f"rescored {folder / 'metrics.json'}")
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+
+
+@app.command(cls=FlagsCommand)
+def report(
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    outdir: Annotated[
+        Path | None,
+        typer.Option("-o", "--outdir", help="Where report.md and plots go (default: report/)."),
+    ] = None,
+    html: Annotated[
+        bool,
+        typer.Option(
+            "--html",
+            help="Write report.html instead: every item and what each referee said; several runs "
+            "of the same data side by side.",
+        ),
+    ] = False,
+    split_above: Annotated[
+        float | None,
+        typer.Option(
+            "--split-above",
+            metavar="MB",
+            help="With --html: a page larger than this (default 8 MB) becomes an index and one page "
+            "per item under items/.",
+        ),
+    ] = None,
+) -> None:
+    """Write report.md (tables shaped like the paper's) and PNG plots for finished runs, or
+    with --html a self-contained page to read every debate."""
+    from chateval.reporting.markdown import write_report
+
+    try:
+        if html:
+            from chateval.core.console import Console
+            from chateval.core.progress import Progress
+            from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB, write_html_report
+
+            # Shown only when building the items takes long enough to wonder (large runs).
+            bar = Progress(Console(), unit="items", delay=REPORT_BAR_DELAY_S, requests=False)
+            try:
+                path = write_html_report(
+                    run_dirs,
+                    outdir or Path("report"),
+                    DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
+                    bar,
+                )
+            finally:
+                bar.close()
+        else:
+            path = write_report(run_dirs, outdir or Path("report"))
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    typer.echo(f"report: {path}")
+
+
+@app.command(cls=FlagsCommand)
+def export(
+    run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run folder (with verdicts.jsonl).")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write to this file (default: stdout).")
+    ] = None,
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            metavar="csv|jsonl",
+            help="Default: from the output's suffix (.csv, .jsonl), else csv.",
+        ),
+    ] = None,
+) -> None:
+    """Write one row per comparison (pairwise: item and answer order; direct: item) with each
+    referee's scores, soft scores and flags, the panel's decision and the human label."""
+    from chateval.core.textfile import write_text
+    from chateval.reporting.export import choose_format, export_run, render
+
+    try:
+        chosen = choose_format(fmt, output)
+        result = export_run(run_dir)
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    if not result.finished:
+        typer.echo(f"note: {run_dir} has no run.json; exporting its verdicts.jsonl", err=True)
+    text = render(result, chosen)
+    if output is None:
+        typer.echo(text, nl=False)
+        return
+    output.parent.mkdir(parents=True, exist_ok=True)
+    write_text(output, text)
+    typer.echo(f"exported {len(result.rows)} rows ({chosen}) to {output}")

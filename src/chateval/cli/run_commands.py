@@ -1,0 +1,211 @@
+"""The commands that judge: run, preview, check, sweep and bench."""
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from chateval.cli.app import FlagsCommand, Overrides, Verbose, app, fail
+from chateval.errors import BackendError, ChatEvalError
+
+
+@app.command(cls=FlagsCommand)
+def run(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    outdir: Annotated[
+        Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME).")
+    ] = None,
+    overrides: Overrides = [],  # noqa: B006
+    force: Annotated[
+        bool, typer.Option("--force", help="Start over, replacing the run folder's results.")
+    ] = False,
+    verbose: Verbose = False,
+) -> None:
+    """Run a debate evaluation into its run folder; an unfinished run there is resumed.
+
+    The console shows what loads, one progress bar and the summary; the engines' own output
+    goes to engine.log in the run folder (appended on resume) unless --verbose."""
+    from chateval.config.files import load_config
+    from chateval.core.console_session import session
+    from chateval.record.files import RunFolder
+    from chateval.reporting.summary import print_summary
+    from chateval.run.runner import run as run_evaluation
+
+    try:
+        with session(verbose) as out:
+            config = load_config(config_path, overrides)
+            target = outdir or Path("runs") / config.name
+
+            def to_engine_log(folder: Path, resuming: bool) -> None:
+                out.attach(RunFolder(folder).engine_log, append=resuming)
+
+            result = run_evaluation(
+                config, target, force=force, progress=out.progress(), on_outdir=to_engine_log
+            )
+    except BackendError as exc:
+        typer.secho(
+            f"error: {exc}\nfinished steps are saved in the run folder; run the same command again to resume",
+            fg=typer.colors.RED,
+            err=True,
+        )
+        raise typer.Exit(code=1) from None
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    print_summary(result)
+
+
+@app.command(cls=FlagsCommand)
+def preview(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    item: Annotated[
+        str | None, typer.Option("--item", help="The item's id (default: the first item).")
+    ] = None,
+    swapped: Annotated[
+        bool, typer.Option("--swapped", help="Pairwise: show answer B first (the second answer order).")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="The requests as JSON, for tools.")] = False,
+    overrides: Overrides = [],  # noqa: B006
+) -> None:
+    """Print the exact messages each referee receives at each turn of one item's debate, with
+    placeholders where earlier utterances go, and the constraint of each verdict request.
+    No model is loaded."""
+    import json
+
+    from chateval.config.files import load_config
+    from chateval.debate.preview import preview as preview_requests
+    from chateval.debate.preview import render
+
+    try:
+        config = load_config(config_path, overrides)
+        requests = preview_requests(config, item, swapped)
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    if as_json:
+        typer.echo(json.dumps([r.as_dict() for r in requests], indent=2, ensure_ascii=False))
+    else:
+        typer.echo(render(requests), nl=False)
+
+
+@app.command(cls=FlagsCommand)
+def check(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    overrides: Overrides = [],  # noqa: B006
+    gpu_memory: Annotated[
+        float | None,
+        typer.Option(
+            "--gpu-memory",
+            metavar="GIB",
+            min=1.0,
+            help="Size the vLLM engines' KV caches for a GPU of this many GiB "
+            "(default: this machine's GPU, if any).",
+        ),
+    ] = None,
+) -> None:
+    """Check a config before a GPU is spent: resolve every model (registry name, folder, cached
+    hub id), load its tokenizer and config but not its weights, check the backend settings, the
+    soft verdicts' score tokens and every item against every model's context, and print what
+    the run will cost; on a GPU (or with --gpu-memory), what each vLLM engine's share of it
+    leaves for its KV cache. Exit 2 with one line per problem."""
+    from chateval.config.files import load_config
+    from chateval.run.check import check as check_config
+    from chateval.run.check import render_check
+
+    try:
+        config = load_config(config_path, overrides)
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    report = check_config(config, gpu_memory)
+    for problem in report.problems:
+        typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
+    if report.problems:
+        raise typer.Exit(code=2)
+    typer.echo(render_check(config.name, report), nl=False)
+
+
+@app.command(cls=FlagsCommand)
+def sweep(
+    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
+    outdir: Annotated[
+        Path, typer.Option("-o", "--outdir", help="Root folder; each run goes to OUTDIR/NAME.")
+    ],
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
+    force: Annotated[bool, typer.Option("--force", help="Overwrite finished run folders.")] = False,
+    verbose: Verbose = False,
+) -> None:
+    """Run several configs in one process, loading each model once (the engines' output goes
+    to OUTDIR/engine.log unless --verbose)."""
+    from chateval.core.console_session import session
+    from chateval.record.files import RunFolder
+    from chateval.reporting.summary import print_summary
+    from chateval.run.sweep import run_sweep
+
+    try:
+        with session(verbose, log_path=RunFolder(outdir).engine_log) as out:
+            results = run_sweep(
+                config_paths,
+                outdir,
+                overrides,
+                force=force,
+                progress=out.progress,  # each run names itself, then shows its bar
+            )
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    for result in results:
+        print_summary(result)
+
+
+@app.command(cls=FlagsCommand)
+def bench(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="JSON report (default: runs/bench/NAME.json).")
+    ] = None,
+    sequential_items: Annotated[
+        int | None,
+        typer.Option(
+            "--sequential-items",
+            min=1,
+            help="Run `sequential` on N items spread over the data; price the whole workload from them.",
+        ),
+    ] = None,
+    extra: Annotated[
+        list[str],
+        typer.Option(
+            "--extra",
+            help=(
+                "Also run: barrier, early_stop, scores_first, hard_only (no score probabilities), "
+                "compact_scores_first (the first release's default), or a prompt layout (paper, "
+                "conversation, shared_first, role_first, compact)."
+            ),
+        ),
+    ] = [],  # noqa: B006
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006
+    verbose: Verbose = False,
+) -> None:
+    """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines
+    (the engines' output goes to NAME.engine.log beside the report unless --verbose)."""
+
+    from chateval.bench.modes import run_bench
+    from chateval.config.files import load_config
+    from chateval.core.console_session import session
+    from chateval.core.textfile import write_json
+
+    try:
+        with session(verbose) as out:
+            config = load_config(config_path, overrides)
+            target = output or Path("runs") / "bench" / f"{config.name}.json"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            out.attach(target.with_name(f"{target.stem}.engine.log"), append=False)
+            report = run_bench(
+                config,
+                sequential_items=sequential_items,
+                extra_modes=extra,
+                progress=out.progress,  # one bar per mode, named by it
+            )
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    write_json(target, report)
+    from chateval.reporting.summary import print_bench
+
+    print_bench(report)
+    typer.echo(f"saved {target}")

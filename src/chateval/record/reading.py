@@ -1,0 +1,124 @@
+"""Reading the run folder's files through their types: a JSON document (run.json, metrics.json,
+roster.json) or a JSON-lines file (verdicts, transcripts, items) is parsed, migrated to today's
+format where an earlier release wrote it, and validated by pydantic against its record type
+(chateval.core.schema). A record that does not fit is a DataError naming the file, the line and
+the field, never a KeyError deep in a report.
+"""
+
+import json
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any, TypeVar, cast, get_args, get_origin, get_type_hints
+
+from pydantic import TypeAdapter, ValidationError
+from typing_extensions import is_typeddict
+
+from chateval.data.jsonl import read_jsonl
+from chateval.errors import DataError
+
+T = TypeVar("T")
+Migration = Callable[[dict[str, Any]], dict[str, Any]]
+_SHOWN_ERRORS = 3  # a broken record may break many fields: the first few say enough
+
+
+@cache
+def _adapter(record_type: Any) -> TypeAdapter[Any]:
+    # Building an adapter compiles the type's validator: once per type and process.
+    return TypeAdapter(record_type)
+
+
+@cache
+def _type_names(record_type: Any) -> frozenset[str]:
+    """The names of the record types reachable from ``record_type``: pydantic puts the member's
+    name into an error's location when a union of them does not fit."""
+    names: set[str] = set()
+    pending = [record_type]
+    while pending:
+        current = pending.pop()
+        pending += get_args(current)
+        origin = get_origin(current) or current
+        if is_typeddict(origin) and origin.__name__ not in names:
+            names.add(origin.__name__)
+            pending += get_type_hints(origin).values()
+    return frozenset(names)
+
+
+_SCALAR_BRANCHES = frozenset({"int", "float", "str", "bool", "none", "list", "dict"})
+
+
+def _field(loc: tuple[int | str, ...], record_type: Any) -> str:
+    """A pydantic error location as the key path a reader finds in the file (list positions in
+    brackets; the union members' names pydantic adds left out)."""
+    branches = _type_names(record_type) | _SCALAR_BRANCHES
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in branches or "[" in part:  # a union member (generic ones: "Name[...]")
+            continue
+        else:
+            out += f".{part}" if out else part
+    return out or "(the record)"
+
+
+def _closest_branch(errors: list[Any], record_type: Any) -> list[Any]:
+    """The errors of a union's member that came closest to fitting (fewest errors), per union:
+    a record that fits neither member says what its own kind lacks, not both kinds' lists."""
+    branches = _type_names(record_type)
+    by_union: dict[tuple[Any, ...], dict[str, int]] = {}
+    for error in errors:
+        loc = error["loc"]
+        for i, part in enumerate(loc):
+            if part in branches:
+                counts = by_union.setdefault(tuple(loc[:i]), {})
+                counts[part] = counts.get(part, 0) + 1
+    best = {prefix: min(counts, key=lambda name: counts[name]) for prefix, counts in by_union.items()}
+
+    def kept(error: Any) -> bool:
+        loc = error["loc"]
+        return all(best.get(tuple(loc[:i]), part) == part for i, part in enumerate(loc) if part in branches)
+
+    return [error for error in errors if kept(error)]
+
+
+def _problem(where: str, exc: ValidationError, record_type: Any) -> DataError:
+    errors = _closest_branch(exc.errors(include_url=False), record_type)
+    shown = "; ".join(f"field {_field(e['loc'], record_type)}: {e['msg']}" for e in errors[:_SHOWN_ERRORS])
+    more = f" (and {len(errors) - _SHOWN_ERRORS} more)" if len(errors) > _SHOWN_ERRORS else ""
+    return DataError(f"{where}: {shown}{more}")
+
+
+def validated(record: Any, record_type: type[T], where: str) -> T:
+    """``record`` read as ``record_type``; a DataError that names ``where`` (file:line) and the
+    fields that do not fit."""
+    if not isinstance(record, Mapping):
+        raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}")
+    try:
+        value: T = _adapter(cast(Any, record_type)).validate_python(record)
+    except ValidationError as exc:
+        raise _problem(where, exc, record_type) from None
+    return value
+
+
+def read_document(path: Path, record_type: type[T], migrate: Migration | None = None) -> T:
+    """The JSON document at ``path`` (migrated first, when ``migrate`` is given) as ``record_type``."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: not valid JSON ({exc})") from None
+    if isinstance(raw, dict) and migrate is not None:
+        raw = migrate(raw)
+    return validated(raw, record_type, str(path))
+
+
+def read_lines(path: Path, record_type: type[T], migrate: Migration | None = None) -> list[T]:
+    """The records of the JSON-lines file at ``path`` (gzip-compressed when it ends in .gz),
+    each migrated, when ``migrate`` is given, and validated as ``record_type``."""
+    out = []
+    for number, raw in read_jsonl(path):
+        record = migrate(raw) if migrate is not None else raw
+        out.append(validated(record, record_type, f"{path}:{number}"))
+    return out

@@ -1,0 +1,181 @@
+"""A run folder is the whole truth about its run: copied elsewhere with its data, config and
+models gone, it reports, exports and rescores the same; its data edited afterwards, its reports
+show the items as debated and say the file changed; a broken file is named by file, line and
+field. Scripted referees: the record, not the judging, is under test."""
+
+import json
+import re
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from chateval.backends.scripted import ScriptedBackend
+from chateval.cli import app
+from chateval.config.files import load_config
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.prompts.builder import role_library
+from chateval.record.files import RunFolder
+from chateval.record.finished import load_finished_run
+from chateval.record.inputs import file_hash
+from chateval.run.runner import run
+from tests.support.helpers import CONFIGS_DIR, prompt_dependent
+
+runner = CliRunner()
+EDITED = "An answer written after the run."
+
+
+def _judged(root: Path) -> Path:
+    """A systems run over a copy of the systems sample (answers, labels), from a config file
+    of its own: the run folder, with data, labels and config beside it."""
+    shutil.copytree(CONFIGS_DIR / "samples" / "systems", root / "data")
+    shutil.copy(CONFIGS_DIR / "samples" / "systems_labels.csv", root / "labels.csv")
+    tree = yaml.safe_load((CONFIGS_DIR / "systems_quickstart.yaml").read_text())
+    tree["data"]["path"] = {s: f"data/{s}.jsonl" for s in ("careful", "brief", "rambling")}
+    tree["data"]["labels_file"]["path"] = "labels.csv"
+    tree["rounds"] = 1
+    config_file = root / "config.yaml"
+    config_file.write_text(yaml.safe_dump(tree))
+    folder = root / "run"
+    backend = ScriptedBackend(DEFAULT_MODEL, prompt_dependent)
+    run(load_config(config_file), folder, backends={DEFAULT_MODEL: backend})
+    return folder
+
+
+def _cli(*args: str | Path) -> str:
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _outputs(folder: Path, into: Path) -> dict[str, str]:
+    """What a reader gets of ``folder``: report.md, report.html, the export CSV and the rescored
+    metrics.json, with the folder's own path written as RUN."""
+    _cli("report", folder, "-o", into / "md")
+    _cli("report", folder, "--html", "-o", into / "html")
+    _cli("export", folder, "-o", into / "rows.csv")
+    _cli("rescore", folder)
+    texts = {
+        "report.md": (into / "md" / "report.md").read_text(),
+        "report.html": (into / "html" / "report.html").read_text(),
+        "rows.csv": (into / "rows.csv").read_text(),
+        "metrics.json": (folder / "metrics.json").read_text(),
+    }
+    return {name: text.replace(str(folder), "RUN") for name, text in texts.items()}
+
+
+def test_a_copied_folder_reads_the_same_without_its_data_config_or_models(tmp_path: Path) -> None:
+    folder = _judged(tmp_path / "node")
+    before = _outputs(folder, tmp_path / "before")
+    laptop = tmp_path / "laptop" / "run"
+    shutil.copytree(folder, laptop)
+    for gone in ("data", "labels.csv", "config.yaml", "run"):
+        path = tmp_path / "node" / gone
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    after = _outputs(laptop, tmp_path / "after")
+    for name in before:
+        assert after[name] == before[name], name
+    # The page shows the answers from the record (the data is gone), and no notice.
+    careful = (CONFIGS_DIR / "samples" / "systems" / "careful.jsonl").read_text().splitlines()[0]
+    first_answer = json.loads(careful)["response"]
+    assert first_answer.split(".")[0].replace("'", "&#39;") in after["report.html"]
+    assert 'class="notice"' not in after["report.html"]
+
+
+def test_an_edited_data_file_shows_the_items_as_debated_and_says_so(tmp_path: Path) -> None:
+    folder = _judged(tmp_path)
+    data = tmp_path / "data" / "careful.jsonl"
+    rows = [json.loads(line) for line in data.read_text().splitlines()]
+    original = rows[0]["response"]
+    rows[0]["response"] = EDITED
+    data.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    finished = load_finished_run(folder)
+    assert finished.changed_inputs() == [str(data)]
+    page = _outputs(folder, tmp_path / "out")
+    notice = f"{data} changed since the run; shown are the items as the run debated them"
+    assert notice in page["report.html"] and page["report.html"].count('class="notice"') == 1
+    assert EDITED not in page["report.html"]
+    assert original.split(".")[0].replace("'", "&#39;") in page["report.html"]
+    assert f"{data} changed since the run; the numbers are those of the items it debated" in page["report.md"]
+
+
+def test_the_record_holds_the_items_roster_and_input_hashes(tmp_path: Path) -> None:
+    folder = _judged(tmp_path)
+    finished = load_finished_run(folder)
+    items = finished.items()
+    assert items is not None and len(items) == len(finished.verdicts())
+    assert {item.id for item in items} == {r["item_id"] for r in finished.verdicts()}
+    labelled = {item.id: item for item in items if getattr(item, "label", None)}
+    assert labelled and all(
+        r["human_label"] == labelled[r["item_id"]].label
+        for r in finished.verdicts()
+        if r["item_id"] in labelled
+    )
+    roster = finished.roster
+    assert "rebuilt" not in roster and roster["prompt_style"] == finished.config.prompt_style
+    assert [(r["name"], r["role_text"]) for r in roster["referees"]] == [
+        ("Critic", role_library()["critic"].description),
+        ("Everyday Reader", role_library()["everyday_reader"].description),
+    ]
+    # A backend handed in: its kind, no folder of weights to fingerprint.
+    assert roster["models"][DEFAULT_MODEL] | {"replicas": 1} == {
+        "backend": "scripted",
+        "replicas": 1,
+        "path": None,
+        "fingerprint": None,
+        "server": None,
+        "dtype": None,
+        "max_model_len": None,
+    }
+    inputs = finished.info.get("inputs") or {}
+    expected = [tmp_path / "data" / f"{s}.jsonl" for s in ("careful", "brief", "rambling")] + [
+        tmp_path / "labels.csv"
+    ]
+    assert inputs == {str(path): file_hash(path) for path in expected}
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "message"),
+    [
+        (
+            "verdicts.jsonl",
+            lambda text: text.replace('"parse_failures": 0', '"parse_failures": "none"', 2),
+            r"verdicts.jsonl:1: field parse_failures: Input should be a valid integer",
+        ),
+        (
+            "items.jsonl",
+            lambda text: text.replace('"kind": "pairwise"', '"kind": "pairwise", "colour": "red"', 1),
+            r"items.jsonl:1: field colour: Extra inputs are not permitted",
+        ),
+        (
+            "run.json",
+            lambda text: text.replace('"rounds": 1', '"rounds": "one"'),
+            r"run.json: field rounds: Input should be a valid integer",
+        ),
+        (
+            "roster.json",
+            lambda text: text.replace('"role_text"', '"role_txt"', 1),
+            r"roster.json: field referees\[0\].role_text: Field required; "
+            r"field referees\[0\].role_txt: Extra",
+        ),
+        (
+            "metrics.json",
+            lambda text: text.replace('"items": ', '"items": -0.5, "was_items": ', 1),
+            r"metrics.json: field items: Input should be a valid integer.*; field was_items: Extra",
+        ),
+    ],
+    ids=["verdicts", "items", "run", "roster", "metrics"],
+)
+def test_a_broken_record_is_named_by_file_line_and_field(
+    tmp_path: Path, name: str, edit: Callable[[str], str], message: str
+) -> None:
+    folder = _judged(tmp_path)
+    path = RunFolder(folder).path / name
+    path.write_text(edit(path.read_text()))
+    result = runner.invoke(app, ["report", str(folder), "--html", "-o", str(tmp_path / "html")])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert str(folder) in result.output
+    assert re.search(message, result.output), result.output
