@@ -11,6 +11,7 @@ from chateval.core.backend import GenerationRequest
 from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.preview import placeholder, preview
 from chateval.debate.scheduler import Scheduler
+from chateval.run.session import read_judged
 from tests.support.helpers import CONFIGS_DIR, tiny_config
 
 MODEL = "smollm2-135m"
@@ -43,7 +44,8 @@ def test_preview_is_what_the_run_sends(strategy: str, swapped: bool) -> None:
         agents=[{"role": "general_public"}, {"role": "critic"}, {"role": "news_author"}],
         opinion_probes=True,
     )
-    shown = preview(config, swapped=swapped)
+    judged = read_judged(config)
+    shown = preview(judged.items, judged.panel, config.data.source, swapped=swapped)
     panel = build_panel(config)
     answers: dict[tuple[object, ...], list[str]] = {}
     for r in shown:

@@ -7,7 +7,7 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
-from chateval.errors import ConfigError
+from chateval.errors import ConfigError, DataError
 from chateval.reporting.markdown import write_report
 from chateval.run.sweep import run_sweep
 from tests.support.helpers import CONFIGS_DIR, asks_for_scores
@@ -74,9 +74,19 @@ def test_sweep_validates_every_config_before_running(tmp_path: Path) -> None:
     assert loads == [] and not (tmp_path / "runs").exists()
 
 
-def test_report_rejects_unfinished_folder(tmp_path: Path) -> None:
-    from chateval.errors import DataError
+def test_sweep_opens_every_session_before_the_first_run(tmp_path: Path) -> None:
+    """A data file missing in the last config fails the sweep before any model loads."""
+    loads: list[str] = []
+    good = write_config(tmp_path, "good", "")
+    missing = write_config(
+        tmp_path, "missing", f"data: {{format: jsonl_pairwise, path: {tmp_path / 'gone.jsonl'}}}\n"
+    )
+    with pytest.raises(DataError, match="gone.jsonl"):
+        run_sweep([good, missing], tmp_path / "runs", backend_factory=lambda c, m: loads.append(m))  # type: ignore[arg-type, func-returns-value]
+    assert loads == [] and not (tmp_path / "runs").exists()
 
+
+def test_report_rejects_unfinished_folder(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no run.json"):
         write_report([tmp_path], tmp_path / "report")
 

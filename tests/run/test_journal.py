@@ -153,3 +153,14 @@ def test_a_journal_of_a_newer_format_is_refused(tmp_path: Path) -> None:
         DataError, match=r"journal.jsonl: written in run folder format 99 by a newer chateval"
     ):
         journal.load(path)
+
+
+def test_a_broken_journal_line_is_named_by_line_and_field(tmp_path: Path) -> None:
+    path = RunFolder(tmp_path).journal
+    journal.start(path)
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1].replace('"round": 0', '"round": "first"')
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"journal.jsonl:2: field round: Input should be a valid integer"):
+        journal.load(path)

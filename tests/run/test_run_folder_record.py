@@ -179,3 +179,16 @@ def test_a_broken_record_is_named_by_file_line_and_field(
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert str(folder) in result.output
     assert re.search(message, result.output), result.output
+
+
+def test_verdicts_made_elsewhere_rescore_from_their_config_alone(tmp_path: Path) -> None:
+    folder = _judged(tmp_path)
+    scored = (folder / "metrics.json").read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for name in ("config.yaml", "verdicts.jsonl"):  # the verdicts and the config naming their panel
+        shutil.copy(folder / name, elsewhere / name)
+    result = runner.invoke(app, ["rescore", str(elsewhere)])
+    assert result.exit_code == 0, result.output
+    assert f"note: {elsewhere} has no run.json" in result.output
+    assert (elsewhere / "metrics.json").read_text() == scored

@@ -36,6 +36,12 @@ def rescore(
         for folder in run_dirs:
             rescore_run(folder)
             typer.echo(f"rescored {folder / 'metrics.json'}")
+            if not (folder / "run.json").is_file():
+                typer.echo(
+                    f"note: {folder} has no run.json: its verdicts.jsonl was scored with the panel "
+                    "its config.yaml names",
+                    err=True,
+                )
     except ChatEvalError as exc:
         raise fail(exc) from None
 

@@ -74,10 +74,12 @@ def preview(
     from chateval.config.files import load_config
     from chateval.debate.preview import preview as preview_requests
     from chateval.debate.preview import render
+    from chateval.run.session import read_judged
 
     try:
         config = load_config(config_path, overrides)
-        requests = preview_requests(config, item, swapped)
+        judged = read_judged(config)  # the session's first stage: no model is loaded
+        requests = preview_requests(judged.items, judged.panel, config.data.source, item, swapped)
     except ChatEvalError as exc:
         raise fail(exc) from None
     if as_json:

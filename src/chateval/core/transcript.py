@@ -1,26 +1,24 @@
 """Debate state: the turns of a plan, the utterances they produced, and a debate's transcript of them."""
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.items import Item
+from chateval.core.schema.records import TurnKind as TurnKind
+from chateval.core.schema.records import UtteranceKind as UtteranceKind
 
 SUMMARIZER = "summarizer"
 
-UtteranceKind = Literal["discussion", "assessment", "verdict", "summary", "probe"]
-
-TurnKind = Literal["discussion", "summary", "verdict", "check", "probe"]
-"""What a turn is for:
-
-- ``discussion``: a referee speaks in a round before its last;
-- ``summary``: the summarizer brings one referee's summary up to date after a round
-  (``agent`` is that referee; None in runs of releases with one summary for the panel);
-- ``verdict``: a referee's last round, which ends in its scores;
-- ``check``: an early-stop check, a hidden verdict after a non-final round (unanimous checks
-  end the debate and become its verdicts);
-- ``probe``: an opinion probe, a hidden verdict as of the start of a round, asked at the end.
-"""
+# What a turn is for (TurnKind; it and UtteranceKind are defined with the record types that
+# store them, chateval.core.schema.records):
+#
+# - ``discussion``: a referee speaks in a round before its last;
+# - ``summary``: the summarizer brings one referee's summary up to date after a round
+#   (``agent`` is that referee; None in runs of releases with one summary for the panel);
+# - ``verdict``: a referee's last round, which ends in its scores;
+# - ``check``: an early-stop check, a hidden verdict after a non-final round (unanimous checks
+#   end the debate and become its verdicts);
+# - ``probe``: an opinion probe, a hidden verdict as of the start of a round, asked at the end.
 
 HIDDEN_KINDS = ("check", "probe")
 

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chateval.config.run import RunConfig
 from chateval.core.backend import ChatMessage, GenerationResult
+from chateval.core.items import Item
 from chateval.core.transcript import SUMMARIZER, Debate, Turn
-from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.building import build_debates
 from chateval.debate.panel import Panel
 from chateval.errors import ConfigError
 
@@ -96,19 +96,20 @@ def preview_debate(panel: Panel, debate: Debate) -> list[PreviewRequest]:
     return requests
 
 
-def preview(config: RunConfig, item_id: str | None = None, swapped: bool = False) -> list[PreviewRequest]:
-    """The requests of the config's debate of item ``item_id`` (default: the first item), with
-    answer B shown first when ``swapped``. Items are shown as loaded: a run may cut an item's
-    texts to fit a model's context (it says so before it starts)."""
-    items = load_run_items(config)
+def preview(
+    items: Sequence[Item], panel: Panel, source: str, item_id: str | None = None, swapped: bool = False
+) -> list[PreviewRequest]:
+    """The requests of the debate of item ``item_id`` of ``items`` (default: the first), read
+    from ``source``, with answer B shown first when ``swapped``. Items are shown as loaded: a
+    run may cut an item's texts to fit a model's context (it says so before it starts)."""
     if not items:
-        raise ConfigError(f"{config.data.source}: no items to preview")
+        raise ConfigError(f"{source}: no items to preview")
     chosen = items[0] if item_id is None else next((i for i in items if i.id == item_id), None)
     if chosen is None:
         shown = ", ".join(i.id for i in items[:10]) + (", ..." if len(items) > 10 else "")
-        raise ConfigError(f"--item {item_id!r}: no such item in {config.data.source} (ids: {shown})")
+        raise ConfigError(f"--item {item_id!r}: no such item in {source} (ids: {shown})")
     debates = build_debates([chosen], position_calibration=swapped)
-    return preview_debate(build_panel(config), debates[-1])
+    return preview_debate(panel, debates[-1])
 
 
 def render(requests: Sequence[PreviewRequest]) -> str:

@@ -200,8 +200,8 @@ def _direct_baselines(
     out: DirectBaselines = {"constant": CONSTANT_BASELINE}
     if any("response_words" not in r for r, _ in labelled):
         out["response_length_unavailable"] = (
-            "the verdict records do not give the responses' lengths (a run of an earlier release "
-            "whose data file could not be read)"
+            "the verdict records do not give the responses' lengths (a run of a release before they "
+            "were recorded)"
         )
         return out
     dims, seed = settings.dimensions, settings.seed

@@ -22,10 +22,18 @@ from typing import Any
 
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.file_access import open_private
+from chateval.core.schema.records import (
+    JournalHeader,
+    JournalStep,
+    JournalStop,
+    JournalUtterance,
+    JournalWave,
+)
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
 from chateval.record.migrations import FORMAT_VERSION, check_readable, counts_as_today, turn_kind_as_today
+from chateval.record.reading import validated
 
 
 @dataclass
@@ -116,7 +124,7 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
     return record
 
 
-def _utterance(record: dict[str, Any]) -> Utterance:
+def _utterance(record: JournalUtterance) -> Utterance:
     turn = Turn(record["round"], record["agent"], turn_kind_as_today(record), record.get("scoring", False))
     distributions = record.get("distributions")
     return Utterance(
@@ -135,10 +143,10 @@ def load(path: Path) -> JournalState:
     state = JournalState()
     if not path.is_file():
         return state
-    pending: list[dict[str, Any]] = []
+    pending: list[tuple[str, Any]] = []  # a step's utterances (and where), read once it is marked done
     offset = 0
     with path.open("rb") as handle:
-        for raw in handle:
+        for number, raw in enumerate(handle, 1):
             offset += len(raw)
             if not raw.endswith(b"\n"):
                 break  # a half-written last line: the step it belongs to never finished
@@ -146,26 +154,31 @@ def load(path: Path) -> JournalState:
                 record = json.loads(raw)
             except json.JSONDecodeError:
                 break
-            if "format_version" in record and offset == len(raw):  # the header, on the first line
-                state.format_version = check_readable(int(record["format_version"]), path)
+            where = f"{path}:{number}"
+            if isinstance(record, dict) and "format_version" in record and number == 1:  # the header
+                state.format_version = check_readable(
+                    validated(record, JournalHeader, where)["format_version"], path
+                )
                 state.valid_bytes = offset
                 continue
-            if "wave" in record or "stop" in record:
+            if isinstance(record, dict) and ("wave" in record or "stop" in record):
                 if pending:
                     break  # written between whole steps only: what precedes it never finished
-                _choice(record, state, path)
+                _choice(record, state, where)
                 state.valid_bytes = offset
                 continue
-            if "step_done" not in record:
-                pending.append(record)
+            if not isinstance(record, dict) or "step_done" not in record:
+                pending.append((where, record))
                 continue
+            record = validated(record, JournalStep, where)
+            said = [validated(r, JournalUtterance, at) for at, r in pending]
             step = record["step_done"]
             keys = [record["debate"]] if "debate" in record else record.get("debates")
             if keys is None:
                 if step < state.steps_done:
                     raise DataError(f"{path}: step {step} is marked done twice")
                 state.steps_done = step + 1
-                committed = pending
+                committed = said
             else:
                 for key in keys:
                     # Later steps may follow directly: steps with nothing to do leave no marker.
@@ -173,7 +186,7 @@ def load(path: Path) -> JournalState:
                         raise DataError(f"{path}: debate {key!r} step {step} is marked done twice")
                     state.progress[key] = step + 1
                 stepped = set(keys)
-                committed = [r for r in pending if r["debate"] in stepped]
+                committed = [r for r in said if r["debate"] in stepped]
             for r in committed:
                 state.utterances.setdefault(r["debate"], []).append(_utterance(r))
             for model, counts in record["usage"].items():
@@ -185,14 +198,15 @@ def load(path: Path) -> JournalState:
     return state
 
 
-def _choice(record: dict[str, Any], state: JournalState, path: Path) -> None:
-    """An adaptive run's wave or stop, into ``state``."""
+def _choice(record: dict[str, Any], state: JournalState, where: str) -> None:
+    """An adaptive run's wave or stop (the journal's line ``where``), into ``state``."""
     if "stop" in record:
-        state.stop = record["stop"]
+        state.stop = validated(record, JournalStop, where)["stop"]
         return
-    if record["wave"] != len(state.waves):
-        raise DataError(f"{path}: wave {record['wave']} follows {len(state.waves)} waves")
-    state.waves.append(list(record["keys"]))
+    wave = validated(record, JournalWave, where)
+    if wave["wave"] != len(state.waves):
+        raise DataError(f"{where}: wave {wave['wave']} follows {len(state.waves)} waves")
+    state.waves.append(list(wave["keys"]))
 
 
 def truncate_to_complete(path: Path, state: JournalState) -> None:

@@ -6,9 +6,10 @@ and scores the copy.
 """
 
 from pathlib import Path
+from typing import cast
 
 from chateval.core.file_access import file_mode, private_folder
-from chateval.core.schema.records import ItemRecord
+from chateval.core.schema.records import ItemRecord, RunInfo
 from chateval.core.textfile import write_json
 from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
@@ -19,14 +20,23 @@ from chateval.run.statistics import statistics_settings
 
 
 def rescore(outdir: Path | str) -> RunMetrics:
-    """Recompute ``metrics.json`` of a finished run from its verdicts.jsonl (no model runs)."""
+    """Recompute ``metrics.json`` of a run folder from its verdicts.jsonl (no model runs).
+
+    A finished run is read whole (any release's, in today's types). A folder without run.json
+    (verdicts made elsewhere beside the config that names their panel, or a run killed after
+    writing them) is scored from its config.yaml and verdicts.jsonl alone; its panel is the
+    config's (``roster_as_today``)."""
     outdir = Path(outdir)
     files = RunFolder(outdir)
-    files.require(files.config, files.verdicts, files.info, why="rescore needs a finished run folder")
-    finished = load_finished_run(outdir)  # any release's folder, in today's types
-    roster = finished.roster
-    settings = statistics_settings(finished.config, referee_models(roster), roster["summarizer_model"])
-    metrics = compute_metrics(settings, finished.verdicts())
+    files.require(files.config, files.verdicts, why="rescore needs a run folder's config and verdicts")
+    if files.finished():
+        finished = load_finished_run(outdir)
+        config, roster = finished.config, finished.roster
+    else:
+        config = files.read_config()
+        roster = files.read_roster(config, cast(RunInfo, {}))
+    settings = statistics_settings(config, referee_models(roster), roster["summarizer_model"])
+    metrics = compute_metrics(settings, files.read_verdicts())
     files.write_metrics(metrics)
     return metrics
 

@@ -57,17 +57,19 @@ def run(
     on_step: StepCallback | None = None,
     progress: Progress | None = None,
     on_outdir: Callable[[Path, bool], None] | None = None,
+    session: Session | None = None,
 ) -> RunResult:
     """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps).
 
     ``progress``: the run's bar (debates finished of all); ``on_outdir(folder, resuming)`` is
     called once the run folder is ready, before any model loads (the CLI sends the engines'
-    output to its engine.log from then on).
+    output to its engine.log from then on). ``session``: the config's session, opened already
+    (a sweep opens every config's before the first run); by default the run opens its own.
     """
     outdir = Path(outdir)
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    session = open_session(config, backends, backend_factory)
+    session = session or open_session(config, backends, backend_factory)
     resuming = prepare_outdir(outdir, force, dump_config(config))
     files = RunFolder(outdir)
     if on_outdir is not None:

@@ -41,6 +41,24 @@ from chateval.run.statistics import panel_models, statistics_settings
 
 
 @dataclass(frozen=True)
+class Judged:
+    """What a config judges, read once: its items (as loaded), its panel, and each input
+    file's hash as the items were read."""
+
+    items: list[Item]
+    panel: Panel
+    inputs: dict[str, str]
+
+
+def read_judged(config: RunConfig) -> Judged:
+    """The first stage of every session: the items read (a bad data file fails here) and the
+    panel built; ``chateval preview`` needs nothing more, and loads no model."""
+    items = load_run_items(config)
+    panel = build_panel(config)
+    return Judged(items, panel, input_hashes(config.data))  # a report notices a later edit
+
+
+@dataclass(frozen=True)
 class Prepared:
     """The items cut to fit every model's context, what was cut, and their debates."""
 
@@ -147,8 +165,7 @@ def open_session(
 ) -> Session:
     """Read and check everything ``config`` needs before a model loads, and plan its placement."""
     given = dict(backends or {})
-    items = load_run_items(config)
-    panel = build_panel(config)
+    judged = read_judged(config)
     models = config.model_names()
     registry = None
     if backend_factory is default_backend_factory and any(m not in given for m in models):
@@ -157,5 +174,6 @@ def open_session(
             registry.spec(model)  # unknown names fail here, before any file is written
         check_backend_settings(config, models, registry)
     placement = plan_placement(config, registry, given)
-    inputs = input_hashes(config.data)  # as the items were read: a report notices a later edit
-    return Session(config, items, panel, models, registry, placement, given, backend_factory, inputs)
+    return Session(
+        config, judged.items, judged.panel, models, registry, placement, given, backend_factory, judged.inputs
+    )

@@ -1,12 +1,14 @@
 """Running a list of configs in one process, loading each model once.
 
-All configs are validated before the first run starts, so a typo in the last one does not
-waste the hours spent on the others. Engines are shared by (backend, model, models_dir): the
-engine settings of the first config that needs a model are the ones used for all.
+Every config's session is opened before the first run starts (its config, data, panel, models
+and backend settings checked, chateval.run.session), so a typo or a missing file in the last
+one does not waste the hours spent on the others; each run then goes on in its own session.
+Engines are shared by (backend, model, models_dir): the engine settings of the first config
+that needs a model are the ones used for all.
 """
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from dataclasses import replace
 from pathlib import Path
 
 from chateval.config.files import load_config
@@ -14,9 +16,10 @@ from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.progress import Progress
 from chateval.debate.scheduler import StepCallback
-from chateval.engines.placement import BackendFactory, default_backend_factory
+from chateval.engines.placement import BackendFactory, default_backend_factory, plan_placement
 from chateval.engines.pool import load_logged
 from chateval.run.runner import RunResult, run
+from chateval.run.session import open_session
 
 EngineKey = tuple[str, str, str]
 
@@ -36,21 +39,26 @@ def run_sweep(
 
     ``progress`` makes each run's bar."""
     configs: list[RunConfig] = [load_config(p, list(overrides)) for p in config_paths]
+    sessions = [open_session(config, backend_factory=backend_factory) for config in configs]
     engines: dict[EngineKey, Backend] = {}
     results = []
     try:
-        for config in configs:
+        for session in sessions:
+            config = session.config
             if on_run is not None:
                 on_run(config)
             backends = {}
-            for model in config.model_names():
+            for model in session.models:
                 key = (config.backend, model, str(config.models_dir))
                 if key not in engines:
-                    engines[key], _ = load_logged(partial(backend_factory, config), model)
+                    engines[key], _ = load_logged(session.loader(), model)
                 backends[model] = engines[key]
             bar = progress() if progress is not None else None
+            # The sweep's engines, handed to the run as a caller's: never closed or swapped by it.
+            placement = plan_placement(config, session.registry, backends)
+            shared = replace(session, given=backends, placement=placement)
             results.append(
-                run(config, root / config.name, force=force, backends=backends, on_step=on_step, progress=bar)
+                run(config, root / config.name, force=force, on_step=on_step, progress=bar, session=shared)
             )
     finally:
         for engine in engines.values():

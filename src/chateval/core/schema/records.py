@@ -13,6 +13,9 @@ from typing_extensions import TypedDict
 from chateval.core.items import Label
 from chateval.core.strict_model import record_schema
 
+UtteranceKind = Literal["discussion", "assessment", "verdict", "summary", "probe"]
+TurnKind = Literal["discussion", "summary", "verdict", "check", "probe"]  # chateval.core.transcript
+
 
 @record_schema
 class RefereeBehaviourRecord(TypedDict):
@@ -302,3 +305,58 @@ class Roster(TypedDict):
     prompt_style: str
     models: dict[str, RosterModel]
     rebuilt: NotRequired[bool]
+
+
+@record_schema
+class JournalUtterance(TypedDict):
+    """A line of journal.jsonl: one utterance of a debate step (chateval.run.journal). Journals
+    of earlier releases lack ``turn`` (they flag hidden turns with ``probe``), ``scoring``,
+    ``tokens`` and ``distributions``."""
+
+    step: int
+    debate: str
+    round: int
+    agent: int | None
+    turn: NotRequired[TurnKind]
+    probe: NotRequired[bool]
+    scoring: NotRequired[bool]
+    speaker: str
+    kind: UtteranceKind
+    text: str
+    finish_reason: str
+    tokens: NotRequired[int | None]
+    distributions: NotRequired[list[Distribution]]
+
+
+@record_schema
+class JournalStep(TypedDict):
+    """A line of journal.jsonl marking a step done: of every debate, of one (``debate``,
+    streaming) or of several (``debates``, an adaptive batch), with its usage per model (an
+    earlier release's counter names included)."""
+
+    step_done: int
+    usage: dict[str, dict[str, int]]
+    debate: NotRequired[str]
+    debates: NotRequired[list[str]]
+
+
+@record_schema
+class JournalWave(TypedDict):
+    """A line of journal.jsonl: the comparisons an adaptive run chose as wave ``wave``."""
+
+    wave: int
+    keys: list[str]
+
+
+@record_schema
+class JournalStop(TypedDict):
+    """A line of journal.jsonl: why an adaptive run chose no more waves."""
+
+    stop: str
+
+
+@record_schema
+class JournalHeader(TypedDict):
+    """journal.jsonl's first line (format 2 on): the format it is written in."""
+
+    format_version: int
