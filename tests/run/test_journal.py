@@ -135,9 +135,12 @@ def test_a_new_journal_starts_with_its_format_and_an_old_one_reads_as_version_1(
     from chateval.record.migrations import FORMAT_VERSION
 
     path = tmp_path / "journal.jsonl"
-    journal.start(path)
+    journal.start(path, {"data.jsonl": "sha256:00"})
     journal.append_step(path, 0, [], {"m": ModelUsage(requests=1)})
-    assert json.loads(path.read_text().splitlines()[0]) == {"format_version": FORMAT_VERSION}
+    header = {"format_version": FORMAT_VERSION, "inputs": {"data.jsonl": "sha256:00"}}
+    assert json.loads(path.read_text().splitlines()[0]) == header
+    assert journal.changed_inputs(path, {"data.jsonl": "sha256:00"}) == []
+    assert journal.changed_inputs(path, {"data.jsonl": "sha256:01"}) == ["data.jsonl"]
     state = journal.load(path)
     assert state.format_version == FORMAT_VERSION and state.steps_done == 1
     assert state.valid_bytes == path.stat().st_size
@@ -157,7 +160,7 @@ def test_a_journal_of_a_newer_format_is_refused(tmp_path: Path) -> None:
 
 def test_a_broken_journal_line_is_named_by_line_and_field(tmp_path: Path) -> None:
     path = RunFolder(tmp_path).journal
-    journal.start(path)
+    journal.start(path, {})
     journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
     lines = path.read_text().splitlines()
     lines[1] = lines[1].replace('"round": 0', '"round": "first"')

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,13 +17,18 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.config.files import load_config
+from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
+from chateval.errors import ConfigError, DataError
 from chateval.prompts.builder import role_library
 from chateval.record.files import RunFolder
 from chateval.record.finished import load_finished_run
 from chateval.record.inputs import file_hash
+from chateval.record.reading import validated
+from chateval.record.roster import folder_fingerprint
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, prompt_dependent
+from chateval.run.session import open_session
+from tests.support.helpers import CONFIGS_DIR, prompt_dependent, tiny_config
 
 runner = CliRunner()
 EDITED = "An answer written after the run."
@@ -192,3 +198,56 @@ def test_verdicts_made_elsewhere_rescore_from_their_config_alone(tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert f"note: {elsewhere} has no run.json" in result.output
     assert (elsewhere / "metrics.json").read_text() == scored
+
+
+def test_a_run_whose_data_changed_since_it_started_does_not_resume(tmp_path: Path) -> None:
+    folder = _judged(tmp_path)
+    (folder / "run.json").unlink()  # an unfinished run: its journal holds every step
+    data = tmp_path / "data" / "brief.jsonl"
+    data.write_text(data.read_text().replace("Freeze it instead.", "Toast it."))
+    backend = ScriptedBackend(DEFAULT_MODEL, prompt_dependent)
+    with pytest.raises(ConfigError, match=rf"input files changed since it started \({data}\)"):
+        run(load_config(tmp_path / "config.yaml"), folder, backends={DEFAULT_MODEL: backend})
+
+
+def test_rescore_replaces_a_metrics_json_that_no_longer_reads(tmp_path: Path) -> None:
+    folder = _judged(tmp_path)
+    scored = (folder / "metrics.json").read_text()
+    (folder / "metrics.json").write_text(scored.replace('"items": ', '"stale_key": 1, "items": ', 1))
+    result = runner.invoke(app, ["report", str(folder), "-o", str(tmp_path / "md")])
+    assert result.exit_code == 2 and f"`chateval rescore {folder}` writes it again" in result.output
+    _cli("rescore", folder)
+    assert (folder / "metrics.json").read_text() == scored
+
+
+def test_a_sweeps_engines_are_fingerprinted_from_the_registry() -> None:
+    """A sweep hands its runs engines it loaded itself: their roster still names each model's
+    folder and fingerprint, from the session's registry."""
+    session = open_session(tiny_config())  # the registry read; no model loaded
+    assert session.registry is not None
+    shared = replace(session, given={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
+    model = shared.roster()["models"][DEFAULT_MODEL]
+    folder = session.registry.folder(DEFAULT_MODEL)
+    assert model["path"] == str(folder) and model["fingerprint"] == folder_fingerprint(folder)
+
+
+def test_a_fingerprint_follows_the_files_not_hidden_ones(tmp_path: Path) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(bytes(range(256)) * (20 << 12))  # 20 MiB: its edges
+    first = folder_fingerprint(tmp_path)
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "download.metadata").write_text("etag")
+    assert folder_fingerprint(tmp_path) == first
+    (tmp_path / "config.json").write_text('{"layers": 2}')
+    assert folder_fingerprint(tmp_path) not in (first, None)
+
+
+def test_a_record_fitting_neither_member_of_a_union_names_its_own_fields() -> None:
+    distribution = {"probabilities": {}, "expected": None, "entropy": None, "unmapped": 0, "ambiguous": 0}
+    row = {"agent": "Critic", "distributions": [distribution | {"colour": "red"}]}
+    record = {"item_id": "x", "parse_failures": 0, "referees": [row]}
+    with pytest.raises(DataError) as caught:
+        validated(record, VerdictRecord, "verdicts.jsonl:7")
+    assert str(caught.value) == (
+        "verdicts.jsonl:7: field referees[0].distributions[0].colour: Extra inputs are not permitted"
+    )

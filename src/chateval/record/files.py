@@ -1,10 +1,10 @@
 """A run folder: the only code that knows its files' names, reading and writing them.
 
-config.yaml (the resolved config), roster.json (the panel and its models, written at the
-start), journal.jsonl (finished debate steps, for resuming), items.jsonl (the items as
-debated), transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written
-last: its presence marks a finished run. Every file is written atomically (core.textfile) and
-read through its record type (chateval.record.reading), migrated first where an earlier release
+config.yaml (the resolved config), journal.jsonl (finished debate steps, for resuming),
+roster.json (the panel and its models), items.jsonl (the items as debated),
+transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written last: its
+presence marks a finished run. Every file is written atomically (core.textfile) and read
+through its record type (chateval.record.reading), migrated first where an earlier release
 wrote it (chateval.record.migrations).
 """
 
@@ -89,9 +89,14 @@ class RunFolder:
         def migrate(raw: dict[str, Any]) -> dict[str, Any]:
             return metrics_as_today(raw, task)
 
-        if task == "pairwise":
-            return read_document(self.metrics, PairwiseRunMetrics, migrate)
-        return read_document(self.metrics, DirectRunMetrics, migrate)
+        try:
+            if task == "pairwise":
+                return read_document(self.metrics, PairwiseRunMetrics, migrate)
+            return read_document(self.metrics, DirectRunMetrics, migrate)
+        except DataError as exc:
+            raise DataError(
+                f"{exc}; `chateval rescore {self.path}` writes it again from the verdicts"
+            ) from None
 
     def read_verdicts(self) -> list[VerdictRecord]:
         """verdicts.jsonl's records, validated (a DataError names a bad line and field)."""

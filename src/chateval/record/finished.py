@@ -53,14 +53,22 @@ class FinishedRun:
         records = RunFolder(self.folder).read_items()
         return None if records is None else [item_of_record(r) for r in records]
 
-    def items_notice(self) -> str | None:
+    def items_notice(self, shown_from_others: bool = False) -> str | None:
         """One line for a report when the items it shows are not the data file's: the file changed
-        since the run, or the folder kept no items; None when neither."""
+        since the run, or the folder kept no items (``shown_from_others``: the report shows the
+        texts another of its runs recorded for the same item ids); None when neither."""
         if not RunFolder(self.folder).items.is_file():
-            return (
-                f"{self.name}: written by chateval {self.info.get('chateval_version')} (run folder format "
-                f"{self.format_version}), before run folders kept their items: the items' texts are not shown"
+            shown = (
+                "the texts shown are another run's records of the same item ids"
+                if shown_from_others
+                else "the items' texts are not shown"
             )
+            if self.format_version < 3:
+                return (
+                    f"{self.name}: written by chateval {self.info.get('chateval_version')} (run folder "
+                    f"format {self.format_version}), before run folders kept their items: {shown}"
+                )
+            return f"{self.name}: its items.jsonl is missing: {shown}"
         changed = self.changed_inputs()
         if changed:
             return (

@@ -118,29 +118,44 @@ def info_as_today(raw: Mapping[str, Any], config: RunConfig, source: Path) -> di
 
 
 def roster_as_today(config: RunConfig, info: RunInfo) -> Roster:
-    """The roster of a folder written before roster.json: its panel rebuilt from config.yaml
-    (this release's texts of built-in roles), its models from run.json (no folders or
-    fingerprints recorded then)."""
+    """The roster of a folder written before roster.json: its referees and their models as
+    run.json names them (format 2; format 1: as this release builds its config's panel), each
+    with its role from config.yaml (built-in roles: this release's texts), its models from
+    run.json (no folders or fingerprints recorded then)."""
     from chateval.debate.building import build_panel
-    from chateval.record.roster import model_entry, panel_roster
+    from chateval.prompts.builder import Role
+    from chateval.record.roster import model_entry
 
     backends = info.get("backends") or {}
     kind = info.get("backend", "")
     models = {model: model_entry(backends.get(model, kind), 1, None, None) for model in config.model_names()}
+    roles: dict[str, Role] = {}
+    built: dict[str, str] = {}  # each referee's model, as this release builds the panel
+    summarizer = info.get("summarizer_model", "")
     try:
         panel = build_panel(config)
-    except ChatEvalError:  # a panel this release refuses: its referees without their roles
-        referees = info.get("referees") or {}
-        roster: Roster = {
-            "referees": [{"name": n, "role": "", "role_text": "", "model": m} for n, m in referees.items()],
-            "summarizer_model": info.get("summarizer_model", ""),
-            "prompt_style": config.prompt_style,
-            "models": models,
-        }
+    except ChatEvalError:
+        pass  # a panel this release refuses: the referees run.json names, without their roles
     else:
-        roster = panel_roster(panel, config.prompt_style, models)
-    roster["rebuilt"] = True
-    return roster
+        roles = {agent.name: agent.role for agent in panel.agents}
+        built = {agent.name: agent.model for agent in panel.agents}
+        summarizer = summarizer or panel.summarizer_model
+    unknown = Role("", "")
+    return {
+        "referees": [
+            {
+                "name": name,
+                "role": roles.get(name, unknown).name,
+                "role_text": roles.get(name, unknown).description,
+                "model": model,
+            }
+            for name, model in (info.get("referees") or built).items()
+        ],
+        "summarizer_model": summarizer,
+        "prompt_style": config.prompt_style,
+        "models": models,
+        "rebuilt": True,
+    }
 
 
 def metrics_as_today(raw: Mapping[str, Any], task: str) -> dict[str, Any]:

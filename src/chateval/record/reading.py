@@ -47,15 +47,22 @@ def _type_names(record_type: Any) -> frozenset[str]:
 _SCALAR_BRANCHES = frozenset({"int", "float", "str", "bool", "none", "list", "dict"})
 
 
+def _is_branch(part: int | str, record_type: Any) -> bool:
+    """``part`` of an error's location names a union's member, not a key: a record type's name,
+    a generic one's (``list[Distribution]``, ``Name[...]``) or a scalar's."""
+    return isinstance(part, str) and (
+        part in _type_names(record_type) or part in _SCALAR_BRANCHES or "[" in part
+    )
+
+
 def _field(loc: tuple[int | str, ...], record_type: Any) -> str:
     """A pydantic error location as the key path a reader finds in the file (list positions in
     brackets; the union members' names pydantic adds left out)."""
-    branches = _type_names(record_type) | _SCALAR_BRANCHES
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in branches or "[" in part:  # a union member (generic ones: "Name[...]")
+        elif _is_branch(part, record_type):
             continue
         else:
             out += f".{part}" if out else part
@@ -65,19 +72,19 @@ def _field(loc: tuple[int | str, ...], record_type: Any) -> str:
 def _closest_branch(errors: list[Any], record_type: Any) -> list[Any]:
     """The errors of a union's member that came closest to fitting (fewest errors), per union:
     a record that fits neither member says what its own kind lacks, not both kinds' lists."""
-    branches = _type_names(record_type)
     by_union: dict[tuple[Any, ...], dict[str, int]] = {}
     for error in errors:
         loc = error["loc"]
         for i, part in enumerate(loc):
-            if part in branches:
+            if _is_branch(part, record_type):
                 counts = by_union.setdefault(tuple(loc[:i]), {})
                 counts[part] = counts.get(part, 0) + 1
     best = {prefix: min(counts, key=lambda name: counts[name]) for prefix, counts in by_union.items()}
 
     def kept(error: Any) -> bool:
         loc = error["loc"]
-        return all(best.get(tuple(loc[:i]), part) == part for i, part in enumerate(loc) if part in branches)
+        members = [(i, part) for i, part in enumerate(loc) if _is_branch(part, record_type)]
+        return all(best.get(tuple(loc[:i]), part) == part for i, part in members)
 
     return [error for error in errors if kept(error)]
 
@@ -90,15 +97,18 @@ def _problem(where: str, exc: ValidationError, record_type: Any) -> DataError:
 
 
 def validated(record: Any, record_type: type[T], where: str) -> T:
-    """``record`` read as ``record_type``; a DataError that names ``where`` (file:line) and the
-    fields that do not fit."""
+    """``record``, checked against ``record_type``: a DataError that names ``where`` (file:line)
+    and the fields that do not fit. The record is returned as it was read, not as pydantic
+    would convert it (an integer stays an integer where the type says float, a list a list
+    where it says tuple), so what a reader computes or writes back is what the file holds.
+    The check is JSON's strict one: a number written as text is an error, not converted."""
     if not isinstance(record, Mapping):
         raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}")
     try:
-        value: T = _adapter(cast(Any, record_type)).validate_python(record)
+        _adapter(cast(Any, record_type)).validate_json(json.dumps(record), strict=True)
     except ValidationError as exc:
         raise _problem(where, exc, record_type) from None
-    return value
+    return cast(T, record)
 
 
 def read_document(path: Path, record_type: type[T], migrate: Migration | None = None) -> T:

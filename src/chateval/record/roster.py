@@ -1,15 +1,17 @@
-"""roster.json: who judged. The panel's speakers with their roles' names and texts and their
-models, and each model with what served it and which weights: a report shows the panel as it
-was, whatever the role library or the model registry says by the time it is read.
+"""roster.json, written with the run's results: who judged. The panel's speakers with their
+roles' names and texts and their models, and each model with what served it and which weights:
+a report shows the panel as it was, whatever the role library or the model registry says by
+the time it is read.
 
 A model folder's fingerprint is a sha256 over its files' relative names and sizes, the whole
 content of each file up to ``_WHOLE_BYTES`` (config, tokenizer, chat template) and the first and
 last MiB of each larger one (a safetensors file begins with the names, shapes and offsets of
-its tensors). Weights of tens of GiB are not read whole at every run's start; two folders
+its tensors). Weights of tens of GiB are not read whole at every run; two folders
 with the same fingerprint hold the same configuration, tokenizer and tensor layout.
 """
 
 import hashlib
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -18,23 +20,35 @@ from chateval.core.schema.records import Roster, RosterModel
 from chateval.core.transcript import SUMMARIZER
 from chateval.debate.panel import Panel
 
+log = logging.getLogger(__name__)
 _WHOLE_BYTES = 16 << 20
 _EDGE_BYTES = 1 << 20
 
 
-def folder_fingerprint(folder: Path) -> str:
-    """``sha256:<hex>`` over the folder's files (see the module's docstring)."""
+def folder_fingerprint(folder: Path) -> str | None:
+    """``sha256:<hex>`` over the folder's files (see the module's docstring), hidden files and
+    folders left out (``.git``, a hub cache's ``.cache``: they change while the weights do
+    not); None when a file cannot be read (the run's results are kept all the same)."""
     digest = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        size = path.stat().st_size
-        digest.update(f"{path.relative_to(folder)}\0{size}\0".encode())
-        with path.open("rb") as handle:
-            if size <= _WHOLE_BYTES:
-                digest.update(handle.read())
-            else:
-                digest.update(handle.read(_EDGE_BYTES))
-                handle.seek(size - _EDGE_BYTES)
-                digest.update(handle.read(_EDGE_BYTES))
+    try:
+        files = sorted(
+            p
+            for p in folder.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        )
+        for path in files:
+            size = path.stat().st_size
+            digest.update(f"{path.relative_to(folder)}\0{size}\0".encode())
+            with path.open("rb") as handle:
+                if size <= _WHOLE_BYTES:
+                    digest.update(handle.read())
+                else:
+                    digest.update(handle.read(_EDGE_BYTES))
+                    handle.seek(size - _EDGE_BYTES)
+                    digest.update(handle.read(_EDGE_BYTES))
+    except OSError as exc:
+        log.warning("model folder %s: no fingerprint recorded (%s)", folder, exc)
+        return None
     return f"sha256:{digest.hexdigest()}"
 
 

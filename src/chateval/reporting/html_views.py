@@ -319,7 +319,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
     item_columns = (
         ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
     )
-    notices = [notice for r in runs if (notice := r.items_notice()) is not None]
+    notices = [notice for r in runs if (notice := r.items_notice(shown_from_others=bool(data))) is not None]
     return Report(task, run_views, filters, item_columns, items, notices)
 
 

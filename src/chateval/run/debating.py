@@ -73,7 +73,7 @@ def run_debates(
     scheduler = Scheduler(pool, on_step, bar)
     state = journal.load(journal_path) if resuming else journal.JournalState()
     if not journal_path.exists():  # a new run, or one killed before its first step
-        journal.start(journal_path)
+        journal.start(journal_path, session.inputs)
     if resuming:
         _replay(state, debates, journal_path)
         journal.truncate_to_complete(journal_path, state)

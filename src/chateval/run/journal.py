@@ -15,7 +15,7 @@ reason}``), so a resumed run makes the same choices.
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,9 +82,29 @@ def append_step(
     _append(path, lines)
 
 
-def start(path: Path) -> None:
-    """Begin a new journal with its format."""
-    _append(path, [json.dumps({"format_version": FORMAT_VERSION})])
+def start(path: Path, inputs: Mapping[str, str]) -> None:
+    """Begin a new journal with its format and the run's input files' hashes (a resume with
+    other data would mix two versions of it)."""
+    _append(
+        path, [json.dumps({"format_version": FORMAT_VERSION, "inputs": dict(inputs)}, ensure_ascii=False)]
+    )
+
+
+def changed_inputs(path: Path, inputs: Mapping[str, str]) -> list[str]:
+    """The input files whose hash differs from the one the journal at ``path`` started with
+    (one that started without hashes, from an earlier release, names none)."""
+    if not path.is_file():
+        return []
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        header = json.loads(first)
+    except json.JSONDecodeError:
+        return []
+    started = header.get("inputs") if isinstance(header, dict) else None
+    if not isinstance(started, dict):
+        return []
+    return sorted(name for name in started.keys() | inputs.keys() if started.get(name) != inputs.get(name))
 
 
 def append_wave(path: Path, index: int, keys: Sequence[str]) -> None:

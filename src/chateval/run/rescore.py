@@ -14,7 +14,6 @@ from chateval.core.textfile import write_json
 from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.record.files import RunFolder
-from chateval.record.finished import load_finished_run
 from chateval.record.roster import referee_models
 from chateval.run.statistics import statistics_settings
 
@@ -22,19 +21,17 @@ from chateval.run.statistics import statistics_settings
 def rescore(outdir: Path | str) -> RunMetrics:
     """Recompute ``metrics.json`` of a run folder from its verdicts.jsonl (no model runs).
 
-    A finished run is read whole (any release's, in today's types). A folder without run.json
+    A finished run is read in today's types whichever release wrote it. A folder without run.json
     (verdicts made elsewhere beside the config that names their panel, or a run killed after
     writing them) is scored from its config.yaml and verdicts.jsonl alone; its panel is the
     config's (``roster_as_today``)."""
     outdir = Path(outdir)
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a run folder's config and verdicts")
-    if files.finished():
-        finished = load_finished_run(outdir)
-        config, roster = finished.config, finished.roster
-    else:
-        config = files.read_config()
-        roster = files.read_roster(config, cast(RunInfo, {}))
+    # Not metrics.json: it is what a rescore replaces (a stale or broken one included).
+    config = files.read_config()
+    info = files.read_info(config) if files.finished() else cast(RunInfo, {})
+    roster = files.read_roster(config, info)
     settings = statistics_settings(config, referee_models(roster), roster["summarizer_model"])
     metrics = compute_metrics(settings, files.read_verdicts())
     files.write_metrics(metrics)

@@ -18,9 +18,11 @@ from chateval.core.progress import Progress
 from chateval.core.schema.records import RunInfo
 from chateval.debate.scheduler import StepCallback
 from chateval.engines.placement import BackendFactory, default_backend_factory
+from chateval.errors import ConfigError
 from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
 from chateval.record.files import RunFolder, prepare_outdir
 from chateval.record.items import records_of_items
+from chateval.run import journal
 from chateval.run.debating import run_debates
 from chateval.run.records import item_records, mark_truncated, transcript_record
 from chateval.run.run_info import RunTimes, run_info
@@ -72,6 +74,12 @@ def run(
     session = session or open_session(config, backends, backend_factory)
     resuming = prepare_outdir(outdir, force, dump_config(config))
     files = RunFolder(outdir)
+    if resuming and (changed := journal.changed_inputs(files.journal, session.inputs)):
+        raise ConfigError(
+            f"{outdir} holds an unfinished run whose input files changed since it started "
+            f"({', '.join(changed)}): its debates so far judged the earlier contents; restore them "
+            "to resume, or pass --force to start over"
+        )
     if on_outdir is not None:
         on_outdir(outdir, resuming)
     _log_start(session, outdir, resuming)

@@ -137,7 +137,7 @@ class Session:
         models = {}
         for model, (kind, replicas) in self.served_by().items():
             spec = folder = None
-            if model not in self.given and self.registry is not None:
+            if self.registry is not None:  # a sweep's engines are given, from the registry
                 spec = self.registry.spec(model)
                 folder = self.registry.folder(model) if spec.path is not None else None
             models[model] = model_entry(kind, replicas, spec, folder)

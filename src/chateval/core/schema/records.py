@@ -297,7 +297,7 @@ class RosterModel(TypedDict):
 @record_schema
 class Roster(TypedDict):
     """roster.json: the panel that judged (the speakers' names, roles and models) and the
-    models' weights, written when the run starts. ``rebuilt``: read from a folder of a release
+    models' weights, written with the run's results. ``rebuilt``: read from a folder of a release
     before roster.json, rebuilt from its config.yaml with this release's role texts."""
 
     referees: list[RosterReferee]
@@ -357,6 +357,8 @@ class JournalStop(TypedDict):
 
 @record_schema
 class JournalHeader(TypedDict):
-    """journal.jsonl's first line (format 2 on): the format it is written in."""
+    """journal.jsonl's first line (format 2 on): the format it is written in and (format 3 on)
+    each input file's hash when the run started."""
 
     format_version: int
+    inputs: NotRequired[dict[str, str]]
