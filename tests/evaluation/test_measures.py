@@ -57,7 +57,7 @@ def test_a_registered_measure_reaches_metrics_and_every_report(
     section = json.loads((tmp_path / "run" / "metrics.json").read_text())["measures"][toy.name]
     line = f"{toy.title}: {toy.text(section)}"
     print_summary(result)
-    assert line in capsys.readouterr().out
+    assert f"  {line}" in capsys.readouterr().out
     assert line in write_report([tmp_path / "run"], tmp_path / "md").read_text()
     page = write_html_report([tmp_path / "run"], tmp_path / "html").read_text()
     assert f"<th>{toy.title}</th><td>{toy.text(section)}</td>" in page

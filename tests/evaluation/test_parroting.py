@@ -20,7 +20,7 @@ from chateval.evaluation.diagnostics.parroting import (
     NOT_RECORDED,
     parroting_summary,
 )
-from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
+from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.diagnostics.text import (
     cut_off_kinds,
     cut_off_text,
@@ -31,7 +31,7 @@ from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.run.records import item_records
 from chateval.run.runner import run
-from tests.support.helpers import asks_for_scores, tiny_config
+from tests.support.helpers import asks_for_scores, run_diagnostics, tiny_config
 
 ITEM = PairwiseItem("q1", "How long should I boil an egg?", "Nine minutes.", "Until it is done.", "A")
 

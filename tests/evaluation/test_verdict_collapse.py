@@ -11,7 +11,7 @@ from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.building import build_panel
 from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
-from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
+from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.diagnostics.text import degenerate_reasons, verdict_copy_text
 from chateval.evaluation.diagnostics.verdict_collapse import (
     CONSTANT_MIN_VERDICTS,
@@ -22,7 +22,7 @@ from chateval.evaluation.diagnostics.verdict_collapse import (
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.run.records import item_records
 from chateval.run.statistics import statistics_settings
-from tests.support.helpers import tiny_config
+from tests.support.helpers import run_diagnostics, tiny_config
 
 # one_by_one, Critic then Everyday Reader, 2 rounds: the reader sees the critic's verdict.
 CONFIG = tiny_config(position_calibration=False)

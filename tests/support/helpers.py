@@ -4,6 +4,7 @@ readers of what a run wrote. Fixtures are in tests/conftest.py."""
 import json
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,9 @@ import pytest
 from chateval.config.files import parse_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
+from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
+from chateval.evaluation.settings import Scales, StatisticsSettings
 from chateval.judging.formats import FREE_TAIL
 from chateval.offline import HUB_OFF, environment
 
@@ -144,3 +147,15 @@ def quickstart_config(**overrides: object) -> RunConfig:
     """The tiny run over all 12 quickstart samples."""
     data = {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl"}
     return tiny_config(data=data, **overrides)
+
+
+def run_diagnostics(records: Sequence[VerdictRecord], scales: Scales | None = None) -> dict[str, Any]:
+    """The panel's diagnostics over ``records`` as metrics.json keeps them (the registered
+    panel measures: parroting, cut_off, empty_assessments and, given ``scales``, ceiling)."""
+    from chateval.evaluation.diagnostics import panel_measures
+
+    settings = StatisticsSettings(task="pairwise", scales=scales or {})
+    measures = (panel_measures.PARROTING, panel_measures.CUT_OFF, panel_measures.EMPTY_ASSESSMENTS)
+    found = {m.name: m.compute(settings, records) for m in measures}
+    found["ceiling"] = panel_measures.CEILING.compute(settings, records) if scales is not None else None
+    return found

@@ -20,6 +20,13 @@ Built-in entries are lazy (``"module:attribute"``, imported when the registry is
 lm-evaluation-harness registers its tasks), so a measure costs nothing until a run is scored.
 A rescore recomputes every registered measure; metrics.json's ``measures`` is an open mapping,
 so a new measure leaves the record's schema alone (as inspect_ai's scores).
+
+Two optional attributes place a measure elsewhere; the panel's built-in diagnostics use them
+(chateval.evaluation.diagnostics.panel_measures): ``top_level = True`` keeps its section at
+``metrics[name]``, where releases before the registry wrote it (its type is then part of the
+record's schema, and reports show it, ``"-"``, when a run did not record it); ``console_row =
+"label"`` shows it as a row of the console's run table, said by ``brief(section)``, instead of a
+line under the summary.
 """
 
 import importlib
@@ -42,13 +49,35 @@ class Measure(Protocol):
         """The measure's section of metrics.json, or None when it has nothing to say of the run."""
         ...
 
-    def text(self, section: Mapping[str, Any]) -> str:
-        """The section in words, one line (reports put ``title`` before it)."""
+    def text(self, section: Any) -> str:
+        """The section in words, one line (reports put ``title`` before it); a ``top_level``
+        measure's is None when a run did not record it."""
         ...
+
+
+def top_level(measure: Measure) -> bool:
+    """The measure's section sits at ``metrics[name]`` (built-ins older than the registry)."""
+    return bool(getattr(measure, "top_level", False))
+
+
+def console_row(measure: Measure) -> str | None:
+    """The label of the measure's row in the console's run table; None: a line under it."""
+    label = getattr(measure, "console_row", None)
+    return None if label is None else str(label)
+
+
+def brief(measure: Measure, section: Any) -> str:
+    """The measure's text for the console's run table (its ``brief``, else its ``text``)."""
+    said = getattr(measure, "brief", measure.text)(section)
+    return str(said)
 
 
 # name -> "module:attribute" (a built-in, imported on first use) or the measure itself
 _REGISTRY: dict[str, str | Measure] = {
+    "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
+    "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
+    "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",
+    "ceiling": "chateval.evaluation.diagnostics.panel_measures:CEILING",
     "unanimity": "chateval.evaluation.diagnostics.unanimity:UNANIMITY",
 }
 
@@ -81,25 +110,47 @@ def registered_measures() -> list[Measure]:
     return [_load(entry) for entry in _REGISTRY.values()]
 
 
-def measure_sections(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> dict[str, Section]:
-    """metrics.json's ``measures``: each registered measure's section, where it has one."""
-    sections = {}
-    for measure in registered_measures():
-        section = measure.compute(settings, records)
-        if section is not None:
-            sections[measure.name] = section
-    return sections
+def measure_sections(
+    settings: StatisticsSettings, records: Sequence[VerdictRecord]
+) -> dict[str, Section | None]:
+    """Each registered measure's section by its name (None: nothing to say of the run); the
+    caller puts ``top_level`` ones at ``metrics[name]`` and the others, when not None, under
+    ``metrics["measures"]``."""
+    return {measure.name: measure.compute(settings, records) for measure in registered_measures()}
 
 
-def measure_lines(sections: Mapping[str, Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """(title, text) of each section a run recorded, in registration order; a section no
-    registered measure knows (recorded by a measure of another installation) by its name."""
+def _recorded(measure: Measure, metrics: Mapping[str, Any]) -> tuple[bool, Any]:
+    """Whether a run's ``metrics`` show ``measure`` (a top-level one always: ``"-"`` when not
+    recorded), and its section."""
+    if top_level(measure):
+        return True, metrics.get(measure.name)
+    sections = metrics.get("measures") or {}
+    return measure.name in sections, sections.get(measure.name)
+
+
+def measure_lines(metrics: Mapping[str, Any], in_console_rows: bool = True) -> list[tuple[str, str]]:
+    """(title, text) of each registered measure a run's ``metrics`` show, in registration order
+    (``in_console_rows=False``: those the console's run table shows left out), then each
+    section no registered measure knows (recorded by a measure of another installation), by
+    its name."""
     lines = []
-    known = {measure.name: measure for measure in registered_measures()}
-    for name, section in sections.items():
-        measure = known.get(name)
-        if measure is None:
-            lines.append((name, "recorded by a measure this installation does not have"))
-        else:
+    for measure in registered_measures():
+        shown, section = _recorded(measure, metrics)
+        if shown and (in_console_rows or console_row(measure) is None):
             lines.append((measure.title, measure.text(section)))
+    known = {measure.name for measure in registered_measures()}
+    for name in metrics.get("measures") or {}:
+        if name not in known:
+            lines.append((name, "recorded by a measure this installation does not have"))
     return lines
+
+
+def console_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(label, brief text) of the measures the console's run table shows as rows."""
+    rows = []
+    for measure in registered_measures():
+        label = console_row(measure)
+        shown, section = _recorded(measure, metrics)
+        if label is not None and shown:
+            rows.append((label, brief(measure, section)))
+    return rows

@@ -37,8 +37,8 @@ from chateval.core.strict_model import record_schema
 from chateval.evaluation.agreement.debate_effect import debate_effect
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
-from chateval.evaluation.diagnostics.summary import per_model, run_diagnostics
-from chateval.evaluation.measures import measure_sections
+from chateval.evaluation.diagnostics.summary import per_model
+from chateval.evaluation.measures import measure_sections, registered_measures, top_level
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems, systems_metrics
 from chateval.judging.aggregate import position_stats
@@ -295,19 +295,24 @@ def _last(
     models: dict[str, Model],
 ) -> None:
     """metrics.json's last keys: the systems judged, the debate's effect, per-model diagnostics,
-    and the panel's parroting and cut-off turns over all models."""
+    and the registered measures (chateval.evaluation.measures)."""
     systems = systems_metrics(settings, records)
     if systems is not None:
         metrics["systems"] = systems
     if effect is not None:
         metrics["debate_effect"] = effect
     metrics["per_model"] = models
-    diagnostics = run_diagnostics(records, settings.scales)
-    metrics["parroting"] = diagnostics.get("parroting")
-    metrics["cut_off"] = diagnostics.get("cut_off")
-    metrics["empty_assessments"] = diagnostics.get("empty_assessments")
-    metrics["ceiling"] = diagnostics.get("ceiling")
-    metrics["measures"] = measure_sections(settings, records)
+    # The registered measures: the panel's diagnostics at their top-level keys, the others
+    # (where they have something to say) under ``measures``.
+    sections = measure_sections(settings, records)
+    for measure in registered_measures():
+        if top_level(measure):
+            metrics[measure.name] = sections[measure.name]  # type: ignore[literal-required]
+    metrics["measures"] = {
+        name: section
+        for measure in registered_measures()
+        if not top_level(measure) and (section := sections[(name := measure.name)]) is not None
+    }
 
 
 def compute_metrics(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> RunMetrics:

@@ -7,7 +7,6 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 
 from dataclasses import dataclass
 
-from chateval.evaluation.diagnostics.text import ceiling_text, cut_off_text, empty_text, recitation_text
 from chateval.record.finished import FinishedRun
 from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.formatting import ci_text
@@ -57,16 +56,12 @@ def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
     copying = [f"{row.model}: words {row.words}, verdicts {row.copy}" for row in per_model_rows(view, {})]
     position = position_text(view.metrics.get("position")) if isinstance(view, PairwiseView) else None
     return {
-        "cut off at the token cap": cut_off_text(view.cut_off),
-        "empty assessments": empty_text(view.empty_assessments),
-        "scores at the scale's ends": ceiling_text(view.ceiling),
-        "recites the item": recitation_text(view.parroting),
+        **dict(view.measure_lines()),  # the panel's diagnostics and every other registered measure
         "copying (chance)": "; ".join(copying) or "-",
         "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
         "position consistency": position or "-",
         "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
         "does the debate help?": debate_effect_text(view, agents) or "-",
-        **dict(view.measure_lines()),
     }
 
 

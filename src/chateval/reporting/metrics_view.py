@@ -27,7 +27,7 @@ from chateval.core.schema.metrics import (
     PairwiseMetrics,
 )
 from chateval.evaluation.diagnostics.text import degenerate_reasons
-from chateval.evaluation.measures import measure_lines
+from chateval.evaluation.measures import console_rows, measure_lines
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 from chateval.record.finished import FinishedRun
@@ -238,10 +238,15 @@ class _View:
     def systems(self) -> PairwiseSystems | DirectSystemsMetrics | None:
         return self.metrics.get("systems")
 
-    def measure_lines(self) -> list[tuple[str, str]]:
-        """(title, text) of each registered measure the run recorded (chateval.evaluation.measures):
-        what the console summary, report.md and report.html show of them, alike."""
-        return measure_lines(self.metrics.get("measures") or {})
+    def measure_lines(self, in_console_rows: bool = True) -> list[tuple[str, str]]:
+        """(title, text) of each registered measure the run shows (chateval.evaluation.measures):
+        what report.md, report.html and (``in_console_rows=False``: but those in its run table)
+        the console summary show of them, alike."""
+        return measure_lines(self.metrics, in_console_rows)
+
+    def console_rows(self) -> list[tuple[str, str]]:
+        """(label, text) of the measures the console's run table shows as rows."""
+        return console_rows(self.metrics)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.evaluation.diagnostics.text import COPY_RULE, cut_off_kinds, empty_text
+from chateval.evaluation.diagnostics.text import COPY_RULE
 from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.model_rows import per_model_rows
@@ -175,9 +175,9 @@ def print_summary(result: RunResult) -> None:
         table.add_row(key, str(info.get(key, "-")))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine,
-            # and so do scores after an empty assessment.
-            table.add_row("cut_off_at_token_cap", cut_off_kinds(view.cut_off))
-            table.add_row("empty_assessments", empty_text(view.empty_assessments))
+            # and so do scores after an empty assessment (measures with a console row).
+            for label, text in view.console_rows():
+                table.add_row(label, text)
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
@@ -206,8 +206,11 @@ def print_summary(result: RunResult) -> None:
         console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
     _print_systems(console, view)
     _print_models(console, view, result)
-    for title, text in view.measure_lines():
-        console.print(f"{title}: {text}", highlight=False, soft_wrap=True)
+    measured = view.measure_lines(in_console_rows=False)
+    if measured:
+        console.print("panel, all referees:")
+        for title, text in measured:
+            console.print(f"  {title}: {text}", highlight=False, soft_wrap=True)
     reasons = view.degenerate_reasons()
     if reasons:
         console.print(

@@ -30,9 +30,9 @@ group. For each model:
 - ``ceiling``: its referees' final verdicts at the scale's top (or bottom), and its referees
   (direct: and dimensions) whose scores never vary; only when the scales are given.
 
-``run_diagnostics`` gives the same over the whole panel, and
-chateval.evaluation.diagnostics.text says them in words, and when they look like a panel that
-does not judge.
+The same over the whole panel are registered measures (chateval.evaluation.diagnostics.
+panel_measures), and chateval.evaluation.diagnostics.text says them in words, and when they
+look like a panel that does not judge.
 """
 
 from collections.abc import Collection, Mapping, Sequence
@@ -45,7 +45,6 @@ from chateval.core.schema.diagnostics import (
     EmptyAssessments,
     OpinionChanges,
     PairwiseModelDiagnostics,
-    PanelDiagnostics,
     ParrotingSummary,
     ScoreExtremes,
 )
@@ -77,7 +76,7 @@ def _opinion_summary(sequences: Sequence[Sequence[object]]) -> OpinionChanges | 
     }
 
 
-def _parroting(
+def parroting_of(
     rows: Sequence[RefereeRow], records: Sequence[VerdictRecord], agents: Collection[str] | None = None
 ) -> ParrotingSummary | None:
     """The parroting of ``rows`` (the verdict rows of ``agents``, None: every referee), with
@@ -88,7 +87,7 @@ def _parroting(
     return with_permutation_chance(parroting_summary(behaviours), records, agents)
 
 
-def _referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
+def referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
     """Every referee row of ``records`` (pairwise: of both answer orders)."""
     return [
         row
@@ -97,31 +96,19 @@ def _referee_rows(records: Sequence[VerdictRecord]) -> list[RefereeRow]:
     ]
 
 
-def _cut_off(rows: Sequence[RefereeRow], summaries: Sequence[SummariesCutOff]) -> CutOffSummary | None:
+def cut_off_of(rows: Sequence[RefereeRow], summaries: Sequence[SummariesCutOff]) -> CutOffSummary | None:
     return cut_off_summary([row["cut_off"] for row in rows if "cut_off" in row], summaries)
 
 
-def _ceiling(
+def ceiling_of(
     records: Sequence[VerdictRecord], scales: Scales | None, agents: Collection[str] | None = None
 ) -> ScoreExtremes | None:
     return None if scales is None else score_extremes(records, scales, agents)
 
 
-def _empty(rows: Sequence[RefereeRow]) -> EmptyAssessments | None:
+def empty_of(rows: Sequence[RefereeRow]) -> EmptyAssessments | None:
     """Empty assessments of ``rows``; None when no row counted its turns (early releases)."""
     return empty_summary(rows) if any("cut_off" in row or "assessment" in row for row in rows) else None
-
-
-def run_diagnostics(records: Sequence[VerdictRecord], scales: Scales | None = None) -> PanelDiagnostics:
-    """``parroting``, ``cut_off``, ``empty_assessments`` and (given each score's ``scales``)
-    ``ceiling`` over every referee (and summary) of the run."""
-    rows = _referee_rows(records)
-    return {
-        "parroting": _parroting(rows, records),
-        "cut_off": _cut_off(rows, [r["cut_off"] for r in records if "cut_off" in r]),
-        "empty_assessments": _empty(rows),
-        "ceiling": _ceiling(records, scales),
-    }
 
 
 def _pooled_humans(labelled: Sequence[tuple[str, str | None, str]], seed: int) -> PairwiseMetrics:
@@ -160,10 +147,10 @@ def _pairwise_model(
         "agreement_with_panel": fmean(with_panel) if with_panel else None,
         "humans": _pooled_humans(labelled, seed) if labelled else None,
         "opinion_changes": _opinion_summary(sequences),
-        "parroting": _parroting(rows, records, agents),
+        "parroting": parroting_of(rows, records, agents),
         "cut_off": cut_off,
-        "empty_assessments": _empty(rows),
-        "ceiling": _ceiling(records, scales, agents),
+        "empty_assessments": empty_of(rows),
+        "ceiling": ceiling_of(records, scales, agents),
     }
 
 
@@ -202,10 +189,10 @@ def _direct_model(
         if truth
         else None,
         "opinion_changes": _opinion_summary(sequences),
-        "parroting": _parroting(rows, records, agents),
+        "parroting": parroting_of(rows, records, agents),
         "cut_off": cut_off,
-        "empty_assessments": _empty(rows),
-        "ceiling": _ceiling(records, scales, agents),
+        "empty_assessments": empty_of(rows),
+        "ceiling": ceiling_of(records, scales, agents),
     }
 
 
@@ -244,9 +231,9 @@ def per_model(
     summaries = [r["cut_off"] for r in records if "cut_off" in r]
     if summarizer is not None and summaries:
         by_model.setdefault(summarizer, [])  # a model that only summarizes has its cut-offs too
-    rows = _referee_rows(records)
+    rows = referee_rows(records)
     cut_offs = {
-        model: _cut_off(
+        model: cut_off_of(
             [row for row in rows if row["agent"] in agents], summaries if model == summarizer else []
         )
         for model, agents in by_model.items()
