@@ -4,6 +4,8 @@ answering mid-run (exit 1, resume), and served and in-process referees in one pa
 
 import json
 import math
+import os
+import signal
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -277,6 +279,41 @@ def test_a_server_that_stops_answering_ends_the_run_with_exit_1_and_it_resumes(
     assert not (out / "run.json").exists()
 
     behaviour.die_after = None
+    result = CliRunner().invoke(app, ["run", str(config_file), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    for name in OUTPUTS:
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+
+
+def test_sigterm_stops_a_run_with_a_word_and_it_resumes(
+    behaviour: Behaviour, base_url: str, tmp_path: Path
+) -> None:
+    """SIGTERM (a batch scheduler's stop) ends a run as Ctrl-C does: engines closed, finished
+    steps kept, one line saying how to go on (exit 143); the same command resumes it."""
+    models_dir = write_registry(tmp_path, base_url)
+    config = served_config(models_dir)
+    reference = tmp_path / "reference"
+    run(config, reference, backends={"served": ScriptedBackend("served", prompt_dependent)})
+    config_file = tmp_path / "served.yaml"
+    config_file.write_text(dump_config(config))
+
+    def terminated_after_a_few(request: GenerationRequest) -> str:
+        if behaviour.answered == 9:  # a few debate steps in: the scheduler stops the job
+            os.kill(os.getpid(), signal.SIGTERM)
+        return prompt_dependent(request)
+
+    behaviour.responder = terminated_after_a_few
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(config_file), "-o", str(out)])
+    assert result.exit_code == 143, result.output
+    assert (
+        f"stopped: the finished steps are saved in {out}; run the same command again to resume"
+        in result.output
+    )
+    assert '"step_done"' in (out / "journal.jsonl").read_text() and not (out / "run.json").exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the command put the default back
+
+    behaviour.responder = prompt_dependent
     result = CliRunner().invoke(app, ["run", str(config_file), "-o", str(out)])
     assert result.exit_code == 0, result.output
     for name in OUTPUTS:

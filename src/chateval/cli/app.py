@@ -2,6 +2,9 @@
 refusal is reported. The commands are in run_commands.py (run, preview, check, sweep, bench),
 read_commands.py (rescore, report, export) and setup_commands.py (models, roles, env)."""
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -107,3 +110,33 @@ def fail(exc: ChatEvalError) -> typer.Exit:
 Overrides = Annotated[
     list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
 ]
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or `kill`'s stop), raised where the run is, so that it unwinds as
+    on Ctrl-C: engines closed, finished steps kept in the journal."""
+
+
+@contextmanager
+def stop_on_sigterm() -> Iterator[None]:
+    """While the block runs, SIGTERM stops it as Ctrl-C does (Python's default ends the
+    process where it stands, without a word)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise Stopped()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stopped(exc: KeyboardInterrupt, folder: Path | str) -> typer.Exit:
+    """Say that a run was stopped and how to go on (exit 143 after SIGTERM, 130 after Ctrl-C)."""
+    typer.secho(
+        f"stopped: the finished steps are saved in {folder}; run the same command again to resume",
+        fg=typer.colors.RED,
+        err=True,
+    )
+    return typer.Exit(code=143 if isinstance(exc, Stopped) else 130)

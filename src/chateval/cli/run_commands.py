@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from chateval.cli.app import FlagsCommand, Overrides, Verbose, app, fail
+from chateval.cli.app import FlagsCommand, Overrides, Verbose, app, fail, stop_on_sigterm, stopped
 from chateval.errors import BackendError, ChatEvalError
 
 
@@ -31,8 +31,9 @@ def run(
     from chateval.reporting.summary import print_summary
     from chateval.run.runner import run as run_evaluation
 
+    target: Path | None = outdir
     try:
-        with session(verbose) as out:
+        with stop_on_sigterm(), session(verbose) as out:
             config = load_config(config_path, overrides)
             target = outdir or Path("runs") / config.name
 
@@ -42,6 +43,8 @@ def run(
             result = run_evaluation(
                 config, target, force=force, progress=out.progress(), on_outdir=to_engine_log
             )
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (stop_on_sigterm)
+        raise stopped(exc, target or "the run folder") from None
     except BackendError as exc:
         typer.secho(
             f"error: {exc}\nfinished steps are saved in the run folder; run the same command again to resume",

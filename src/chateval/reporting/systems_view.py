@@ -30,6 +30,8 @@ def _rating(rating: float | None, ci95: Sequence[float] = ()) -> str:
     if rating is None:
         return "-"
     low, high = ci95
+    if low == high == rating:  # the anchor: its rating is fixed, the others' are differences to it
+        return f"{rating:.0f} (anchor)"
     return f"{rating:.0f} [{low:.0f}, {high:.0f}]"
 
 

@@ -175,7 +175,8 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
     human = [_outcome(label) if (label := r.get("human_label")) else None for r in decided]
     calibrated = calibrated_error = None
     try:
-        calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
+        if any(outcome is not None for outcome in human):  # no labels: nothing to calibrate, nothing to say
+            calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
     except ValueError as exc:  # too few labels, or ratings the comparisons cannot pin down
         calibrated_error = str(exc)
     return {
