@@ -34,8 +34,17 @@ def test_unknown_key_is_rejected(tmp_path: Path) -> None:
 
 
 def test_unknown_nested_key_is_rejected(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"sampling.temprature: unknown key"):
+    with pytest.raises(ConfigError, match=r"sampling.temprature: unknown key") as caught:
         load_config(write(tmp_path, BASE + "sampling: {temprature: 0.5}\n"))
+    # The closest known key, and every key the section allows (issue 53).
+    assert "did you mean temperature? known: temperature, top_p, seed," in str(caught.value)
+
+
+def test_an_unknown_key_in_a_list_entry_names_the_entrys_keys(tmp_path: Path) -> None:
+    with pytest.raises(
+        ConfigError, match=r"agents.0.rol: unknown key \(did you mean role\? known: role, model, name\)"
+    ):
+        load_config(write(tmp_path, BASE + "agents: [{rol: critic}]\n"))
 
 
 def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
@@ -46,13 +55,27 @@ def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
 def test_config_names_what_the_stages_implement() -> None:
     """The config validates strategy and responses-format names from its own lists; the
     registries of the stages above it must hold exactly those."""
-    from chateval.config.data import RESPONSES_FORMATS
+    from chateval.config.data import FORMAT_NAMES, ITEM_FORMATS, RESPONSES_FORMATS
     from chateval.config.sections import STRATEGY_NAMES
-    from chateval.data import RESPONSE_LOADERS
+    from chateval.data import LOADERS, RESPONSE_LOADERS
     from chateval.debate.strategies import STRATEGIES
 
     assert STRATEGIES.names() == sorted(STRATEGY_NAMES)
     assert RESPONSE_LOADERS.names() == sorted(RESPONSES_FORMATS)
+    assert LOADERS.names() == sorted(ITEM_FORMATS) and len(FORMAT_NAMES) == len(LOADERS.names()) + 3
+
+
+def test_a_misspelt_format_is_named_before_the_settings_it_would_read(tmp_path: Path) -> None:
+    """Issue 53: not "fields.prompt: format 'table_response' does not read it"."""
+    text = BASE.replace(
+        "{format: jsonl_pairwise, path: x.jsonl}",
+        "{format: table_response, path: x.csv, fields: {prompt: p}}",
+    )
+    with pytest.raises(
+        ConfigError, match=r"unknown data format 'table_response' \(did you mean table_responses\?\)"
+    ) as caught:
+        load_config(write(tmp_path, text))
+    assert "fields.prompt" not in str(caught.value)
 
 
 def test_unknown_backend(tmp_path: Path) -> None:
@@ -123,3 +146,28 @@ def test_cpu_block_size_must_be_a_multiple_of_32(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(vllm_backend, "on_gpu", lambda: False)
     with pytest.raises(ConfigError, match=r"vllm.block_size is 48: .* multiples of 32"):
         vllm_backend.VllmBackend("m", tmp_path, ModelSpec(path=tmp_path), VllmSettings(block_size=48))
+
+
+def test_a_derived_config_replaces_its_bases_systems_and_names_an_inherited_labels_file(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 53: a config extending the systems quickstart with its own two systems judges
+    those two, not five; the base's labels file it keeps is named in a warning."""
+    mine = {name: tmp_path / f"{name}.jsonl" for name in ("mine_a", "mine_b")}
+    for file in mine.values():
+        file.write_text((CONFIGS_DIR / "samples" / "systems" / "brief.jsonl").read_text())
+    child = tmp_path / "mine.yaml"
+    child.write_text(
+        f"extends: {CONFIGS_DIR / 'systems_quickstart.yaml'}\n"
+        + "data:\n  path:\n"
+        + "".join(f"    {name}: {file}\n" for name, file in mine.items())
+    )
+    with caplog.at_level("WARNING", logger="chateval"):
+        config = load_config(child)
+    assert isinstance(config.data.path, dict) and sorted(config.data.path) == ["mine_a", "mine_b"]
+    assert "data.labels_file comes from" in caplog.text and "set data.labels_file: null" in caplog.text
+    child.write_text(child.read_text() + "  labels_file: null\n")
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="chateval"):
+        assert load_config(child).data.labels_file is None
+    assert "labels_file" not in caplog.text

@@ -48,11 +48,11 @@ def test_pairwise_errors(tmp_path: Path, line: str, message: str) -> None:
 
 
 def test_missing_file_and_unknown_format(tmp_path: Path) -> None:
-    from chateval.errors import ConfigError
+    from pydantic import ValidationError
 
     with pytest.raises(DataError, match="not found"):
         load_items("jsonl_pairwise", tmp_path / "nope.jsonl")
-    with pytest.raises(ConfigError, match="unknown data format 'xml'"):
+    with pytest.raises(ValidationError, match="unknown data format 'xml'"):  # refused with the config
         load_items("xml", tmp_path / "nope.jsonl")
 
 

@@ -84,6 +84,14 @@ def test_bad_labels_name_the_row(tmp_path: Path) -> None:
     for rows, message in cases.items():
         with pytest.raises(DataError, match=message):
             labelled({**RECIPES["MT-Bench"], "labels_file": _labels_file(tmp_path, header + rows)})
+    # No label column at all: named, with the columns the file has (issue 53).
+    without = "question_id,model_a,model_b,preferred\n101,alpha,beta,model_a\n"
+    with pytest.raises(
+        DataError,
+        match=r"labels.csv:2: missing field 'winner'; the record's fields: question_id, model_a, model_b, "
+        r"preferred",
+    ):
+        labelled({**RECIPES["MT-Bench"], "labels_file": _labels_file(tmp_path, without)})
 
 
 def test_labels_file_on_direct_scoring_is_refused() -> None:

@@ -2,6 +2,7 @@
 them, and (responses formats) which systems' answers are compared.
 """
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any, Literal
@@ -13,6 +14,18 @@ from chateval.core.strict_model import StrictModel
 # The responses formats (answers of named systems, compared by ``compare``); the data loaders'
 # responses registry holds exactly these (a test checks).
 RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
+# Every data format a config may name (the loaders of chateval.data hold exactly these: a test
+# checks), so that a misspelt one is refused first, before the settings it would read.
+ITEM_FORMATS = (
+    "chateval_faireval",
+    "faireval",
+    "jsonl_direct",
+    "jsonl_pairwise",
+    "table_direct",
+    "table_pairwise",
+    "topical_chat",
+)
+FORMAT_NAMES = tuple(sorted(ITEM_FORMATS + RESPONSES_FORMATS))
 
 # The responses formats that read files of the user's own: several files (a folder, a glob, a
 # mapping system -> file), a questions file and a labels file.
@@ -283,6 +296,15 @@ class DataConfig(StrictModel):
                 for err in exc.errors()
             ]
             raise ValueError("; ".join(p.replace("Value error, ", "") for p in problems)) from None
+
+    @field_validator("format")
+    @classmethod
+    def _known_format(cls, value: str) -> str:
+        if value not in FORMAT_NAMES:
+            close = difflib.get_close_matches(value, FORMAT_NAMES, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(f"unknown data format {value!r}{hint}; known: {', '.join(FORMAT_NAMES)}")
+        return value
 
     @model_validator(mode="after")
     def _settings_read(self) -> "DataConfig":

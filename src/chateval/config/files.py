@@ -4,16 +4,21 @@ resolved config written back as YAML. Paths in a config file are relative to the
 """
 
 import copy
+import difflib
+import logging
 import os
+import typing
 from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from chateval.config.run import RunConfig
 from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 
 def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
@@ -47,13 +52,39 @@ def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return tree
 
 
+def _settings_model(annotation: Any) -> type[BaseModel] | None:
+    """The settings model a field's type holds (through ``X | None``, lists and mappings)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in typing.get_args(annotation):
+        if (found := _settings_model(argument)) is not None:
+            return found
+    return None
+
+
+def _unknown_key(loc: tuple[int | str, ...]) -> str:
+    """``unknown key``, with the closest known key and every one the section allows."""
+    model: type[BaseModel] | None = RunConfig
+    for part in loc[:-1]:
+        if isinstance(part, int) or model is None:
+            continue  # a list's position
+        field = model.model_fields.get(part)
+        model = None if field is None else _settings_model(field.annotation)
+    if model is None:
+        return "unknown key"
+    known = list(model.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"unknown key ({hint}known: {', '.join(known)})"
+
+
 def _format_validation_error(source: str, exc: ValidationError) -> str:
     problems = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         message = err["msg"].removeprefix("Value error, ")  # pydantic's prefix for a validator's message
         if err["type"] == "extra_forbidden":
-            message = "unknown key"
+            message = _unknown_key(err["loc"])
         problems.append(f"{where}: {message}")
     return f"{source}: invalid config: " + "; ".join(problems)
 
@@ -101,15 +132,35 @@ def _model_path(model: str, base_dir: Path) -> str:
     return model
 
 
-def _merge(base: dict[str, Any], child: dict[str, Any]) -> dict[str, Any]:
-    """Deep-merge mappings; the child's values win, lists are replaced whole."""
+# Mappings a derived config replaces whole: its own system -> file mapping is its data, not an
+# addition to the base's systems.
+_REPLACED_WHOLE = (("data", "path"),)
+
+
+def _merge(base: dict[str, Any], child: dict[str, Any], at: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Deep-merge mappings; the child's values win, lists (and ``_REPLACED_WHOLE``) are replaced whole."""
     merged = dict(base)
     for key, value in child.items():
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = _merge(merged[key], value)
+        where = (*at, key)
+        if isinstance(value, dict) and isinstance(merged.get(key), dict) and where not in _REPLACED_WHOLE:
+            merged[key] = _merge(merged[key], value, where)
         else:
             merged[key] = value
     return merged
+
+
+def _inherited_labels(path: Path, base_path: Path, base: dict[str, Any], child: dict[str, Any]) -> None:
+    """Say in one line when a config that gives its own data keeps its base's labels file."""
+    base_data, data = base.get("data"), child.get("data")
+    if not (isinstance(base_data, dict) and isinstance(data, dict)):
+        return
+    if "path" in data and base_data.get("labels_file") and "labels_file" not in data:
+        log.warning(
+            "%s: data.labels_file comes from %s although data.path is this config's own; "
+            "set data.labels_file: null to drop it",
+            path,
+            base_path,
+        )
 
 
 def _yaml_where(exc: yaml.YAMLError) -> str:
@@ -140,6 +191,7 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
         raise ConfigError(f"{path}: 'extends' must be a file name")
     base_path = path.parent / base_name
     base = _read_tree(base_path, chain + (path.resolve(),))
+    _inherited_labels(path, base_path, base, tree)
     # Paths in the base are relative to the base's folder: make them absolute before merging.
     return _merge(_with_absolute_paths(base, base_path.parent), tree)
 

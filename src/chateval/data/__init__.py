@@ -11,8 +11,8 @@ from chateval.data import responses as _responses
 from chateval.data import table as _table  # noqa: F401
 from chateval.data import topical_chat as _topical_chat  # noqa: F401
 from chateval.data.labels import is_labelled, keep_labels
-from chateval.data.loaders import LOADERS, RESPONSE_LOADERS, data_formats
-from chateval.errors import ConfigError, DataError
+from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
+from chateval.errors import DataError
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -28,11 +28,9 @@ def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwi
     if data.format in RESPONSE_LOADERS:
         responses = RESPONSE_LOADERS.get(data.format)(data)
         items = _responses.build_items(responses, data, task)
-    elif data.format in LOADERS:
+    else:  # the config knows every format (config.data.FORMAT_NAMES: the loaders' names)
         items = LOADERS.get(data.format)(data)
         items = items[: data.limit] if data.limit else items
-    else:
-        raise ConfigError(f"unknown data format {data.format!r}; known: {', '.join(data_formats())}")
     if data.label_fraction < 1.0 and not any(is_labelled(item) for item in items):
         hint = (
             " (pairwise labels on responses data come from data.labels_file)"

@@ -53,3 +53,12 @@ def missing_text(key: str, value: Any) -> str:
     """``missing field 'k'`` with the reason a dotted path stopped, for an error message."""
     reason = value.why if isinstance(value, Missing) and value.why else ""
     return f"missing field {key!r}" + (f" ({reason})" if reason else "")
+
+
+def label_problem(record: dict[str, Any], key: str, value: Any, allowed: str) -> str:
+    """Why a label field's ``value`` (a ``field_value``) is refused: the field is not in the
+    record (named with the fields it has), or holds a value outside the mapped ones."""
+    if isinstance(value, Missing):
+        fields = ", ".join(map(str, list(record)[:12])) or "none"
+        return f"{missing_text(key, value)}; the record's fields: {fields}"
+    return f"field {key!r} is {value!r}; mapped values: {allowed}"

@@ -17,8 +17,3 @@ LOADERS: Registry[Loader] = Registry("data format")
 ResponsesLoader = Callable[["DataConfig"], Responses]
 
 RESPONSE_LOADERS: Registry[ResponsesLoader] = Registry("responses data format")
-
-
-def data_formats() -> list[str]:
-    """Every registered data format, item and responses formats alike."""
-    return sorted([*LOADERS.names(), *RESPONSE_LOADERS.names()])

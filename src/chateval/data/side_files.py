@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chateval.core.items import Label
-from chateval.data.fields import field_value, is_absent
+from chateval.data.fields import Missing, field_value, is_absent, label_problem
 from chateval.data.files import read_records
 from chateval.data.jsonl import required_id, text_field
 from chateval.errors import DataError
@@ -68,7 +68,8 @@ def read_pair_labels(source: "LabelsFile") -> PairLabels:
         raw = field_value(record, source.label)
         value = None if is_absent(raw) else str(raw)
         if value not in source.values:
-            raise DataError(f"{where}: field {source.label!r} is {value!r}; mapped values: {allowed}")
+            shown = raw if isinstance(raw, Missing) else value
+            raise DataError(f"{where}: {label_problem(record, source.label, shown, allowed)}")
         for key in ((prompt, a, b), (prompt, b, a)):
             if key in labels:
                 raise DataError(

@@ -10,7 +10,7 @@ is in data/responses.py.)
 from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import DirectItem, Item, Label, PairwiseItem
-from chateval.data.fields import field_value, is_absent
+from chateval.data.fields import field_value, is_absent, label_problem
 from chateval.data.files import Record, read_records
 from chateval.data.jsonl import required_id, system_pair, text_field, unique_id
 from chateval.data.loaders import LOADERS
@@ -66,9 +66,8 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
         if f.label is not None:
             raw = field_value(record, f.label)
             if is_absent(raw) or str(raw) not in data.labels:
-                raw = None if is_absent(raw) else raw
                 allowed = ", ".join(sorted(data.labels)) or "(none: set data.labels)"
-                raise DataError(f"{where}: field {f.label!r} is {raw!r}; mapped values: {allowed}")
+                raise DataError(f"{where}: {label_problem(record, f.label, raw, allowed)}")
             label = data.labels[str(raw)]
         system_a, system_b = system_pair(
             _mapped_text(record, f.system_a, where),
