@@ -142,12 +142,17 @@ def test_a_stray_file_in_a_data_folder_is_named(tmp_path: Path) -> None:
         comparisons(RECIPES["MT-Bench"], tmp_path)
     message = str(error.value)
     assert "model_answer: 'README.md' is not a data file" in message and "\n" not in message
+    # The pattern it suggests fits the flat folder it found (issue 53: not */model_outputs.json).
+    assert message.endswith(f"(here: {tmp_path / 'mt_bench' / 'model_answer' / '*.jsonl'})")
 
 
 def test_a_folder_of_folders_asks_for_a_glob() -> None:
     section = {**RECIPES["AlpacaEval"], "path": "alpaca_eval/results"}
-    with pytest.raises(DataError, match=r"'alpha' is not a data file .* name the files with a glob"):
+    with pytest.raises(DataError, match=r"'alpha' is not a data file .* name the files with a glob") as error:
         comparisons(section)
+    assert str(error.value).endswith(
+        f"(here: {LAYOUTS / 'alpaca_eval' / 'results' / '*' / 'model_outputs.json'})"
+    )
 
 
 def test_an_unknown_dotted_path_says_where_it_stopped() -> None:

@@ -484,3 +484,19 @@ def test_systems_adaptive_config_loads() -> None:
     adaptive = config.data.design().adaptive
     assert adaptive is not None and (adaptive.budget, adaptive.wave, adaptive.top_k) == (8, 3, None)
     assert len(load_run_items(config)) == 12  # the candidates: all pairs on every prompt
+
+
+def test_a_folder_of_files_without_system_names_asks_for_system_from(tmp_path: Path) -> None:
+    """Issue 53: one file per system, rows without a system field: say which setting names them."""
+    folder = tmp_path / "answers"
+    folder.mkdir()
+    for name in ("alpha", "beta"):
+        (folder / f"{name}.jsonl").write_text(
+            json.dumps({"prompt": 1, "question": "q", "response": name}) + "\n"
+        )
+    with pytest.raises(
+        DataError, match=r"alpha.jsonl:1: missing field 'system'; .* set data.system_from: file"
+    ):
+        load_items(data(path=folder))
+    [item] = load_items(data(path=folder, system_from="file"))
+    assert isinstance(item, PairwiseItem) and {item.system_a, item.system_b} == {"alpha", "beta"}

@@ -146,6 +146,18 @@ def _distinct(files: list[DataFile], how: str) -> None:
         first[name] = file.path
 
 
+def _pattern_for(path: Path, files: list[Path], stray: list[Path]) -> str:
+    """A glob that names the data files found in ``path`` and leaves the stray entries out: the
+    data file its subfolders share (AlpacaEval's layout: one folder per system), else the one
+    suffix of its files."""
+    for entry in (e for e in stray if e.is_dir()):
+        inner = sorted(p.name for p in entry.glob("*") if p.suffix.lower() in SUFFIXES)
+        if inner:
+            return str(path / "*" / inner[0])
+    suffixes = sorted({f.suffix.lower() for f in files if f.is_file()})
+    return str(path / f"*{suffixes[0] if len(suffixes) == 1 else '.jsonl'}")
+
+
 def _expand(path: Path) -> list[Path]:
     """A file as itself; a glob's matches (sorted); a folder's data files."""
     if any(char in str(path) for char in "*?["):
@@ -167,7 +179,7 @@ def _expand(path: Path) -> list[Path]:
         raise DataError(
             f"{path}: {stray[0].name!r} is not a data file ({', '.join(SUFFIXES)} or a saved "
             "dataset); a data folder holds data files only: move it, or name the files with a "
-            f"glob (e.g. {path / '*' / 'model_outputs.json'})"
+            f"glob (here: {_pattern_for(path, files, stray)})"
         )
     if not files:
         raise DataError(f"{path}: no data files in this folder ({', '.join(SUFFIXES)})")

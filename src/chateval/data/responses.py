@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from chateval.core.items import DirectItem, Item, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
+from chateval.data.fields import field_value, is_absent
 from chateval.data.files import read_records, response_files
 from chateval.data.jsonl import numeric_scores, required_id, text_field
 from chateval.data.loaders import RESPONSE_LOADERS
@@ -56,15 +57,26 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
             raise DataError(f"{where}: prompt {prompt!r} is not in the questions file {questions_file}")
         return questions[prompt]
 
+    files = response_files(data)
+
+    def system(record: dict[str, Any], where: str) -> str:
+        if len(files) > 1 and is_absent(field_value(record, system_key)):
+            # Several files whose rows name no system: most likely one file per system.
+            raise DataError(
+                f"{where}: missing field {system_key!r}; if each file holds one system's responses, "
+                "set data.system_from: file (the file's name names the system) or folder (its folder's)"
+            )
+        return text_field(record, system_key, where)
+
     rows = []
-    for file in response_files(data):
+    for file in files:
         for where, record in read_records(file.path):
             prompt = required_id(record, prompt_key, where)
             rows.append(
                 Response(
                     prompt,
                     question(record, prompt, where),
-                    file.system or text_field(record, system_key, where),
+                    file.system or system(record, where),
                     text_field(record, response_key, where),
                     where,
                     numeric_scores(record, where) if jsonl else mapped_scores(record, data, where),
