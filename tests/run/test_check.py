@@ -51,6 +51,10 @@ def test_every_problem_is_one_line_and_exit_2() -> None:
     assert "not in the local Hugging Face cache" in lines[0]
     # A relative folder is read against the config's own folder.
     assert lines[1].startswith(f"error: unknown model '{CONFIGS_DIR / 'no-such-folder'}'")
+    # What is known without the models still says the run's size, and whether a GPU is here (issue 53).
+    assert "  known without those: 12 items, 24 debates, 144 requests; " in result.output
+    assert "    acme/llama-9b: discussion: 24" in result.output
+    assert "GPU visible here" in result.output
 
 
 def test_engine_settings_for_a_model_no_referee_uses() -> None:

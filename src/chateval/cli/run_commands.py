@@ -113,7 +113,7 @@ def check(
     leaves for its KV cache. Exit 2 with one line per problem."""
     from chateval.config.files import load_config
     from chateval.run.check import check as check_config
-    from chateval.run.check import render_check
+    from chateval.run.check import render_check, render_known
 
     try:
         config = load_config(config_path, overrides)
@@ -123,6 +123,7 @@ def check(
     for problem in report.problems:
         typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
     if report.problems:
+        typer.echo(render_known(report), nl=False, err=True)
         raise typer.Exit(code=2)
     typer.echo(render_check(config.name, report), nl=False)
 

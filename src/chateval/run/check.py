@@ -92,7 +92,12 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     models = config.model_names()
     resolved = [m for m in models if report.attempt(partial(_where, registry, config, m, report))]
     if len(resolved) < len(models):
-        return report  # the settings and tokenizers of a model that is not there mean nothing
+        # The settings and tokenizers of a model that is not there mean nothing; the run's size
+        # without token counts does (a config checked before the model folders are copied).
+        if items is not None and panel is not None:
+            _size(report, config, items, panel, {})
+        report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
+        return report
     report.attempt(lambda: check_backend_settings(config, models, registry))
     served = remote_models(config, registry)
     report.network = _network(config, registry, models)
@@ -189,6 +194,24 @@ def _size(
             counter = counters.get(request.model)
             if counter is not None:
                 report.prompt_tokens[request.model] += counter.count_prompt_tokens(request.messages)
+
+
+def render_known(report: CheckReport) -> str:
+    """What a check that found problems still knows: the run's size without token counts, and
+    whether this machine has a GPU; empty when the items or panel could not be read."""
+    if not report.debates:
+        return ""
+    gpu = (
+        f"a {report.gpu_gib:.0f} GiB GPU visible here"
+        if report.gpu_gib is not None
+        else "no GPU visible here (vLLM's CPU build, or transformers, runs the models)"
+    )
+    lines = [
+        f"  known without those: {report.items} items, {report.debates} debates, "
+        f"{sum(report.requests.values())} requests; {gpu}",
+        *(f"    {key}: {count}" for key, count in sorted(report.requests.items())),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def render_check(name: str, report: CheckReport) -> str:
