@@ -500,3 +500,16 @@ def test_a_folder_of_files_without_system_names_asks_for_system_from(tmp_path: P
         load_items(data(path=folder))
     [item] = load_items(data(path=folder, system_from="file"))
     assert isinstance(item, PairwiseItem) and {item.system_a, item.system_b} == {"alpha", "beta"}
+
+
+def test_a_stray_folder_beside_the_data_files_gets_a_glob_of_the_files(tmp_path: Path) -> None:
+    folder = tmp_path / "answers"
+    (folder / "archive").mkdir(parents=True)
+    for name in ("alpha", "beta"):
+        (folder / f"{name}.jsonl").write_text(
+            json.dumps({"prompt": 1, "question": "q", "response": name}) + "\n"
+        )
+    (folder / "archive" / "old.jsonl").write_text("{}\n")
+    with pytest.raises(DataError) as error:
+        load_items(data(path=folder, system_from="file"))
+    assert str(error.value).endswith(f"(here: {folder / '*.jsonl'})")

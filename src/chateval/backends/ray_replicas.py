@@ -16,7 +16,9 @@ import fcntl
 import functools
 import os
 import shutil
+import signal
 import tempfile
+import threading
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,7 +136,7 @@ def connect(address: str | None) -> None:
         atexit.register(_remove_local_instance, private)
         local = {"_temp_dir": os.path.join(private, "ray"), "include_dashboard": False}
     try:
-        with _daemons_off_the_network(local_instance=address is None):
+        with _daemons_off_the_network(local_instance=address is None), _keeping_sigterm():
             ray.init(
                 address=address,
                 log_to_driver=False,
@@ -144,6 +146,20 @@ def connect(address: str | None) -> None:
             )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise BackendError(f"scale.address {address!r}: cannot join the Ray cluster: {exc}") from exc
+
+
+@contextlib.contextmanager
+def _keeping_sigterm() -> "Iterator[None]":
+    """``ray.init`` puts in SIGTERM handlers of its own (exit at once); the process's own one
+    (``chateval run``: stop as on Ctrl-C, with a word) is put back. The local instance is still
+    shut down at exit (``_remove_local_instance``)."""
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGTERM) if main else None
+    try:
+        yield
+    finally:
+        if main and previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def offline_runtime_env() -> dict[str, Any]:

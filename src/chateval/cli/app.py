@@ -123,6 +123,7 @@ def stop_on_sigterm() -> Iterator[None]:
     process where it stands, without a word)."""
 
     def stop(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second one must not cut the cleanup short
         raise Stopped()
 
     previous = signal.signal(signal.SIGTERM, stop)

@@ -146,7 +146,7 @@ def sweep(
     from chateval.run.sweep import run_sweep
 
     try:
-        with session(verbose, log_path=RunFolder(outdir).engine_log) as out:
+        with stop_on_sigterm(), session(verbose, log_path=RunFolder(outdir).engine_log) as out:
             results = run_sweep(
                 config_paths,
                 outdir,
@@ -154,6 +154,8 @@ def sweep(
                 force=force,
                 progress=out.progress,  # each run names itself, then shows its bar
             )
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: finished runs and steps are kept
+        raise stopped(exc, outdir) from None
     except ChatEvalError as exc:
         raise fail(exc) from None
     for result in results:

@@ -20,7 +20,7 @@ HEADER = """# Config reference
 
 Every key a run config may hold (`chateval run CONFIG`, `--set key=value`), generated from the
 config models in `src/chateval/config/` by `python scripts/write_config_docs.py`. Unknown keys
-are errors that name the closest known key and every key the section allows. A config may start
+are errors; most name the closest known key and every key their section allows. A config may start
 with `extends: other.yaml` and override only what differs (mappings merge, lists are replaced,
 and so is a `data.path` mapping of systems: a config that gives its own keeps none of its
 base's; a labels file it inherits with its own data is named in a warning). Paths are relative

@@ -52,24 +52,27 @@ def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any
     return tree
 
 
-def _settings_model(annotation: Any) -> type[BaseModel] | None:
-    """The settings model a field's type holds (through ``X | None``, lists and mappings)."""
+def _settings_models(annotation: Any) -> list[type[BaseModel]]:
+    """The settings models a field's type holds (through ``X | Y``, ``None``, lists and mappings)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for argument in typing.get_args(annotation):
-        if (found := _settings_model(argument)) is not None:
-            return found
-    return None
+        return [annotation]
+    return [model for argument in typing.get_args(annotation) for model in _settings_models(argument)]
 
 
 def _unknown_key(loc: tuple[int | str, ...]) -> str:
     """``unknown key``, with the closest known key and every one the section allows."""
     model: type[BaseModel] | None = RunConfig
+    members: list[type[BaseModel]] = []  # the models the last field may hold (a union's members)
     for part in loc[:-1]:
-        if isinstance(part, int) or model is None:
+        if isinstance(part, int):
             continue  # a list's position
-        field = model.model_fields.get(part)
-        model = None if field is None else _settings_model(field.annotation)
+        named = [m for m in members if m.__name__ == part]
+        if named:  # pydantic names the union member it tried: the section is that model
+            model = named[0]
+            continue
+        field = None if model is None else model.model_fields.get(part)
+        members = [] if field is None else _settings_models(field.annotation)
+        model = members[0] if members else None
     if model is None:
         return "unknown key"
     known = list(model.model_fields)

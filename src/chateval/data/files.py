@@ -9,6 +9,7 @@ import glob
 import importlib
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -147,15 +148,19 @@ def _distinct(files: list[DataFile], how: str) -> None:
 
 
 def _pattern_for(path: Path, files: list[Path], stray: list[Path]) -> str:
-    """A glob that names the data files found in ``path`` and leaves the stray entries out: the
-    data file its subfolders share (AlpacaEval's layout: one folder per system), else the one
-    suffix of its files."""
-    for entry in (e for e in stray if e.is_dir()):
-        inner = sorted(p.name for p in entry.glob("*") if p.suffix.lower() in SUFFIXES)
-        if inner:
-            return str(path / "*" / inner[0])
-    suffixes = sorted({f.suffix.lower() for f in files if f.is_file()})
-    return str(path / f"*{suffixes[0] if len(suffixes) == 1 else '.jsonl'}")
+    """A glob that names the data the folder ``path`` holds and leaves the rest out: the data
+    file every subfolder holds when such subfolders outnumber the top-level data files
+    (AlpacaEval's layout: one folder per system, a leaderboard beside them); else the
+    top-level files' suffix (the most common one, as written)."""
+    folders = [entry for entry in stray if entry.is_dir()]
+    if len(folders) > len(files):
+        shared = set.intersection(
+            *({p.name for p in folder.iterdir() if p.suffix.lower() in SUFFIXES} for folder in folders)
+        )
+        if shared:
+            return str(path / "*" / sorted(shared)[0])
+    suffixes = Counter(f.suffix for f in files if f.is_file())
+    return str(path / f"*{suffixes.most_common(1)[0][0] if suffixes else '.jsonl'}")
 
 
 def _expand(path: Path) -> list[Path]:

@@ -64,6 +64,7 @@ class CheckReport:
     generated_bound: Counter[str] = field(default_factory=Counter)  # model -> most tokens
     adaptive_budget: int | None = None  # the adaptive design debates at most this many items
     gpu_gib: float | None = None  # the GPU the vLLM engines were sized for
+    gpu_given: bool = False  # gpu_gib came from --gpu-memory, not from this machine
     placement: str = ""  # the placement on that GPU, and why
     engines: list[EngineMemory] = field(default_factory=list)  # each vLLM engine's part of it
     network: list[str] = field(default_factory=list)  # what the run reaches beyond this machine
@@ -96,7 +97,9 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
         # without token counts does (a config checked before the model folders are copied).
         if items is not None and panel is not None:
             _size(report, config, items, panel, {})
+            report.adaptive_budget = _adaptive_budget(config, report.items)
         report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
+        report.gpu_given = gpu_gib is not None
         return report
     report.attempt(lambda: check_backend_settings(config, models, registry))
     served = remote_models(config, registry)
@@ -120,9 +123,14 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     if fitted is None:
         return report
     _size(report, config, fitted[0], panel, counters)
-    adaptive = config.data.design().adaptive
-    report.adaptive_budget = None if adaptive is None else min(adaptive.budget, report.items)
+    report.adaptive_budget = _adaptive_budget(config, report.items)
     return report
+
+
+def _adaptive_budget(config: RunConfig, items: int) -> int | None:
+    """The comparisons an adaptive design debates at most (None: no adaptive design)."""
+    adaptive = config.data.design().adaptive
+    return None if adaptive is None else min(adaptive.budget, items)
 
 
 def _network(config: RunConfig, registry: ModelRegistry, models: Sequence[str]) -> list[str]:
@@ -201,17 +209,29 @@ def render_known(report: CheckReport) -> str:
     whether this machine has a GPU; empty when the items or panel could not be read."""
     if not report.debates:
         return ""
-    gpu = (
-        f"a {report.gpu_gib:.0f} GiB GPU visible here"
-        if report.gpu_gib is not None
-        else "no GPU visible here (vLLM's CPU build, or transformers, runs the models)"
-    )
+    if report.gpu_given:
+        gpu = f"sized for a {report.gpu_gib:g} GiB GPU (--gpu-memory)"
+    elif report.gpu_gib is not None:
+        gpu = f"a {report.gpu_gib:.0f} GiB GPU visible here"
+    else:
+        gpu = "no GPU visible here (vLLM's CPU build, or transformers, runs the models)"
     lines = [
         f"  known without those: {report.items} items, {report.debates} debates, "
         f"{sum(report.requests.values())} requests; {gpu}",
+        *_adaptive_lines(report),
         *(f"    {key}: {count}" for key, count in sorted(report.requests.items())),
     ]
     return "\n".join(lines) + "\n"
+
+
+def _adaptive_lines(report: CheckReport) -> list[str]:
+    """An adaptive design's share of the counts (they count every candidate comparison)."""
+    if report.adaptive_budget is None:
+        return []
+    return [
+        f"  adaptive design: at most {report.adaptive_budget} of these {report.items} candidate "
+        f"comparisons are debated, about {report.adaptive_budget / report.items:.0%} of every count"
+    ]
 
 
 def render_check(name: str, report: CheckReport) -> str:
@@ -222,11 +242,7 @@ def render_check(name: str, report: CheckReport) -> str:
     lines.append(
         f"  {report.items} items, {report.debates} debates, {sum(report.requests.values())} requests"
     )
-    if report.adaptive_budget is not None:
-        lines.append(
-            f"  adaptive design: at most {report.adaptive_budget} of these {report.items} candidate "
-            f"comparisons are debated, about {report.adaptive_budget / report.items:.0%} of every count"
-        )
+    lines += _adaptive_lines(report)
     lines += [f"    {key}: {count}" for key, count in sorted(report.requests.items())]
     if report.engines:
         lines.append(
