@@ -107,6 +107,7 @@ def fail(exc: ChatEvalError) -> typer.Exit:
     return typer.Exit(code=2)
 
 
+ConfigPath = Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")]
 Overrides = Annotated[
     list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
 ]

@@ -5,13 +5,13 @@ from typing import Annotated
 
 import typer
 
-from chateval.cli.app import FlagsCommand, Overrides, Verbose, app, fail, stop_on_sigterm, stopped
+from chateval.cli.app import ConfigPath, FlagsCommand, Overrides, Verbose, app, fail, stop_on_sigterm, stopped
 from chateval.errors import BackendError, ChatEvalError
 
 
 @app.command(cls=FlagsCommand)
 def run(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    config_path: ConfigPath,
     outdir: Annotated[
         Path | None, typer.Option("-o", "--outdir", help="Run folder (default: runs/NAME).")
     ] = None,
@@ -59,7 +59,7 @@ def run(
 
 @app.command(cls=FlagsCommand)
 def preview(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    config_path: ConfigPath,
     item: Annotated[
         str | None, typer.Option("--item", help="The item's id (default: the first item).")
     ] = None,
@@ -93,7 +93,7 @@ def preview(
 
 @app.command(cls=FlagsCommand)
 def check(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    config_path: ConfigPath,
     overrides: Overrides = [],  # noqa: B006
     gpu_memory: Annotated[
         float | None,
@@ -164,7 +164,7 @@ def sweep(
 
 @app.command(cls=FlagsCommand)
 def bench(
-    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")],
+    config_path: ConfigPath,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="JSON report (default: runs/bench/NAME.json).")
     ] = None,

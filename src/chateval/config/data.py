@@ -2,13 +2,13 @@
 them, and (responses formats) which systems' answers are compared.
 """
 
-import difflib
 import os
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
+from chateval.core.registry import did_you_mean
 from chateval.core.strict_model import StrictModel
 
 # The responses formats (answers of named systems, compared by ``compare``); the data loaders'
@@ -301,9 +301,9 @@ class DataConfig(StrictModel):
     @classmethod
     def _known_format(cls, value: str) -> str:
         if value not in FORMAT_NAMES:
-            close = difflib.get_close_matches(value, FORMAT_NAMES, n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise ValueError(f"unknown data format {value!r}{hint}; known: {', '.join(FORMAT_NAMES)}")
+            hint = did_you_mean(value, FORMAT_NAMES).strip()
+            shown = f" ({hint})" if hint else ""
+            raise ValueError(f"unknown data format {value!r}{shown}; known: {', '.join(FORMAT_NAMES)}")
         return value
 
     @model_validator(mode="after")

@@ -4,7 +4,6 @@ resolved config written back as YAML. Paths in a config file are relative to the
 """
 
 import copy
-import difflib
 import logging
 import os
 import typing
@@ -15,6 +14,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from chateval.config.run import RunConfig
+from chateval.core.registry import did_you_mean
 from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
 
@@ -76,9 +76,7 @@ def _unknown_key(loc: tuple[int | str, ...]) -> str:
     if model is None:
         return "unknown key"
     known = list(model.model_fields)
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-    hint = f"did you mean {close[0]}? " if close else ""
-    return f"unknown key ({hint}known: {', '.join(known)})"
+    return f"unknown key ({did_you_mean(str(loc[-1]), known)}known: {', '.join(known)})"
 
 
 def _format_validation_error(source: str, exc: ValidationError) -> str:

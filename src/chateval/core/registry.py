@@ -1,11 +1,19 @@
-"""A tiny name -> object registry used for strategies, backends and data loaders."""
+"""A tiny name -> object registry used for strategies, backends and data loaders, and the hint
+every "unknown name" message gives."""
 
-from collections.abc import Callable, Iterator
+import difflib
+from collections.abc import Callable, Iterable, Iterator
 from typing import Generic, TypeVar
 
 from chateval.errors import ConfigError
 
 T = TypeVar("T")
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"did you mean X? "`` for the known name closest to a misspelt ``name``; "" when none is close."""
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f"did you mean {close[0]}? " if close else ""
 
 
 class Registry(Generic[T]):

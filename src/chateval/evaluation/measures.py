@@ -104,10 +104,10 @@ def _load(entry: str | Measure) -> Measure:
 
 
 def registered_measures() -> list[Measure]:
-    """Every registered measure, in the order of registration."""
-    for name, entry in list(_REGISTRY.items()):
-        _REGISTRY[name] = _load(entry)
-    return [_load(entry) for entry in _REGISTRY.values()]
+    """Every registered measure, in the order of registration (built-ins imported once)."""
+    measures = [_load(entry) for entry in _REGISTRY.values()]
+    _REGISTRY.update((measure.name, measure) for measure in measures)
+    return measures
 
 
 def measure_sections(

@@ -305,14 +305,14 @@ def _last(
     # The registered measures: the panel's diagnostics at their top-level keys, the others
     # (where they have something to say) under ``measures``.
     sections = measure_sections(settings, records)
+    measured = {}
     for measure in registered_measures():
+        section = sections[measure.name]
         if top_level(measure):
-            metrics[measure.name] = sections[measure.name]  # type: ignore[literal-required]
-    metrics["measures"] = {
-        name: section
-        for measure in registered_measures()
-        if not top_level(measure) and (section := sections[(name := measure.name)]) is not None
-    }
+            metrics[measure.name] = section  # type: ignore[literal-required]
+        elif section is not None:
+            measured[measure.name] = section
+    metrics["measures"] = measured
 
 
 def compute_metrics(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> RunMetrics:

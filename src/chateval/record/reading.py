@@ -1,6 +1,6 @@
 """Reading the run folder's files through their types: a JSON document (run.json, metrics.json,
 roster.json) or a JSON-lines file (verdicts, transcripts, items) is parsed, migrated to today's
-format where an earlier release wrote it, and validated by pydantic against its record type
+format where an earlier release wrote it (the documents), and validated by pydantic against its record type
 (chateval.core.schema). A record that does not fit is a DataError naming the file, the line and
 the field, never a KeyError deep in a report.
 """
@@ -124,11 +124,8 @@ def read_document(path: Path, record_type: type[T], migrate: Migration | None = 
     return validated(raw, record_type, str(path))
 
 
-def read_lines(path: Path, record_type: type[T], migrate: Migration | None = None) -> list[T]:
-    """The records of the JSON-lines file at ``path`` (gzip-compressed when it ends in .gz),
-    each migrated, when ``migrate`` is given, and validated as ``record_type``."""
-    out = []
-    for number, raw in read_jsonl(path):
-        record = migrate(raw) if migrate is not None else raw
-        out.append(validated(record, record_type, f"{path}:{number}"))
-    return out
+def read_lines(path: Path, record_type: type[T]) -> list[T]:
+    """The records of the JSON-lines file at ``path`` (gzip-compressed when it ends in .gz), each
+    validated as ``record_type`` (verdict, transcript and item records only ever gained keys:
+    no migration)."""
+    return [validated(raw, record_type, f"{path}:{number}") for number, raw in read_jsonl(path)]
