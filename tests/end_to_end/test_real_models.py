@@ -198,13 +198,18 @@ class _RunningTokensSeen(Progress):
         self.seen.append(self.running_tokens)
 
 
-@pytest.mark.parametrize("strategy", ["one_by_one", "simultaneous_summarizer"])
-def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, strategy: str, tmp_path: Path) -> None:
+def test_streaming_equals_barrier_on_vllm(vllm_backend: Backend, tmp_path: Path) -> None:
+    """Greedy vLLM decodes the same text whether a step's prompts wait for each other or not.
+    One strategy, the summarizer's (its summaries wait on a whole round): how each strategy
+    schedules is tested against scripted referees (tests/debate/test_scheduling.py); what
+    needs the real engine is that batches of another make-up decode the same."""
     transcripts, verdicts = {}, {}
     running: dict[str, list[int]] = {}
     for mode in ("barrier", "streaming"):
         bar = _RunningTokensSeen()
-        config = tiny_config(strategy=strategy, scheduling=mode, early_stop=True, opinion_probes=True)
+        config = tiny_config(
+            strategy="simultaneous_summarizer", scheduling=mode, early_stop=True, opinion_probes=True
+        )
         result = run(config, tmp_path / mode, backends={DEFAULT_MODEL: vllm_backend}, progress=bar)
         running[mode] = bar.seen
         assert result.run_info["scheduling"] == mode
