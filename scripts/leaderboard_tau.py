@@ -4,7 +4,9 @@
         gpt-4 gpt35 vicuna-13b alpaca-13b
 
 The reference order is given best first (for FairEval's four systems: their order in Chatbot
-Arena and MT-Bench). Prints the plain and the length-controlled leaderboard with their tau.
+Arena and MT-Bench). Prints the plain and the length-controlled leaderboard with their tau,
+computed from the boards' ranks (equal ratings share one: tau-b counts them as ties), so that
+it says what the ranked table shows.
 """
 
 import json
@@ -18,12 +20,12 @@ def main(run: Path, reference: list[str]) -> None:
     systems = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["systems"]
     for board in ("leaderboard", "length_controlled"):
         rows = systems[board]["rows"]
-        rating = {row["system"]: row["rating"] for row in rows}
-        missing = sorted(set(reference) - set(rating))
+        rank = {row["system"]: row["rank"] for row in rows}
+        missing = sorted(set(reference) - set(rank))
         if missing:
             raise SystemExit(f"{run}/metrics.json: no {board} rating for {', '.join(missing)}")
-        tau = kendalltau([-reference.index(s) for s in reference], [rating[s] for s in reference])
-        order = " > ".join(row["system"] for row in rows)
+        tau = kendalltau([reference.index(s) for s in reference], [rank[s] for s in reference])
+        order = ", ".join(f"{row['rank']}. {row['system']}" for row in rows)
         print(f"{board}: {order}; Kendall's tau against the reference {tau.statistic:.3f}")
 
 

@@ -1,10 +1,25 @@
-"""Do the 95% intervals of the length share and of the calibrated estimates hold their 95%,
-few prompts and few labels included? (The ratings' and win rates' are in simulate_designs.py.)
+"""Do the 95% intervals of accuracy and kappa, of the length share and of the calibrated
+estimates hold their 95%, few prompts and few labels included? (The ratings' and win rates' are
+in simulate_designs.py.)
 
-Four systems with planted log-strengths 0.6, 0.2, -0.2, -0.6 meet in all pairs on every prompt;
-decisions are drawn from the Davidson model (ties with nu = NU, the leaderboard's own model),
-and each row reports, over the repetitions, the share of intervals that hold the true value and
-their mean width:
+- **accuracy** and **kappa** (``pairwise_metrics``, as every run's agreement with human labels):
+  n labelled items with human labels drawn from A 45%, B 40%, tie 15%; the panel's label is the
+  human one with probability ``agreement``, else an independent draw from A 50%, B 40%, tie 10%
+  (agreement 0: a panel that reads nothing). The truth is the population's accuracy and kappa.
+  With ``two orders`` each item gives two rows (its two answer orders, as a model's rows are
+  pooled): the second repeats the first label with probability 0.7, else is drawn anew, and the
+  item is one cluster.
+- **Spearman** and **Kendall** (``direct_metrics``, as a direct run's agreement): k units
+  (items, or groups of 6 responses as Topical-Chat's dialogues) with a latent quality x (a
+  group effect shared by its responses, plus each response's own); the human score is x plus
+  noise cut into 1-3, the panel's 0.5 x plus noise cut into 1-5. The truth is each rank
+  correlation over 240,000 responses of the same design; cases where a side came out constant
+  (undefined, no interval) are left out of the row.
+
+For the other statistics, four systems with planted log-strengths 0.6, 0.2, -0.2, -0.6 meet
+in all pairs on every prompt; decisions are drawn from the Davidson model (ties with nu = NU,
+the leaderboard's own model). Each row reports, over the repetitions, the share of intervals
+that hold the true value and their mean width:
 
 - **length share** (``win_rates``' length bias): every answer gets a random length; the panel's
   decisions do not depend on it on average, so the longer answer's true share of decisive
@@ -35,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
@@ -45,6 +61,83 @@ NU = 0.5
 STRENGTHS = {"a": 0.6, "b": 0.2, "c": -0.2, "d": -0.6}
 EQUAL = dict.fromkeys(STRENGTHS, 0.0)
 PAIRS = list(itertools.combinations(STRENGTHS, 2))
+
+
+LABEL_NAMES = ["A", "B", "tie"]
+HUMAN_MIX = np.array([0.45, 0.40, 0.15])
+PANEL_MIX = np.array([0.50, 0.40, 0.10])
+
+
+def planted_agreement(agreement: float) -> tuple[float, float]:
+    """The population's accuracy and kappa of a panel that copies the human label with
+    probability ``agreement`` and otherwise draws from ``PANEL_MIX``."""
+    accuracy = agreement + (1 - agreement) * float(HUMAN_MIX @ PANEL_MIX)
+    chance = float(HUMAN_MIX @ (agreement * HUMAN_MIX + (1 - agreement) * PANEL_MIX))
+    return accuracy, (accuracy - chance) / (1 - chance)
+
+
+def panel_labels(humans: np.ndarray, agreement: float, rng: np.random.Generator) -> np.ndarray:
+    own = rng.choice(3, size=len(humans), p=PANEL_MIX)
+    return np.where(rng.random(len(humans)) < agreement, humans, own)
+
+
+def agreement_run(
+    items: int, agreement: float, two_orders: bool, seed: int, rng: np.random.Generator
+) -> list[tuple[bool, float]]:
+    """Whether the accuracy's and the kappa's intervals hold the population's values, and
+    their widths."""
+    humans = rng.choice(3, size=items, p=HUMAN_MIX)
+    labels = panel_labels(humans, agreement, rng)
+    groups = None
+    if two_orders:
+        second = np.where(rng.random(items) < 0.7, labels, panel_labels(humans, agreement, rng))
+        humans, labels = np.concatenate([humans, humans]), np.concatenate([labels, second])
+        groups = [f"q{i}" for i in range(items)] * 2
+    truth = [LABEL_NAMES[h] for h in humans]
+    predicted = [LABEL_NAMES[x] for x in labels]
+    metrics = pairwise_metrics(truth, predicted, seed, groups, "items")
+    out = []
+    for name, planted in zip(("accuracy", "kappa"), planted_agreement(agreement), strict=True):
+        low, high = metrics[name]["ci95"]  # type: ignore[literal-required]
+        out.append((low - 1e-12 <= planted <= high + 1e-12, high - low))
+    return out
+
+
+def scored_responses(
+    units: int, per_unit: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Human scores (1-3), the panel's (1-5) and each response's group, of ``units`` groups of
+    ``per_unit`` responses (the module doc)."""
+    rows = units * per_unit
+    quality = np.repeat(rng.normal(0.0, 0.8, units), per_unit) + rng.normal(0.0, 1.0, rows)
+    human = np.digitize(quality + rng.normal(0.0, 0.5, rows), [-0.8, 0.8]) + 1.0
+    panel = np.digitize(0.5 * quality + rng.normal(0.0, 0.8, rows), [-1.2, -0.4, 0.4, 1.2]) + 1.0
+    return human, panel, [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
+
+
+def planted_correlations(per_unit: int) -> tuple[float, float]:
+    """Spearman and Kendall tau-b of the design over 240,000 responses."""
+    from scipy.stats import kendalltau, spearmanr
+
+    human, panel, _ = scored_responses(240_000 // per_unit, per_unit, np.random.default_rng(per_unit))
+    return float(spearmanr(human, panel).statistic), float(kendalltau(human, panel).statistic)
+
+
+def correlation_run(
+    units: int, per_unit: int, truth: tuple[float, float], seed: int, rng: np.random.Generator
+) -> list[tuple[bool, float]] | None:
+    """Whether Spearman's and Kendall's intervals hold the truth, and their widths; None when
+    either has no interval."""
+    human, panel, groups = scored_responses(units, per_unit, rng)
+    grouping = {"score": groups} if per_unit > 1 else None
+    scored = direct_metrics({"score": list(human)}, {"score": list(panel)}, seed, grouping)
+    out = []
+    for name, planted in zip(("spearman", "kendall"), truth, strict=True):
+        ci = scored["dimensions"]["score"][name]["ci95"]  # type: ignore[literal-required]
+        if ci is None:
+            return None
+        out.append((ci[0] <= planted <= ci[1], ci[1] - ci[0]))
+    return out
 
 
 def planted_win_rate(a: str, b: str) -> float:
@@ -143,6 +236,24 @@ def main() -> int:
     print("| statistic | setting | cases | coverage of 95% CI | mean width |")
     print("| --- | --- | --- | --- | --- |")
     start = time.perf_counter()
+    for two_orders in (False, True):
+        for agreement in (0.0, 0.5, 0.9):
+            for items in (5, 10, 16, 40, 200):
+                rng = np.random.default_rng([items, int(10 * agreement), int(two_orders)])
+                runs = [agreement_run(items, agreement, two_orders, seed, rng) for seed in range(reps)]
+                setting = f"{items} items" + (" x 2 orders" if two_orders else "")
+                setting += f", panel agrees {agreement:.0%}"
+                for k, statistic in enumerate(("accuracy", "kappa")):
+                    summarise(statistic, setting, [run[k] for run in runs], rows)
+    for per_unit in (1, 6):
+        truth = planted_correlations(per_unit)
+        for units in (6, 10, 20, 40):
+            rng = np.random.default_rng([units, per_unit])
+            found = [correlation_run(units, per_unit, truth, seed, rng) for seed in range(reps)]
+            kept = [case for case in found if case is not None]
+            setting = f"{units} groups x {per_unit} responses" if per_unit > 1 else f"{units} items"
+            for k, statistic in enumerate(("Spearman", "Kendall")):
+                summarise(statistic, setting, [case[k] for case in kept], rows)
     for effect in (False, True):
         for prompts in (2, 4, 8, 30):
             rng = np.random.default_rng([prompts, int(effect)])

@@ -121,8 +121,14 @@ def test_undefined_resamples_are_counted_and_left_out_of_the_interval() -> None:
     rho = out["spearman"]
     assert rho["resamples"] == N_RESAMPLES
     assert rho["undefined_resamples"] == N_RESAMPLES - len(defined) > 0  # about (5/6)^6 of them
-    assert rho["ci95"] == pytest.approx(list(np.percentile(defined, [2.5, 97.5])))
     assert rho["value"] == pytest.approx(spearmanr(t, p)[0])
+    # Fisher's z of the defined resamples only, their spread scaled for 6 items, t with 5 df
+    # (at least Fisher's 1 / sqrt(6 - 3)).
+    spread = max(np.std(np.arctanh(np.clip(defined, -0.995, 0.995))) * np.sqrt(6 / 5), 1 / np.sqrt(3))
+    centre = np.arctanh(rho["value"])
+    expected = np.tanh([centre - 2.5706 * spread, centre + 2.5706 * spread])
+    assert rho["ci95"] == pytest.approx(list(expected), abs=1e-4)
+    assert rho["method"] == "fisher-z"
 
 
 def test_too_few_defined_resamples_give_no_interval() -> None:
@@ -153,9 +159,13 @@ def test_per_model_intervals_resample_items_with_all_their_referee_rows() -> Non
     humans_metrics = per_model("pairwise", records, {"R1": "m", "R2": "m"}, seed=5)["m"]["humans"]
     alone = pairwise_metrics(humans, labels, seed=5)
     assert humans_metrics["n"] == 80 and humans_metrics["resampled"] == "40 items"
-    for statistic in ("accuracy", "kappa"):  # identical, not narrower
-        assert humans_metrics[statistic]["value"] == pytest.approx(alone[statistic]["value"])
-        assert humans_metrics[statistic]["ci95"] == pytest.approx(alone[statistic]["ci95"])
+    for statistic in ("accuracy", "kappa"):  # the evidence of 40 items, not of 80 rows
+        pooled, single = humans_metrics[statistic], alone[statistic]
+        assert pooled["value"] == pytest.approx(single["value"])
+        assert single["effective_n"] == 40 and pooled["method"] == "clopper-pearson-clustered"
+        # 40 items less the t quantile's 39 degrees of freedom: (1.96 / 2.02)^2 of them
+        assert 37 < pooled["effective_n"] < 40
+        assert np.diff(pooled["ci95"])[0] >= np.diff(single["ci95"])[0]
     rows_as_independent = pairwise_metrics(
         [h for h in humans for _ in range(2)], [x for x in labels for _ in range(2)], seed=5
     )

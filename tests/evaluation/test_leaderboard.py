@@ -20,7 +20,13 @@ from chateval.evaluation.systems.davidson_fit import (
 )
 from chateval.evaluation.systems.davidson_intervals import CLUSTERED, INDEPENDENT
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
-from chateval.evaluation.systems.leaderboard import fit_board, leaderboard, rating_difference
+from chateval.evaluation.systems.leaderboard import (
+    fit_board,
+    leaderboard,
+    rating_difference,
+    shared_ranks,
+)
+from chateval.reporting.systems_view import resolved_sentence
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 
@@ -261,3 +267,44 @@ def test_equal_records_keep_the_listed_order() -> None:
     for systems in (["first", "second"], ["second", "first"]):
         board = leaderboard(comparisons, systems)
         assert [row["system"] for row in board["rows"]] == systems
+        assert [row["rank"] for row in board["rows"]] == [1, 1]  # equal ratings share a rank
+
+
+def test_ranks_come_from_unrounded_ratings_and_equal_ones_share_a_rank() -> None:
+    # FairEval's all-pairs run: two equal strengths the fit left 4e-9 points apart.
+    order, ranks = shared_ranks([900.0, 1000.0, 900.000000004, 899.9996])
+    assert order == [1, 0, 2, 3] and ranks == [1, 2, 2, 4]  # 0.0004 points is a difference
+    assert shared_ranks([1.0, 1.0, 1.0]) == ([0, 1, 2], [1, 1, 1])
+
+
+def test_what_is_resolved_is_said_in_words() -> None:
+    """Planted strengths far apart on many prompts are resolved; two equal systems never are;
+    a pair's resolution holds with all pairs' intervals at once."""
+    planted = {"strong": 1.5, "middle_a": 0.0, "middle_b": 0.0}
+    comparisons = simulate_davidson(planted, 0.4, all_pairs(list(planted), 40), np.random.default_rng(2))
+    board = leaderboard(comparisons)
+    assert sorted(board["resolved"]) == [["strong", "middle_a"], ["strong", "middle_b"]]
+    lower = " and ".join(row["system"] for row in board["rows"][1:])  # in their ranks' order
+    rule = "its interval excludes 0 with all 3 pairs' intervals holding at once, 95% jointly (Bonferroni)"
+    assert resolved_sentence(board) == (
+        f"resolved differences: strong above {lower}; no other difference resolved (a rating "
+        f"difference counts when {rule})."
+    )
+    equal = simulate_davidson(
+        dict.fromkeys("abc", 0.0), 0.4, all_pairs(list("abc"), 8), np.random.default_rng(3)
+    )
+    assert resolved_sentence(leaderboard(equal)) == (
+        f"resolved differences: none (a rating difference counts when {rule})."
+    )
+
+
+def test_planted_ties_are_rarely_called_resolved() -> None:
+    """Four equal systems, all pairs on 10 prompts, 200 repetitions: some difference is called
+    resolved in at most 5% of them (the joint 95% of the Bonferroni rule)."""
+    planted = dict.fromkeys(["a", "b", "c", "d"], 0.0)
+    pairs = all_pairs(list(planted), 10)
+    wrong = [
+        bool(leaderboard(simulate_davidson(planted, 0.4, pairs, np.random.default_rng(s)))["resolved"])
+        for s in range(200)
+    ]
+    assert np.mean(wrong) <= 0.05

@@ -50,9 +50,14 @@ def test_degenerate_cases_are_defined() -> None:
     assert correlations([1, 2, 3], [2, 2, 2]) == {"spearman": None, "kendall": None}
     assert correlations([1], [1]) == {"spearman": None, "kendall": None}
     empty = pairwise_metrics([], [])
-    assert empty["n"] == 0 and empty["accuracy"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    # Nothing labelled: nothing known (no zero-width interval where nothing is exact).
+    assert empty["n"] == 0 and empty["accuracy"]["value"] == 0.0 and empty["accuracy"]["ci95"] == [0, 1]
+    assert empty["kappa"]["ci95"] == [-1, 1]
     constant = pairwise_metrics(["A", "B", "tie", "A"], ["tie"] * 4)
-    assert constant["kappa"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    low, high = constant["kappa"]["ci95"]
+    assert constant["kappa"]["value"] == 0.0 and low < 0.0 < high
+    one_class = pairwise_metrics(["A"] * 3, ["A"] * 3)  # kappa 1 by convention, bounded by nothing
+    assert one_class["kappa"]["value"] == 1.0 and one_class["kappa"]["ci95"] == [-1, 1]
     flat = direct_metrics({"coherence": [1, 2, 3]}, {"coherence": [2, 2, 2]})
     assert flat["dimensions"]["coherence"]["spearman"]["value"] is None
 
@@ -62,7 +67,9 @@ def test_correlations_perfect_and_inverse() -> None:
     assert correlations([1, 2, 3], [3, 2, 1]) == pytest.approx({"spearman": -1.0, "kendall": -1.0})
 
 
-def test_bootstrap_is_seeded_and_brackets_the_value() -> None:
+def test_accuracy_of_independent_items_has_the_exact_binomial_interval_whatever_the_seed() -> None:
+    from scipy.stats import binomtest
+
     rng = np.random.default_rng(1)
     truth = list(rng.choice(["A", "B", "tie"], size=40))
     pred = [t if rng.random() < 0.6 else "tie" for t in truth]
@@ -72,9 +79,21 @@ def test_bootstrap_is_seeded_and_brackets_the_value() -> None:
         pairwise_metrics(truth, pred, 4),
     )
     assert first == again
-    assert first["accuracy"]["ci95"] != other["accuracy"]["ci95"]
-    low, high = first["accuracy"]["ci95"]
-    assert low < first["accuracy"]["value"] < high
+    right = sum(t == p for t, p in zip(truth, pred, strict=True))
+    exact = binomtest(right, 40).proportion_ci(0.95, method="exact")
+    assert first["accuracy"]["ci95"] == pytest.approx([exact.low, exact.high])
+    assert other["accuracy"]["ci95"] == first["accuracy"]["ci95"]
+    low, high = first["kappa"]["ci95"]
+    assert low < first["kappa"]["value"] < high
+
+
+@pytest.mark.parametrize("right", [0, 5])
+def test_all_wrong_or_all_right_of_five_is_no_zero_width_interval(right: int) -> None:
+    """The adaptive FairEval run's 0 of 5 printed 0.000 [0.000, 0.000] under the bootstrap."""
+    truth = ["A", "B", "A", "tie", "B"]
+    pred = truth[:right] + [{"A": "B", "B": "A", "tie": "A"}[t] for t in truth[right:]]
+    accuracy_ci = pairwise_metrics(truth, pred)["accuracy"]["ci95"]
+    assert accuracy_ci == pytest.approx([0.0, 0.5218] if right == 0 else [0.4782, 1.0], abs=1e-4)
 
 
 def test_direct_metrics_average_over_paper_dimensions() -> None:

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import t
+from scipy.stats import beta, t
 
 from chateval.evaluation.systems.proportion_interval import (
     MIN_PROMPTS_CLUSTERED,
@@ -25,12 +25,13 @@ def wilson_by_hand(p: float, n: float, q: float) -> list[float]:
 
 
 def test_three_ties_on_three_prompts() -> None:
-    # Fewer than 5 prompts: no design effect, z; p = 1/2 from n = 3: about [0.125, 0.875].
+    # Fewer than 5 prompts: no design effect, the exact (Clopper-Pearson) interval of 1.5
+    # successes in 3: beta quantiles B(0.025; 1.5, 2.5) and B(0.975; 2.5, 1.5).
     (out,) = proportion_intervals(np.full(3, 0.5), np.ones(3))
     assert out["value"] == 0.5
-    assert out["ci95"] == pytest.approx(wilson_by_hand(0.5, 3, Z))
-    assert out["ci95"] == pytest.approx([0.125, 0.875], abs=1e-3)
-    assert (out["method"], out["effective_n"]) == ("wilson-independent", 3.0)
+    assert out["ci95"] == pytest.approx([beta.ppf(0.025, 1.5, 2.5), beta.ppf(0.975, 2.5, 1.5)])
+    assert out["ci95"] == pytest.approx([0.039, 0.961], abs=1e-3)
+    assert (out["method"], out["effective_n"]) == ("clopper-pearson-independent", 3.0)
 
 
 def test_one_win_and_eleven_ties_on_twelve_prompts() -> None:
@@ -47,9 +48,10 @@ def test_one_win_and_eleven_ties_on_twelve_prompts() -> None:
 
 
 def test_two_decisive_verdicts_both_won() -> None:
+    # Exact: 2 of 2 is [0.025^(1/2), 1] (Wilson's [0.342, 1] covered under 95% at such n).
     (out,) = proportion_intervals(np.ones(2), np.ones(2))
-    assert out["ci95"] == pytest.approx(wilson_by_hand(1.0, 2, Z))
-    assert out["ci95"] == pytest.approx([0.342, 1.0], abs=1e-3)
+    assert out["ci95"] == pytest.approx([0.025**0.5, 1.0])
+    assert out["ci95"] == pytest.approx([0.158, 1.0], abs=1e-3)
 
 
 def test_prompts_whose_comparisons_agree_get_a_design_effect_and_t() -> None:

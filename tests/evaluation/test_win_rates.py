@@ -3,10 +3,10 @@ rates' intervals against ``proportion_intervals`` of hand-built per-prompt sums,
 means' vectorised bootstrap."""
 
 import itertools
-import math
 
 import numpy as np
 import pytest
+from scipy.stats import beta
 
 from chateval.evaluation.bootstrap import resample_counts
 from chateval.evaluation.systems.comparisons import Comparison
@@ -47,8 +47,8 @@ def test_pair_and_overall_records_by_hand() -> None:
     assert xy["n_soft"] == 3
     xz = pairs["x", "z"]
     assert (xz["wins"], xz["ties"], xz["losses"]) == (0, 1, 0)
-    # One tie: a Wilson interval of 0.5 from 1 comparison, not the bootstrap's [0.5, 0.5].
-    assert xz["win_rate"]["value"] == 0.5 and xz["win_rate"]["method"] == "wilson-independent"
+    # One tie: an exact interval of 0.5 from 1 comparison, not the bootstrap's [0.5, 0.5].
+    assert xz["win_rate"]["value"] == 0.5 and xz["win_rate"]["method"] == "clopper-pearson-independent"
     low, high = xz["win_rate"]["ci95"]
     assert low == pytest.approx(1 - high) and high - low > 0.85
     yz = pairs["y", "z"]
@@ -119,7 +119,7 @@ def test_resample_counts() -> None:
 def test_ties_and_few_verdicts_never_give_a_zero_width_interval() -> None:
     # The pair that tied 3 times on 3 prompts had [0.500, 0.500]; one prompt's win and loss too.
     tied = win_rates([c(f"p{k}", "x", "y", 0.5) for k in range(3)])
-    assert tied["pairs"][0]["win_rate"]["ci95"] == pytest.approx([0.1253, 0.8747], abs=1e-4)
+    assert tied["pairs"][0]["win_rate"]["ci95"] == pytest.approx([0.0387, 0.9613], abs=1e-4)
     one_prompt = win_rates([c("only", "x", "y", 1.0), c("only", "x", "y", 0.0)])
     low, high = one_prompt["pairs"][0]["win_rate"]["ci95"]
     assert low < 0.5 < high and high - low > 0.5
@@ -138,22 +138,20 @@ def test_length_bias_by_hand() -> None:
     out = length_bias(comparisons)
     assert (out["n"], out["longer_won"], out["equal_lengths"], out["ties"]) == (4, 3, 1, 2)
     assert out["share"] is not None and out["share"]["value"] == pytest.approx(0.75)
-    # 4 decisive verdicts on 4 prompts: under 5 prompts, Wilson with n 4 and z.
+    # 4 decisive verdicts on 4 prompts: under 5 prompts, the exact interval of 3 in 4.
     assert out["share"]["ci95"] == proportion_intervals(np.array([1.0, 0.0, 1.0, 1.0]), np.ones(4))[0]["ci95"]
-    assert out["share"]["method"] == "wilson-independent"
+    assert out["share"]["ci95"] == pytest.approx([beta.ppf(0.025, 3, 2), beta.ppf(0.975, 4, 1)])
+    assert out["share"]["method"] == "clopper-pearson-independent"
     assert win_rates(comparisons)["length_bias"] == out
     assert length_bias([c("p1", "x", "y", 0.5, la=3, lb=4)])["share"] is None
 
 
 def test_two_decisive_verdicts_for_the_longer_answer_are_not_a_certain_bias() -> None:
-    # Was "the longer answer won 0.000 [0.000, 0.000] of 2 decisive verdicts"; by hand, Wilson
-    # with n = 2, z = 1.96 and p = 1: [(1 + z^2/4) / (1 + z^2/2) - (z^2/4) / (1 + z^2/2), 1].
+    # Was "the longer answer won 0.000 [0.000, 0.000] of 2 decisive verdicts"; by hand, the
+    # exact interval of 2 in 2: [0.025^(1/2), 1].
     out = length_bias([c("p1", "x", "y", 1.0, la=9, lb=3), c("p2", "x", "y", 0.0, la=3, lb=9)])
-    z = 1.959963984540054
-    low = (1 + z**2 / 4) / (1 + z**2 / 2) - (z / (1 + z**2 / 2)) * math.sqrt(z**2 / 16)
     assert out["share"] is not None and out["share"]["value"] == 1.0
-    assert out["share"]["ci95"] == pytest.approx([low, 1.0])
-    assert low == pytest.approx(0.342, abs=1e-3)
+    assert out["share"]["ci95"] == pytest.approx([0.025**0.5, 1.0])
 
 
 def test_comparison_validation() -> None:

@@ -16,7 +16,9 @@ One interval rule (``interval``): the 2.5th-97.5th percentile of the resamples w
 statistic is defined (NaN: undefined, e.g. a ratio whose denominator is 0); ``[value, value]``
 when nothing was resampled (fewer than 2 items or groups). A rank correlation's interval is
 null when fewer than ``MIN_DEFINED_SHARE`` of its resamples are defined
-(``correlation_interval``): those few are a biased subset (the draws that happened to vary).
+(``difference_interval``, paired differences; the correlations' own intervals are Fisher-z
+intervals from these resamples, chateval.evaluation.agreement.intervals): those few are a
+biased subset (the draws that happened to vary).
 """
 
 from collections.abc import Callable, Sequence
@@ -75,10 +77,12 @@ def interval(value: float, replicates: np.ndarray) -> Interval:
     return {"value": value, "ci95": [float(low), float(high)]}
 
 
-def correlation_interval(
+def difference_interval(
     value: float | None, replicates: np.ndarray, reason: str | None = None
 ) -> CorrelationInterval:
-    """A correlation with the percentile interval of its defined replicates (NaN: undefined).
+    """A difference of correlations (paired comparisons) with the percentile interval of its
+    defined replicates (NaN: undefined). Correlations themselves have Fisher-z intervals
+    (chateval.evaluation.agreement.intervals).
 
     ``value`` None: undefined on the data, ``reason`` says why, no interval. Otherwise the
     interval is null when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, and

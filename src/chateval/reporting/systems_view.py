@@ -49,6 +49,34 @@ def _rating_intervals(board: Leaderboard) -> str:
     return "95% prompt-clustered intervals (sandwich, t quantile)"
 
 
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def resolved_sentence(board: Leaderboard) -> str | None:
+    """Which differences of the board the data resolve, in words ("gpt-4 above vicuna-13b; no
+    other difference resolved"); None for runs before release 5, which did not record them."""
+    resolved = board.get("resolved")
+    if resolved is None:
+        return None
+    systems = len(board["rows"])
+    pairs = systems * (systems - 1) // 2
+    rule = (
+        "its 95% interval excludes 0"
+        if pairs == 1
+        else f"its interval excludes 0 with all {pairs} pairs' intervals holding at once, 95% jointly "
+        "(Bonferroni)"
+    )
+    if not resolved:
+        return f"resolved differences: none (a rating difference counts when {rule})."
+    above: dict[str, list[str]] = {}
+    for higher, lower in resolved:
+        above.setdefault(higher, []).append(lower)
+    said = "; ".join(f"{higher} above {_listed(lower)}" for higher, lower in above.items())
+    rest = "" if len(resolved) == pairs else "; no other difference resolved"
+    return f"resolved differences: {said}{rest} (a rating difference counts when {rule})."
+
+
 def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     board, controlled = section.get("leaderboard"), section.get("length_controlled")
     if not board:
@@ -70,8 +98,13 @@ def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     ]
     notes = [
         f"Davidson-Bradley-Terry ratings, {board['scale']}; {_rating_intervals(board)}; "
-        f"{board['comparisons']} panel decisions on {board['prompts']} prompts."
+        f"{board['comparisons']} panel decisions on {board['prompts']} prompts; equal ratings share "
+        "a rank."
     ]
+    if said := resolved_sentence(board):
+        notes.append(said)
+    if controlled and (said := resolved_sentence(controlled)):
+        notes.append(f"length-controlled, {said}")
     if board.get("interval_method") == INDEPENDENT:
         notes.append(
             f"Only {board['prompts']} prompts: too few to estimate how much a prompt's comparisons "
@@ -130,13 +163,14 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
         "variance is bounded by that of a win or loss, so ties make them conservative. Soft win "
         "rates: t intervals from the soft values' measured spread."
     ]
-    independent = methods.count("wilson-independent")
+    independent = methods.count("clopper-pearson-independent") + methods.count("wilson-independent")
     prompts = rates["prompts"]
     if prompts < MIN_PROMPTS_CLUSTERED:
+        how = "Wilson, normal quantile" if "wilson-independent" in methods else "exact binomial intervals"
         notes.append(
             f"warning: only {prompts} prompts: intervals assume comparisons are independent (no "
-            "design effect, normal quantile); comparisons of one prompt share its difficulty, so "
-            f"they may be too narrow. Judge at least {MIN_PROMPTS_CLUSTERED} prompts."
+            f"design effect; {how}); comparisons of one prompt share its difficulty, so they may "
+            f"be too narrow. Judge at least {MIN_PROMPTS_CLUSTERED} prompts."
         )
     elif independent:
         notes.append(

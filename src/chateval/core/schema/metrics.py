@@ -3,7 +3,7 @@ position statistics, paired comparisons, the debate's effect and score-distribut
 (``chateval.evaluation.run_metrics`` puts them together; the panel's diagnostics are in
 ``chateval.core.schema.diagnostics``)."""
 
-from typing import Generic, NotRequired, Required, TypeVar
+from typing import Generic, Literal, NotRequired, Required, TypeVar
 
 from typing_extensions import TypedDict
 
@@ -12,10 +12,21 @@ from chateval.core.strict_model import record_schema
 
 @record_schema
 class Interval(TypedDict):
-    """A statistic and its 95% bootstrap interval."""
+    """A statistic and its 95% interval."""
 
     value: float
     ci95: list[float]
+
+
+@record_schema
+class AgreementInterval(Interval):
+    """Accuracy or kappa with its 95% interval (chateval.evaluation.agreement.intervals),
+    how it was computed (``method``) and the effective number of labelled rows behind it
+    (``effective_n``). Runs scored before these intervals have a percentile bootstrap interval
+    and neither key."""
+
+    method: NotRequired[Literal["clopper-pearson", "clopper-pearson-clustered"]]
+    effective_n: NotRequired[float]
 
 
 @record_schema
@@ -32,13 +43,13 @@ class PairwiseMetrics(TypedDict):
     no_label: NotRequired[int]  # rows without a predicted label (absent in older runs)
     resampled: NotRequired[str]  # what the bootstrap drew: "80 items", "80 items (clusters)"
     label_counts: LabelCounts
-    accuracy: Interval
-    kappa: Interval
+    accuracy: AgreementInterval
+    kappa: AgreementInterval
 
 
 @record_schema
 class CorrelationInterval(TypedDict):
-    """A rank correlation and its 95% bootstrap interval. ``value`` is null when the
+    """A rank correlation and its 95% interval. ``value`` is null when the
     correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
     resamples are defined; ``reason`` says why. Older runs have value and ci95 only."""
 
@@ -47,6 +58,9 @@ class CorrelationInterval(TypedDict):
     resamples: NotRequired[int]  # bootstrap resamples drawn
     undefined_resamples: NotRequired[int]  # of them, where the correlation was undefined
     reason: NotRequired[str]
+    # "fisher-z" (chateval.evaluation.agreement.intervals); absent: a percentile interval
+    # (runs scored before release 5, and paired differences)
+    method: NotRequired[Literal["fisher-z"]]
 
 
 @record_schema

@@ -1,15 +1,18 @@
-"""Agreement with human labels, with seeded bootstrap 95% confidence intervals.
+"""Agreement with human labels, with 95% confidence intervals.
 
 Correlations are scipy's definitions (Spearman rho, Kendall tau-b), computed with numpy for
 small inputs (the tests check them against scipy on random data). Cohen's kappa is computed from the
 confusion counts with numpy, because scikit-learn's ``cohen_kappa_score`` costs ~15 ms a call
 and a bootstrap needs thousands; the tests check it against scikit-learn on random data.
-Confidence intervals: items are resampled with replacement ``N_RESAMPLES`` times (seeded); the
-interval is the 2.5th-97.5th percentile of the statistic (percentile bootstrap). When items
-come in groups (Topical-Chat: 6 responses to each of 60 dialogues; or several referee rows of
-one item, pooled per model), whole groups are resampled instead (cluster bootstrap): rows of
-one group are not independent evidence, and resampling them one by one would make the
-interval too narrow. Every accuracy and kappa is reported as ``{"value": v, "ci95": [low, high]}``.
+Accuracy and kappa intervals are exact binomial intervals of the observed agreement with a
+design effect (chateval.evaluation.agreement.intervals: they hold with 5 labels, where a
+percentile bootstrap gives 5 of 5 right as [1, 1]); every accuracy and kappa is reported as
+``{"value", "ci95", "method", "effective_n"}``. Correlation intervals are Fisher-z intervals whose
+spread comes from a seeded bootstrap (items resampled with replacement ``N_RESAMPLES`` times),
+with Student's t for the few units (the same module). When items come in groups (Topical-Chat: 6
+responses to each of 60 dialogues; or several referee rows of one item, pooled per model),
+whole groups are resampled instead (cluster bootstrap): rows of one group are not independent
+evidence, and resampling them one by one would make the interval too narrow.
 
 Accuracy counts every labelled item: an item without a predicted label (every verdict failed
 to parse) is a wrong answer, not a smaller ``n``.
@@ -18,16 +21,16 @@ A rank correlation is undefined when either side is constant or there are fewer 
 (a constant prediction ranks nothing): its ``value`` is null with a ``reason``; the paper's
 average over the dimensions is then undefined too, and the average of the defined ones is
 reported apart (``average_defined``). Bootstrap resamples where it is undefined are counted
-(``undefined_resamples``, of ``resamples``) and the interval is the percentile interval of the
-defined ones; it is null (with a reason) when fewer than ``MIN_DEFINED_SHARE`` of the resamples
-are defined, because those few are then a biased subset (the draws that happened to vary), not
-the data.
+(``undefined_resamples``, of ``resamples``) and the interval's spread is the defined ones'; it
+is null (with a reason) when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined,
+because those few are then a biased subset (the draws that happened to vary), not the data,
+and with fewer than 3 items or groups.
 
 Other degenerate inputs have defined values:
-- empty input: accuracy and kappa 0.0, with ``n`` = 0;
+- empty input: accuracy and kappa 0.0, with ``n`` = 0 (intervals [0, 1] and [-1, 1]);
 - kappa when truth and prediction are the same single class: 1.0 (perfect agreement); when
-  chance agreement is 1 otherwise: 0.0;
-- with fewer than 2 items (or groups) the interval is [value, value].
+  chance agreement is 1 otherwise: 0.0; its interval is then [-1, 1];
+- a correlation of fewer than 3 items (or groups) has no interval.
 """
 
 from collections.abc import Mapping, Sequence
@@ -47,7 +50,8 @@ from chateval.evaluation.agreement.correlations import (
     correlation_or_nan,
     undefined_reason,
 )
-from chateval.evaluation.bootstrap import correlation_interval, interval, resample_indices
+from chateval.evaluation.agreement.intervals import accuracy_interval, correlation_interval, kappa_interval
+from chateval.evaluation.bootstrap import resample_indices
 
 CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
 # The code of "no label" (an item whose verdicts all failed): it never equals a human label.
@@ -60,14 +64,21 @@ def label_codes(labels: Sequence[str | None]) -> np.ndarray:
     return np.asarray(codes, dtype=np.int64)
 
 
-def kappa_from_codes(truth: np.ndarray, predicted: np.ndarray) -> float:
-    """Unweighted Cohen's kappa of label codes (``NO_LABEL`` is a category of its own)."""
+def chance_agreement(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Kappa's chance agreement p_e of label codes: the agreement of independent draws from the
+    two sides' label frequencies (0.0 on empty input)."""
     n = len(truth)
     if n == 0:
         return 0.0
-    observed = float(np.mean(truth == predicted))
     k = NO_LABEL + 1
-    chance = float(np.dot(np.bincount(truth, minlength=k), np.bincount(predicted, minlength=k))) / (n * n)
+    return float(np.dot(np.bincount(truth, minlength=k), np.bincount(predicted, minlength=k))) / (n * n)
+
+
+def kappa_from_codes(truth: np.ndarray, predicted: np.ndarray) -> float:
+    """Unweighted Cohen's kappa of label codes (``NO_LABEL`` is a category of its own)."""
+    if len(truth) == 0:
+        return 0.0
+    observed, chance = float(np.mean(truth == predicted)), chance_agreement(truth, predicted)
     if chance >= 1.0:
         return 1.0 if observed == 1.0 else 0.0
     return (observed - chance) / (1.0 - chance)
@@ -175,6 +186,7 @@ def pairwise_metrics(
     t, p = label_codes(truth), label_codes(predicted)
     acc, kappa = (float(np.mean(t == p)) if len(t) else 0.0), kappa_from_codes(t, p)
     reps = agreement_replicates(t, p, resample_indices(len(t), seed, groups))
+    clusters = None if groups is None else len(set(groups))
     return {
         "n": len(t),
         "no_label": int(np.sum(p == NO_LABEL)),
@@ -183,8 +195,10 @@ def pairwise_metrics(
             "human": {label: list(truth).count(label) for label in LABELS},
             "predicted": {label: list(predicted).count(label) for label in LABELS},
         },
-        "accuracy": interval(acc, _pair_replicates(reps, 0)),
-        "kappa": interval(kappa, _pair_replicates(reps, 1)),
+        "accuracy": accuracy_interval(acc, len(t), _pair_replicates(reps, 0), clusters),
+        "kappa": kappa_interval(
+            kappa, acc, chance_agreement(t, p), len(t), _pair_replicates(reps, 1), clusters
+        ),
     }
 
 
@@ -214,14 +228,16 @@ def _mean_correlations(
     values: Mapping[str, tuple[float, float] | None],
     replicates: Mapping[str, np.ndarray],
     left_out: Mapping[str, str],
+    units: tuple[int, int],
 ) -> AverageCorrelations:
     """The mean of ``dimensions``' correlations (every one defined), ``left_out`` named. A
     resample where one averaged dimension is undefined is undefined for the average too:
     averaging the rest would make each resample a different statistic."""
+    none_defined = "no averaged dimension's correlation is defined"
     out: AverageCorrelations = {
         "dimensions": list(dimensions),
-        "spearman": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
-        "kendall": correlation_interval(None, np.empty(0), "no averaged dimension's correlation is defined"),
+        "spearman": correlation_interval(None, np.empty(0), *units, none_defined),
+        "kendall": correlation_interval(None, np.empty(0), *units, none_defined),
     }
     if left_out:
         out["left_out"] = dict(left_out)
@@ -229,8 +245,8 @@ def _mean_correlations(
     if pairs and len(pairs) == len(dimensions):
         mean_value = np.mean(pairs, axis=0)
         mean_reps = np.mean([replicates[d] for d in dimensions], axis=0)  # NaN in any: undefined
-        out["spearman"] = correlation_interval(float(mean_value[0]), _pair_replicates(mean_reps, 0))
-        out["kendall"] = correlation_interval(float(mean_value[1]), _pair_replicates(mean_reps, 1))
+        out["spearman"] = correlation_interval(float(mean_value[0]), _pair_replicates(mean_reps, 0), *units)
+        out["kendall"] = correlation_interval(float(mean_value[1]), _pair_replicates(mean_reps, 1), *units)
     return out
 
 
@@ -239,6 +255,7 @@ def _averages(
     values: Mapping[str, tuple[float, float] | None],
     replicates: Mapping[str, np.ndarray],
     reasons: Mapping[str, str],
+    units: tuple[int, int],
 ) -> tuple[AverageCorrelations, AverageCorrelations | None]:
     """The average over ``names`` as the paper reports it, and, when some are undefined, the
     average over the defined ones (None when all or none are defined).
@@ -249,18 +266,18 @@ def _averages(
     listing the dimensions it covers, never under the paper's.
     """
     undefined = {d: reasons[d] for d in names if values[d] is None}
-    paper = _mean_correlations(names, values, replicates, undefined)
+    paper = _mean_correlations(names, values, replicates, undefined, units)
     if undefined:
         by_reason: dict[str, list[str]] = {}  # four constant dimensions: one reason, said once
         for d, why in undefined.items():
             by_reason.setdefault(why, []).append(d)
         reason = "; ".join(f"{', '.join(dims)}: {why}" for why, dims in by_reason.items())
-        paper["spearman"] = correlation_interval(None, np.empty(0), reason)
-        paper["kendall"] = correlation_interval(None, np.empty(0), reason)
+        paper["spearman"] = correlation_interval(None, np.empty(0), *units, reason)
+        paper["kendall"] = correlation_interval(None, np.empty(0), *units, reason)
     defined = [d for d in names if d not in undefined]
     if not undefined or not defined:
         return paper, None
-    return paper, _mean_correlations(defined, values, replicates, undefined)
+    return paper, _mean_correlations(defined, values, replicates, undefined, units)
 
 
 def direct_metrics(
@@ -284,9 +301,10 @@ def direct_metrics(
     values: dict[str, tuple[float, float] | None] = {}
     replicates: dict[str, np.ndarray] = {}
     reasons: dict[str, str] = {}
+    units: dict[str, tuple[int, int]] = {}  # the items or groups resampled, and the rows
     for d in truth:
         t, p = np.asarray(truth[d], dtype=float), np.asarray(predicted[d], dtype=float)
-
+        units[d] = (len(set(groups[d])) if groups else len(t)), len(t)
         value = correlation_or_nan(t, p)
         replicates[d] = correlation_replicates(
             t, p, resample_indices(len(t), seed, groups[d] if groups else None)
@@ -296,14 +314,14 @@ def direct_metrics(
         rho, tau = (None, None) if pair is None else pair
         dimensions[d] = {
             "n": len(t),
-            "spearman": correlation_interval(rho, _pair_replicates(replicates[d], 0), reasons[d]),
-            "kendall": correlation_interval(tau, _pair_replicates(replicates[d], 1), reasons[d]),
+            "spearman": correlation_interval(rho, _pair_replicates(replicates[d], 0), *units[d], reasons[d]),
+            "kendall": correlation_interval(tau, _pair_replicates(replicates[d], 1), *units[d], reasons[d]),
         }
     resampled = _resampled(0, next(iter(groups.values())), unit) if groups and truth else "items"
     out: DirectMetrics = {"dimensions": dimensions, "resampled": resampled}
     averaged = [d for d in truth if d in CORRELATION_DIMENSIONS] or list(truth)
     if averaged and len({len(truth[d]) for d in averaged}) == 1:
-        out["average"], defined = _averages(averaged, values, replicates, reasons)
+        out["average"], defined = _averages(averaged, values, replicates, reasons, units[averaged[0]])
         if defined is not None:
             out["average_defined"] = defined
     return out

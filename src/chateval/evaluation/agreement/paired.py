@@ -41,7 +41,7 @@ from chateval.core.schema.metrics import (
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.correlations import correlation_or_nan, undefined_reason
 from chateval.evaluation.agreement.metrics import CORRELATION_DIMENSIONS, kappa_from_codes, label_codes
-from chateval.evaluation.bootstrap import bootstrap, correlation_interval, interval
+from chateval.evaluation.bootstrap import bootstrap, difference_interval, interval
 
 
 def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
@@ -185,7 +185,7 @@ def _compare_direct(
         a, b = float(rows[col]), float(rows[col + 2])
         diff = replicates[:, col + 2] - replicates[:, col] if len(replicates) else np.empty(0)
         undefined = undefined_text(whys)
-        difference = correlation_interval(None if undefined else b - a, diff, undefined)
+        difference = difference_interval(None if undefined else b - a, diff, undefined)
         return sides(None if whys[0] else a, None if whys[1] else b, difference)
 
     def entry(rows: np.ndarray, replicates: np.ndarray, whys: Reasons) -> PairedCorrelations[Paired]:

@@ -30,6 +30,7 @@ from typing_extensions import TypedDict
 from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.systems.leaderboard import shared_ranks
 from chateval.evaluation.systems.ppi import PPIMean, Quantile, ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import (
     LogisticFit,
@@ -158,7 +159,7 @@ def calibrated_leaderboard(
             if mine_u.any()
             else None
         )
-    order = sorted(range(len(systems)), key=lambda i: (-round(ratings[i], 6), i))
+    order, ranks = shared_ranks(ratings)
     rows: list[CalibratedRow] = [
         {
             "rank": rank,
@@ -171,7 +172,7 @@ def calibrated_leaderboard(
             "comparisons": int(takes_part[i].sum()),
             "field": fields[i],
         }
-        for rank, i in enumerate(order, start=1)
+        for rank, i in zip(ranks, order, strict=True)
     ]
     with_field = [r for r in rows if r["field"] is not None]
     return {

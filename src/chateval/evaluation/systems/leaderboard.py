@@ -33,10 +33,14 @@ from chateval.evaluation.systems.davidson_fit import (
 from chateval.evaluation.systems.davidson_intervals import ParameterUncertainty, parameter_uncertainty
 from chateval.evaluation.systems.davidson_model import LENGTH_COVARIATE, Design
 
+# Ratings closer than this (rating points) are equal: the fit's own precision (a symmetric
+# record can leave two equal strengths a few 1e-9 points apart).
+RATING_TOLERANCE = 1e-6
+
 
 @record_schema
 class LeaderboardRow(TypedDict):
-    rank: int  # 1 = highest rating
+    rank: int  # 1 = highest rating; equal ratings share a rank (1, 2, 2, 4)
     system: str
     rating: float
     ci95: list[float]
@@ -63,6 +67,10 @@ class Leaderboard(TypedDict):
     # bootstrap over prompts) instead.
     interval_method: NotRequired[str]
     resamples: NotRequired[int]
+    # [higher, lower] for every pair whose rating difference excludes 0 with all pairs' intervals
+    # holding at once (Bonferroni over the pairs, ``resolved_pairs``); runs before release 5
+    # lack it.
+    resolved: NotRequired[list[list[str]]]
 
 
 @dataclass(frozen=True)
@@ -116,6 +124,47 @@ def rating_difference(board: FittedBoard, first: str, second: str) -> Interval:
     return {"value": ELO_SCALE * value, "ci95": board.interval(value, board.contrast(i, j), ELO_SCALE)}
 
 
+def shared_ranks(ratings: Sequence[float]) -> tuple[list[int], list[int]]:
+    """The order of ``ratings`` (positions, highest first) and each position's rank in it:
+    ratings within ``RATING_TOLERANCE`` of their group's highest are equal, share the rank of
+    the first of them (1, 2, 2, 4) and keep their listed order. Ranks come from the unrounded
+    ratings."""
+    by_rating = sorted(range(len(ratings)), key=lambda i: -ratings[i])
+    groups: list[list[int]] = []
+    for i in by_rating:
+        if groups and ratings[groups[-1][0]] - ratings[i] <= RATING_TOLERANCE:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    order: list[int] = []
+    ranks: list[int] = []
+    for group in groups:
+        rank = len(order) + 1
+        for i in sorted(group):
+            order.append(i)
+            ranks.append(rank)
+    return order, ranks
+
+
+def resolved_pairs(board: FittedBoard, order: Sequence[int], ranks: Sequence[int]) -> list[list[str]]:
+    """[higher, lower] for each pair of differently ranked systems whose rating difference's
+    interval excludes 0 when the intervals of all K (K - 1) / 2 pairs hold together
+    (Bonferroni: each at 1 - 0.05 / pairs), so that "a above b" is a claim the data support
+    whichever pairs a reader looks at."""
+    names, theta = board.arrays.systems, board.log_strengths()
+    tests = len(order) * (len(order) - 1) // 2
+    out = []
+    for x, i in enumerate(order):
+        for y in range(x + 1, len(order)):
+            j = order[y]
+            if ranks[y] == ranks[x]:
+                continue
+            half = board.uncertainty.half_width(board.contrast(i, j), tests)
+            if theta[i] - theta[j] - half > 0:
+                out.append([names[i], names[j]])
+    return out
+
+
 def leaderboard(
     comparisons: Sequence[Comparison],
     systems: Sequence[str] | None = None,
@@ -142,9 +191,7 @@ def leaderboard(
     sides = each_side(arrays)
     n, wins, ties = tallies(sides.system, sides.score, n_systems)
     lengths = _mean_lengths(arrays, sides)
-    # Rounded to 0.001 points: equal strengths that the fit leaves a tolerance apart keep the
-    # systems' listed order.
-    order = sorted(range(n_systems), key=lambda i: (-round(intervals[i]["value"], 3), i))
+    order, ranks = shared_ranks([row["value"] for row in intervals])
     rows: list[LeaderboardRow] = [
         {
             "rank": rank,
@@ -157,7 +204,7 @@ def leaderboard(
             "losses": int(n[i] - wins[i] - ties[i]),
             "mean_length": lengths[i],
         }
-        for rank, i in enumerate(order, start=1)
+        for rank, i in zip(ranks, order, strict=True)
     ]
     tie_parameter: Interval | None = None
     gamma: Interval | None = None
@@ -180,6 +227,7 @@ def leaderboard(
         "comparisons": len(comparisons),
         "ridge": ridge,
         "interval_method": board.uncertainty.method,
+        "resolved": resolved_pairs(board, order, ranks),
     }
 
 

@@ -24,8 +24,11 @@ n_g comparisons on G prompts:
 Unlike a bootstrap or a normal interval, Wilson's is never zero-width for N >= 1 (3 ties give
 about [0.125, 0.875], not [0.5, 0.5]; 2 wins of 2 about [0.342, 1]) and stays within [0, 1].
 With fewer than ``MIN_PROMPTS_CLUSTERED`` prompts the cluster variance rests on too few prompts
-to be trusted: deff is 1 and q the normal 1.96, which assumes the comparisons are independent,
-and the interval says so (``method``).
+to be trusted: the comparisons are taken as independent (deff 1) and the interval is the exact
+Clopper-Pearson one of S successes in N (chateval.evaluation.binomial), which covers at least
+95% for independent comparisons whatever N and p, where Wilson's dips below (the length share
+of 4 prompts: 93.4% over 2,000 simulated runs); with prompt effects it still held 96% at 2 and
+4 prompts (scripts/simulate_intervals.py). The interval says so (``method``).
 
 Soft win rates (``mean_intervals``) are means of probabilities, not of wins and losses: their
 spread is measured, not bounded (the Bernoulli bound would give a soft rate of 0.52 over 12
@@ -43,11 +46,13 @@ import numpy as np
 from scipy.stats import norm, t
 
 from chateval.core.schema.metrics import Interval
+from chateval.evaluation.binomial import clopper_pearson_bounds
 
 MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no design effect, comparisons taken as independent
 CONFIDENCE = 0.95
 
-Method = Literal["wilson-cluster", "wilson-independent", "t-cluster"]
+# "wilson-independent": runs scored before release 5, below MIN_PROMPTS_CLUSTERED prompts
+Method = Literal["wilson-cluster", "clopper-pearson-independent", "wilson-independent", "t-cluster"]
 
 
 class ProportionInterval(Interval):
@@ -112,11 +117,16 @@ def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[Proportio
     q = np.where(clustered, t.ppf(upper, g - 1), norm.ppf(upper))
     effective = n / deff
     low, high = wilson(p, effective, q)
+    exact_low, exact_high = clopper_pearson_bounds(p * n, n)
+    low, high = (
+        np.where(clustered, low, np.minimum(exact_low, p)),
+        np.where(clustered, high, np.maximum(exact_high, p)),
+    )
     return [
         {
             "value": float(p[k]),
             "ci95": [float(low[k]), float(high[k])],
-            "method": "wilson-cluster" if clustered[k] else "wilson-independent",
+            "method": "wilson-cluster" if clustered[k] else "clopper-pearson-independent",
             "effective_n": float(effective[k]),
         }
         for k in range(len(p))

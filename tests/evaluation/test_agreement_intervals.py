@@ -1,0 +1,101 @@
+"""Intervals of agreement with few labels (chateval.evaluation.agreement.intervals): exact where
+the rows are independent, wider (never narrower) where they are not, never zero-width where
+the value is not known exactly; the coverage they reach is measured by
+scripts/simulate_intervals.py (docs/performance/intervals.json, checked below)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binomtest
+
+from chateval.evaluation.agreement.intervals import correlation_interval, effective_n
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.binomial import clopper_pearson
+
+INTERVALS_JSON = Path(__file__).parents[2] / "docs" / "performance" / "intervals.json"
+
+
+@pytest.mark.parametrize(("right", "n"), [(0, 5), (5, 5), (3, 7), (40, 41), (0, 1)])
+def test_clopper_pearson_is_scipys_exact_interval(right: int, n: int) -> None:
+    exact = binomtest(right, n).proportion_ci(0.95, method="exact")
+    assert clopper_pearson(right, n) == pytest.approx((exact.low, exact.high))
+
+
+def test_the_design_effect_only_ever_shrinks_the_count() -> None:
+    assert effective_n(40, variance=0.001, iid_variance=0.004, clusters=None) == 40  # less spread: n
+    assert effective_n(40, variance=0.008, iid_variance=0.004, clusters=None) == 20  # twice: n / 2
+    assert effective_n(40, variance=0.0, iid_variance=0.0, clusters=None) == 40  # all right: n
+    with_clusters = effective_n(40, variance=0.004, iid_variance=0.004, clusters=5)
+    assert with_clusters == pytest.approx(40 * (1.959964 / 2.776445) ** 2, rel=1e-5)  # t with 4 df
+    assert effective_n(40, variance=0.004, iid_variance=0.004, clusters=1) == 1  # one item: one
+    # Every row right: nothing measures how rows of an item move together; the items count.
+    assert effective_n(80, variance=0.0, iid_variance=0.0, clusters=40) == 40
+
+
+def test_an_items_rows_that_always_agree_are_one_row_of_evidence() -> None:
+    """Ten items, each judged twice the same way: the interval is (about) ten items', not 20's."""
+    truth = ["A", "B", "A", "tie", "B", "A", "B", "A", "A", "B"]
+    predicted = ["A", "B", "B", "tie", "B", "A", "A", "A", "A", "B"]
+    items = pairwise_metrics(truth, predicted)
+    doubled = pairwise_metrics(truth * 2, predicted * 2, groups=[f"q{i}" for i in range(10)] * 2)
+    as_if_independent = pairwise_metrics(truth * 2, predicted * 2)
+    assert doubled["accuracy"]["effective_n"] < 10 < as_if_independent["accuracy"]["effective_n"]
+    width = {
+        name: np.diff(m["accuracy"]["ci95"])[0]
+        for name, m in (("items", items), ("doubled", doubled), ("independent", as_if_independent))
+    }
+    assert width["doubled"] >= width["items"] > width["independent"]
+
+
+def test_kappa_interval_holds_the_value_and_stays_in_bounds() -> None:
+    rng = np.random.default_rng(3)
+    for n in (5, 12, 60):
+        truth = list(rng.choice(["A", "B", "tie"], size=n))
+        predicted = [t if rng.random() < 0.6 else "A" for t in truth]
+        kappa = pairwise_metrics(truth, predicted, seed=1)["kappa"]
+        low, high = kappa["ci95"]
+        assert -1 <= low < kappa["value"] <= high <= 1 and low < high
+
+
+def test_a_perfect_ranking_of_five_items_is_no_certainty() -> None:
+    out = direct_metrics({"coherence": [1, 2, 3, 4, 5]}, {"coherence": [2, 3, 4, 5, 6]})
+    rho = out["dimensions"]["coherence"]["spearman"]
+    assert rho["value"] == pytest.approx(1.0)
+    low, high = rho["ci95"]
+    assert low < 0.9 and high == pytest.approx(1.0)
+
+
+def test_too_few_units_give_no_correlation_interval() -> None:
+    out = correlation_interval(0.5, np.asarray([0.4, 0.6, 0.5]), units=2, rows=12)
+    assert out["ci95"] is None and out["reason"] == "2 items or groups: too few for an interval"
+
+
+def test_clustered_correlations_widen_with_the_groups_not_the_rows() -> None:
+    """60 responses in 6 groups of 10 whose scores move together: wider than 60 independent
+    items' interval would be."""
+    rng = np.random.default_rng(5)
+    quality = np.repeat(rng.normal(0, 1, 6), 10) + rng.normal(0, 0.3, 60)
+    human = np.round(quality + rng.normal(0, 0.3, 60))
+    panel = np.round(quality + rng.normal(0, 0.3, 60))
+    groups = {"coherence": [f"g{g}" for g in np.repeat(np.arange(6), 10)]}
+    grouped = direct_metrics({"coherence": list(human)}, {"coherence": list(panel)}, 0, groups)
+    alone = direct_metrics({"coherence": list(human)}, {"coherence": list(panel)}, 0)
+
+    def width(m: dict) -> float:  # type: ignore[type-arg]
+        return float(np.diff(m["dimensions"]["coherence"]["kendall"]["ci95"])[0])
+
+    assert width(grouped) > width(alone)
+
+
+def test_the_committed_simulation_shows_every_agreement_interval_holding() -> None:
+    """docs/performance/intervals.json (scripts/simulate_intervals.py): every row of accuracy,
+    kappa, Spearman and Kendall has at least 2,000 cases (so 94% is told from 95%) and covers
+    at least 94%."""
+    rows = json.loads(INTERVALS_JSON.read_text())["rows"]
+    agreement = [r for r in rows if r["statistic"] in ("accuracy", "kappa", "Spearman", "Kendall")]
+    assert {r["statistic"] for r in agreement} == {"accuracy", "kappa", "Spearman", "Kendall"}
+    for row in agreement:
+        assert row["cases"] >= 1900, row  # Spearman and Kendall leave out undefined cases
+        assert row["coverage"] >= 0.94, row
