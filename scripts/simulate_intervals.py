@@ -1,6 +1,6 @@
-"""Do the 95% intervals of accuracy and kappa, of the length share and of the calibrated
-estimates hold their 95%, few prompts and few labels included? (The ratings' and win rates' are
-in simulate_designs.py.)
+"""Do the 95% intervals of accuracy and kappa, the rank correlations, the length share and the
+calibrated estimates hold their 95%, few prompts and few labels included? (The panel-only
+leaderboard's ratings and win rates are in simulate_designs.py.)
 
 - **accuracy** and **kappa** (``pairwise_metrics``, as every run's agreement with human labels):
   n labelled items with human labels drawn from A 45%, B 40%, tie 15%; the panel's label is the
@@ -35,8 +35,17 @@ that hold the true value and their mean width:
 - **calibrated field win rates** (``calibrated_leaderboard``): all pairs on 40 prompts (240
   comparisons), a seeded random share of them labelled; the truth is each system's mean planted
   win rate against the other three.
+- **calibrated ratings** (``calibrated_leaderboard``'s Bradley-Terry ratings, with their prior
+  of one tie per system against the anchor): the four systems on 40 prompts with 10 to 200
+  labels, and three systems on 20 prompts (60 comparisons) of which one is far behind (log-
+  strengths 0, -0.2, -2.0: with 10 labels it often loses every labelled comparison, where an
+  unpenalised fit has no finite rating). The panel copies the human outcome 80% of the time or
+  never. The truth is what the ratings estimate: the logistic fit (ties half) to each
+  comparison's expected outcome under the planted model; a row counts every non-anchor
+  system's interval, and names the runs whose leaderboard was refused (a system with fewer
+  than 2 labelled comparisons).
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_intervals.py --repetitions 400 \\
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_intervals.py --repetitions 2000 \\
         -o docs/performance/intervals.json
 """
 
@@ -53,8 +62,10 @@ import numpy as np
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
 from chateval.evaluation.systems.ppi import ppi_mean
+from chateval.evaluation.systems.ppi_bradley_terry import bradley_terry_design, classical_logistic
 from chateval.evaluation.systems.win_rates import win_rates
 
 NU = 0.5
@@ -215,6 +226,54 @@ def field_run(fraction: float, agreement: float, rng: np.random.Generator) -> li
     return out
 
 
+ONE_FAR_BEHIND = {"a": 0.0, "b": -0.2, "c": -2.0}  # c loses most of its labelled comparisons
+
+
+def planted_ratings(strengths: dict[str, float], pairs: list[tuple[str, str, str]]) -> dict[str, float]:
+    """What the calibrated ratings estimate: the logistic Bradley-Terry fit (ties half) to each
+    comparison's expected outcome under the planted Davidson model, on the design's pairs."""
+    names = list(strengths)
+    a = np.array([names.index(p[1]) for p in pairs])
+    b = np.array([names.index(p[2]) for p in pairs])
+    expected = []
+    for _, first, second in pairs:
+        pa, pb = math.exp(strengths[first]), math.exp(strengths[second])
+        tie = NU * math.sqrt(pa * pb)
+        expected.append((pa + tie / 2) / (pa + pb + tie))
+    theta = classical_logistic(bradley_terry_design(a, b, len(names), 0), np.array(expected)).theta
+    return dict(zip(names[1:], BASE_RATING + ELO_SCALE * theta, strict=True))
+
+
+def rating_run(
+    strengths: dict[str, float], prompts: int, labels: int, agreement: float, rng: np.random.Generator
+) -> list[tuple[bool, float]] | None:
+    """Each non-anchor system's calibrated rating: whether its interval holds the planted one,
+    and its width; None when the leaderboard is refused."""
+    names = list(strengths)
+    pairs = [(f"p{p}", a, b) for p in range(prompts) for a, b in itertools.combinations(names, 2)]
+    human = simulate_davidson(strengths, NU, pairs, rng)
+    guesses = simulate_davidson(dict.fromkeys(names, 0.0), NU, pairs, rng)
+    keep = rng.random(len(human)) < agreement
+    panel = [h.outcome if k else g.outcome for h, g, k in zip(human, guesses, keep, strict=True)]
+    comparisons = [
+        Comparison(h.prompt, h.system_a, h.system_b, v, None, 0, 0) for h, v in zip(human, panel, strict=True)
+    ]
+    labelled = np.zeros(len(human), dtype=bool)
+    labelled[rng.choice(len(human), labels, replace=False)] = True
+    outcomes = [h.outcome if lab else None for h, lab in zip(human, labelled, strict=True)]
+    try:
+        board = calibrated_leaderboard(comparisons, outcomes, anchor=names[0], soft=False)
+    except ValueError:
+        return None
+    truth = planted_ratings(strengths, pairs)
+    out = []
+    for row in board["rows"]:
+        if row["system"] != names[0]:
+            low, high = row["ci95"]
+            out.append((low <= truth[row["system"]] <= high, high - low))
+    return out
+
+
 def summarise(
     label: str, setting: str, cases: list[tuple[bool, float]], rows: list[dict[str, object]]
 ) -> None:
@@ -275,6 +334,21 @@ def main() -> int:
             cases = [case for _ in range(reps // 4) for case in field_run(fraction, agreement, rng)]
             setting = f"{fraction:.0%} of 240 labelled, panel agrees {agreement:.0%}"
             summarise("calibrated field win rate", setting, cases, rows)
+    designs = [
+        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts"),
+        (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind"),
+    ]
+    for strengths, prompts, label_counts, described in designs:
+        for agreement in (0.8, 0.0):
+            for labels in label_counts:
+                rng = np.random.default_rng([labels, int(10 * agreement), len(strengths)])
+                found = [rating_run(strengths, prompts, labels, agreement, rng) for _ in range(reps)]
+                refused = sum(case is None for case in found)
+                cases = [c for case in found if case is not None for c in case]
+                setting = f"{described}, {labels} labelled, panel agrees {agreement:.0%}"
+                summarise(
+                    "calibrated rating", setting + (f" ({refused} refused)" if refused else ""), cases, rows
+                )
     seconds = time.perf_counter() - start
     print(
         f"\n{reps} repetitions per row ({reps // 4} for the field win rates, 4 systems each); "

@@ -1,6 +1,8 @@
 """The calibrated leaderboard: a seeded run with planted strengths and a biased panel, the field
 win rates as hand-built PPI means, the best-system rule, and too few labels."""
 
+import dataclasses
+import itertools
 import math
 
 import numpy as np
@@ -113,8 +115,39 @@ def test_too_few_labels_give_no_leaderboard_with_the_reason() -> None:
         human[k] = comparisons[k].outcome
     with pytest.raises(ValueError, match=f"9 labelled comparisons; at least {MIN_LABELLED_OVERALL} needed"):
         calibrated_leaderboard(comparisons, human, anchor="s0", soft=False)
-    with pytest.raises(ValueError, match="every comparison is labelled"):
-        calibrated_leaderboard(comparisons, [c.outcome for c in comparisons], anchor="s0", soft=False)
+
+
+def test_every_comparison_labelled_gives_the_labels_own_leaderboard() -> None:
+    """Was refused ("every comparison is labelled"): the labels alone are then the estimate."""
+    comparisons, _ = _planted_run(prompts=5)
+    outcomes = [c.outcome for c in comparisons]
+    board = calibrated_leaderboard(comparisons, outcomes, anchor="s0", soft=False)
+    assert board["labels_only"] and board["lam"] == 0.0
+    assert all(row["field"] is None for row in board["rows"]) and board["best_field"] is None
+    # The panel takes no part: another panel gives the same ratings.
+    flipped = [dataclasses.replace(c, outcome=1 - c.outcome) for c in comparisons]
+    again = calibrated_leaderboard(flipped, outcomes, anchor="s0", soft=False)
+    assert [r["rating"] for r in again["rows"]] == [r["rating"] for r in board["rows"]]
+
+
+def test_a_system_that_lost_every_labelled_comparison_is_bounded_and_named() -> None:
+    """Was "a system won or lost every comparison: its rating is unbounded", the system
+    unnamed. Three systems, ten labels, one of them losing all of its own."""
+    systems = ["a", "b", "c"]
+    comparisons = [
+        Comparison(
+            f"p{p}", first, second, 0.5 if "c" not in (first, second) else float(first != "c"), None, 0, 0
+        )
+        for p in range(10)
+        for first, second in itertools.combinations(systems, 2)
+    ]
+    human: list[float | None] = [c.outcome if k < 12 else None for k, c in enumerate(comparisons)]
+    board = calibrated_leaderboard(comparisons, human, anchor="a", soft=False)
+    assert board["one_sided"] == ["c"]
+    rows = {r["system"]: r for r in board["rows"]}
+    assert rows["c"]["rank"] == 3 and np.isfinite(rows["c"]["rating"]) and rows["c"]["rating"] < 1000
+    low, high = rows["c"]["ci95"]
+    assert np.isfinite(low) and low < rows["c"]["rating"] < high
 
 
 def test_a_system_without_labels_of_its_own_is_named() -> None:

@@ -136,6 +136,29 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
     assert "calibrated leaderboard (10 labelled of 12 comparisons)" in titles
 
 
+def test_a_fully_labelled_pair_is_listed_with_why_not_dropped(systems_run: Path) -> None:
+    from chateval.config.files import load_config
+    from chateval.reporting.systems_view import systems_tables
+
+    config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    pair = (records[0]["system_a"], records[0]["system_b"])
+    for r in records:
+        if (r["system_a"], r["system_b"]) == pair:
+            r["human_label"] = "A"
+    section = compute_metrics(statistics_settings(config), records)["systems"]
+    assert section["calibrated"] == []
+    (left_out,) = section["calibrated_left_out"]
+    assert (left_out["system_a"], left_out["system_b"], left_out["labelled"]) == (
+        *pair,
+        left_out["comparisons"],
+    )
+    assert left_out["reason"] == "every comparison labelled: the human win rate alone is the estimate"
+    assert left_out["human_win_rate"]["value"] == 1.0  # every label says A: the humans' own win rate
+    (table,) = [t for t in systems_tables(section) if t.title == "calibrated by human labels"]
+    assert f"{pair[0]} vs {pair[1]}" in " ".join(table.notes)
+
+
 def test_every_report_shows_the_leaderboard(
     systems_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -77,6 +77,27 @@ def interval(value: float, replicates: np.ndarray) -> Interval:
     return {"value": value, "ci95": [float(low), float(high)]}
 
 
+def counted(value: float | None, replicates: np.ndarray) -> tuple[CorrelationInterval, np.ndarray]:
+    """A correlation's record before its interval (``ci95`` None) with the resamples counted,
+    and the defined (non-NaN) ``replicates``."""
+    defined = replicates[~np.isnan(replicates)] if len(replicates) else replicates
+    out: CorrelationInterval = {
+        "value": value,
+        "ci95": None,
+        "resamples": len(replicates),
+        "undefined_resamples": len(replicates) - len(defined),
+    }
+    return out, defined
+
+
+def too_few_defined(defined: np.ndarray, replicates: np.ndarray) -> str | None:
+    """Why the defined resamples cannot give an interval (fewer than ``MIN_DEFINED_SHARE``),
+    or None."""
+    if len(defined) < MIN_DEFINED_SHARE * len(replicates):
+        return f"only {len(defined)} of {len(replicates)} resamples defined"
+    return None
+
+
 def difference_interval(
     value: float | None, replicates: np.ndarray, reason: str | None = None
 ) -> CorrelationInterval:
@@ -88,19 +109,13 @@ def difference_interval(
     interval is null when fewer than ``MIN_DEFINED_SHARE`` of the resamples are defined, and
     [value, value] when nothing could be resampled (fewer than 2 items or groups).
     """
-    defined = replicates[~np.isnan(replicates)]
-    out: CorrelationInterval = {
-        "value": value,
-        "ci95": None,
-        "resamples": len(replicates),
-        "undefined_resamples": len(replicates) - len(defined),
-    }
+    out, defined = counted(value, replicates)
     if value is None:
         out["reason"] = reason or "undefined"
     elif len(replicates) == 0:
         out["ci95"] = [value, value]
-    elif len(defined) < MIN_DEFINED_SHARE * len(replicates):
-        out["reason"] = f"only {len(defined)} of {len(replicates)} resamples defined"
+    elif few := too_few_defined(defined, replicates):
+        out["reason"] = few
     else:
         low, high = np.percentile(defined, [2.5, 97.5])
         out["ci95"] = [float(low), float(high)]

@@ -200,17 +200,36 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
         ]
         for row in board["rows"]
     ]
-    notes = [
+    labels_only = (
+        f"Bradley-Terry ratings ({board['scale']}, ties counted half) from the human labels of all "
+        f"{board['comparisons']} comparisons; panel only: the panel's ratings."
+    )
+    calibrated = (
         f"prediction-powered (PPI++) estimates from the panel's {board['predictions']} verdicts on all "
         f"{board['comparisons']} comparisons, corrected by the human labels of {board['labelled']} "
         f"(lambda {board['lam']:.2f}): Bradley-Terry ratings ({board['scale']}, ties counted half) and "
         "each system's win rate against the field (ties half); panel only: the ratings uncorrected. "
-        "Valid only when the labelled comparisons are a uniformly random subset of all comparisons.",
+        "Valid only when the labelled comparisons are a uniformly random subset of all comparisons."
+    )
+    notes = [
+        labels_only if board.get("labels_only") else calibrated,
         _leaderboard_intervals(board),
         _best_sentence("calibrated rating", board["best"], board["rule"]),
     ]
     if board["best_field"]:
         notes.append(_best_sentence("field win rate", board["best_field"], board["rule"]))
+    if board.get("labels_only"):
+        notes.append(
+            "every comparison is labelled: no field win rates, since nothing is left to calibrate "
+            "(the pairs' human win rates are the estimate)."
+        )
+    if one_sided := board.get("one_sided"):
+        notes.append(
+            f"warning: {_listed(one_sided)} won or lost every labelled comparison "
+            f"{'it' if len(one_sided) == 1 else 'each'} took part in: "
+            f"{'its rating rests' if len(one_sided) == 1 else 'their ratings rest'} on the prior (one "
+            "tie against the anchor) and the panel, and says above or below more than how far."
+        )
     few = [
         f"{row['system']} ({row['labelled']})"
         for row in board["rows"]
@@ -249,7 +268,17 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable
         found = [(f"{c['system_a']} vs {c['system_b']}", c) for c in section.get("calibrated") or []]
     else:
         found = [(f"{c['system']} {c['dimension']}", c) for c in section.get("calibrated") or []]
+    left_out = (section.get("calibrated_left_out") or []) if section["task"] == "pairwise" else []
+    said_left_out = [
+        f"{p['system_a']} vs {p['system_b']} ({p['labelled']} of {p['comparisons']} labelled): {p['reason']}"
+        + (f": {ci_text(rate)}." if (rate := p.get("human_win_rate")) else ".")
+        for p in left_out
+    ]
     if not found:
+        if said_left_out:
+            return SystemsTable(
+                "calibrated by human labels", [], [], ["no calibrated win rate:", *said_left_out]
+            )
         return None
     rows = []
     for what, c in found:
@@ -274,6 +303,7 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable
         "gain: how many more labels the labelled-only estimate would need for the same interval width.",
         _calibrated_intervals([c for _, c in found], pairwise),
         *(f"warning: {what}: {c['warning']}." for what, c in found if c.get("warning")),
+        *(f"not calibrated: {said}" for said in said_left_out),
     ]
     headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
     return SystemsTable("calibrated by human labels", headers, rows, notes)

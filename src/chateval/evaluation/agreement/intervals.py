@@ -47,7 +47,7 @@ from scipy.stats import norm, t
 
 from chateval.core.schema.metrics import AgreementInterval, CorrelationInterval
 from chateval.evaluation.binomial import CONFIDENCE, clopper_pearson
-from chateval.evaluation.bootstrap import MIN_DEFINED_SHARE
+from chateval.evaluation.bootstrap import counted, too_few_defined
 
 CORRELATION_CLIP = 0.995  # |r| for the Fisher transform (atanh(1) is infinite)
 Method = Literal["clopper-pearson", "clopper-pearson-clustered"]
@@ -122,21 +122,15 @@ def correlation_interval(
     or groups.
 
     ``value`` None: undefined on the data, ``reason`` says why, no interval. Also no interval
-    (with the reason) with fewer than 3 units, or when fewer than ``MIN_DEFINED_SHARE`` of the
-    resamples are defined."""
-    defined = replicates[~np.isnan(replicates)] if len(replicates) else replicates
-    out: CorrelationInterval = {
-        "value": value,
-        "ci95": None,
-        "resamples": len(replicates),
-        "undefined_resamples": len(replicates) - len(defined),
-    }
+    (with the reason) with fewer than 3 units, or when fewer than half the resamples are
+    defined (``bootstrap.too_few_defined``)."""
+    out, defined = counted(value, replicates)
     if value is None:
         out["reason"] = reason or "undefined"
     elif units < 3 or len(replicates) == 0:
         out["reason"] = f"{units} items or groups: too few for an interval"
-    elif len(defined) < MIN_DEFINED_SHARE * len(replicates):
-        out["reason"] = f"only {len(defined)} of {len(replicates)} resamples defined"
+    elif few := too_few_defined(defined, replicates):
+        out["reason"] = few
     else:
         z = np.arctanh(np.clip(defined, -CORRELATION_CLIP, CORRELATION_CLIP))
         spread = float(np.std(z)) * np.sqrt(units / (units - 1))

@@ -8,7 +8,18 @@ every system's rating and field win rate, where no single pair has enough.
 
 - Rating: logistic Bradley-Terry, ties as half wins, on the scale of ``leaderboard`` (the anchor
   at 1000); its interval from the PPI sandwich covariance with a Student t quantile (labelled
-  comparisons - 1 degrees of freedom; the anchor's is [1000, 1000]).
+  comparisons - 1 degrees of freedom; the anchor's is [1000, 1000]). A weak prior keeps every
+  rating finite: ``PRIOR_TIES`` pseudo-comparison per system against the anchor, a tie, in the
+  labelled and in the unlabelled slice (its gradients in the sandwich, not in the degrees of
+  freedom). Without it a
+  system that lost (or won) every labelled comparison had no finite rating and no leaderboard
+  was shown; with it such a rating is pulled towards the anchor by one tie's worth, and its
+  interval, widened by that tie's gradient, held at least 94% in the simulations of
+  scripts/simulate_intervals.py (three systems, one far behind, 10 to 40 labels). Such systems
+  are named (``one_sided``): their rating says "below" (or "above") more than how far.
+- Every comparison labelled: the same fit of the labels alone (``labels_only``, lambda 0), the
+  panel taking no part; no field win rates (nothing left to calibrate: the human win rates are
+  the estimate).
 - Field win rate: over every comparison a system took part in, its outcome from its own side
   (win 1, tie 0.5, loss 0), the human one on labelled comparisons and the panel's as prediction;
   a PPI++ mean bounded to [0, 1] (``ppi``: t quantile, never narrower than every item labelled).
@@ -86,6 +97,9 @@ class CalibratedLeaderboard(TypedDict):
     lam: float  # the ratings' power-tuning parameter
     alpha: float
     quantile: NotRequired[Quantile]  # of the ratings' intervals; absent in runs whose were normal
+    # systems that won, or lost, every labelled comparison they took part in (release 5 on)
+    one_sided: NotRequired[list[str]]
+    labels_only: NotRequired[bool]  # every comparison labelled: the labels alone (release 5 on)
     rows: list[CalibratedRow]
     best: BestSystem  # by rating
     best_field: BestSystem | None  # by field win rate; None when fewer than two systems have one
@@ -111,8 +125,6 @@ def calibrated_leaderboard(
     n = int(labelled.sum())
     if n < MIN_LABELLED_OVERALL:
         raise ValueError(f"{n} labelled comparisons; at least {MIN_LABELLED_OVERALL} needed")
-    if n == len(comparisons):
-        raise ValueError("every comparison is labelled: the human labels alone are the estimate")
     values, use_soft = panel_predictions(comparisons, soft)
     predicted = np.array(values)
     outcome = np.array([0.5 if h is None else h for h in human])
@@ -131,17 +143,35 @@ def calibrated_leaderboard(
 
     anchor_index = position.get(anchor, 0)
     x = bradley_terry_design(a, b, len(systems), anchor_index)
+    prior = _prior_ties(len(systems), anchor_index)
+    ties = np.full(len(prior), 0.5)
+    # The prior's ties join both slices: the rectified loss weighs the labelled one by
+    # (1 - lambda) and the unlabelled one by lambda, so in one slice alone the prior would
+    # vanish at lambda 1 (a panel that agrees with every label) or 0.
     fit = ppi_logistic(
-        x[labelled], outcome[labelled], predicted[labelled], x[~labelled], predicted[~labelled], alpha
+        np.vstack([x[labelled], prior]),
+        np.concatenate([outcome[labelled], ties]),
+        np.concatenate([predicted[labelled], ties]),
+        np.vstack([x[~labelled], prior]),
+        np.concatenate([predicted[~labelled], ties]),
+        alpha,
+        lam=0.0 if n == len(comparisons) else None,
+        pseudo=len(prior),
     )
-    panel = classical_logistic(x, predicted, alpha)
+    panel = classical_logistic(
+        np.vstack([x, prior]), np.concatenate([predicted, ties]), alpha, pseudo=len(prior)
+    )
     ratings, intervals = _ratings(fit, anchor_index)
     panel_ratings, panel_intervals = _ratings(panel, anchor_index)
 
     fields: list[PPIMean | None] = []
+    one_sided = []
     for i, mine in enumerate(takes_part):
         # The outcome from this system's side: A's share when it was A, the rest when it was B.
         side = np.where(a == i, 1.0, 0.0)
+        own_labels = (side * outcome + (1 - side) * (1 - outcome))[mine & labelled]
+        if np.all(own_labels == 1.0) or np.all(own_labels == 0.0):
+            one_sided.append(systems[i])
 
         def own(values: np.ndarray, side: np.ndarray = side) -> np.ndarray:
             return np.asarray(side * values + (1 - side) * (1 - values))
@@ -184,11 +214,24 @@ def calibrated_leaderboard(
         "lam": fit.lam,
         "alpha": alpha,
         "quantile": "t",
+        "one_sided": one_sided,
+        "labels_only": n == len(comparisons),
         "rows": rows,
         "best": best_system(rows, lambda r: (r["rating"], r["ci95"])),
         "best_field": best_system(with_field, _field_interval) if len(with_field) >= 2 else None,
         "rule": RESOLUTION_RULE,
     }
+
+
+# Pseudo-comparisons per system against the anchor, each a tie (a weak prior: see the module
+# doc); 0 is the unpenalised PPI++ fit, unbounded when a system wins or loses every comparison.
+PRIOR_TIES = 1
+
+
+def _prior_ties(n_systems: int, anchor: int) -> np.ndarray:
+    """``PRIOR_TIES`` design rows per system but the anchor: that system against the anchor."""
+    rows = np.delete(np.eye(n_systems), anchor, axis=1)
+    return np.repeat(np.delete(rows, anchor, axis=0), PRIOR_TIES, axis=0)
 
 
 def _ratings(fit: LogisticFit, anchor: int) -> tuple[list[float], list[list[float]]]:

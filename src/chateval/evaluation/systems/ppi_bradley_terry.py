@@ -206,12 +206,15 @@ def ppi_logistic(
     alpha: float = 0.05,
     lam: float | None = None,
     quantile: Quantile = "t",
+    pseudo: int = 0,
 ) -> LogisticFit:
     """The PPI++ logistic fit of the module doc with its standard errors. ``x``, ``y``,
     ``yhat``: the labelled rows, their human targets and the panel's predictions; ``x_u``,
     ``yhat_u``: the unlabelled rows and predictions. ``lam`` None tunes it; 1 is plain PPI, 0
     the classical fit of the labelled rows alone. ``quantile``: of the intervals, Student t with
-    n - 1 degrees of freedom or ``"normal"``."""
+    n - 1 degrees of freedom or ``"normal"``. ``pseudo``: how many of the last labelled rows are
+    a prior's pseudo-observations (they enter the loss and the sandwich, not the degrees of
+    freedom)."""
     rows = np.atleast_2d(np.asarray(x, dtype=float))
     rows_u = np.asarray(x_u, dtype=float).reshape(-1, rows.shape[1])
     target, pred, pred_u = (np.asarray(v, dtype=float).ravel() for v in (y, yhat, yhat_u))
@@ -251,14 +254,15 @@ def ppi_logistic(
         lam=float(lam),
         n=n,
         N=big_n,
-        q=critical_value(alpha, n - 1, quantile),
+        q=critical_value(alpha, max(n - pseudo - 1, 1), quantile),
     )
 
 
 def classical_logistic(
-    x: ArrayLike, y: ArrayLike, alpha: float = 0.05, quantile: Quantile = "t"
+    x: ArrayLike, y: ArrayLike, alpha: float = 0.05, quantile: Quantile = "t", pseudo: int = 0
 ) -> LogisticFit:
     """The logistic fit of ``y`` alone with its sandwich intervals (lam = 0): the labelled-only
-    estimate, or, given the panel's predictions on every comparison, the panel-only one."""
+    estimate, or, given the panel's predictions on every comparison, the panel-only one
+    (``pseudo``: as ``ppi_logistic``'s)."""
     empty = np.zeros((0, np.atleast_2d(x).shape[1]))
-    return ppi_logistic(x, y, y, empty, np.zeros(0), alpha=alpha, lam=0.0, quantile=quantile)
+    return ppi_logistic(x, y, y, empty, np.zeros(0), alpha=alpha, lam=0.0, quantile=quantile, pseudo=pseudo)

@@ -30,6 +30,7 @@ from chateval.evaluation.systems.comparisons import Comparison, panel_prediction
 from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.systems.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.systems.ppi import PPIMean, ppi_mean
+from chateval.evaluation.systems.proportion_interval import ProportionInterval, proportion_intervals
 from chateval.evaluation.systems.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
@@ -45,6 +46,19 @@ class CalibratedPair(PPIMean):
     system_a: str
     system_b: str
     predictions: str  # "hard" or "soft": which panel verdicts served as predictions
+
+
+@record_schema
+class LeftOutPair(TypedDict):
+    """A pair of systems with some labelled comparisons but no calibrated win rate."""
+
+    system_a: str
+    system_b: str
+    labelled: int
+    comparisons: int
+    reason: str
+    # every comparison labelled: the humans' win rate of system_a (ties half), prompt-clustered
+    human_win_rate: NotRequired[ProportionInterval]
 
 
 @record_schema
@@ -68,6 +82,8 @@ class PairwiseSystems(TypedDict):
     length_controlled: Leaderboard | None
     leaderboard_error: str | None
     calibrated: list[CalibratedPair]
+    # Pairs with labels but no calibrated win rate, and why (runs before release 5 lack it).
+    calibrated_left_out: NotRequired[list[LeftOutPair]]
     # Absent in runs written before the calibrated leaderboard; None with the reason beside it.
     calibrated_leaderboard: NotRequired[CalibratedLeaderboard | None]
     calibrated_leaderboard_error: NotRequired[str | None]
@@ -173,6 +189,7 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
         error = "fewer than two systems have a decided comparison"
     soft = settings.aggregation == "soft"
     human = [_outcome(label) if (label := r.get("human_label")) else None for r in decided]
+    pairs, left_out = _calibrated_pairs(decided, comparisons, soft=soft)
     calibrated = calibrated_error = None
     try:
         if any(outcome is not None for outcome in human):  # no labels: nothing to calibrate, nothing to say
@@ -188,7 +205,8 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
-        "calibrated": _calibrated_pairs(decided, comparisons, soft=soft),
+        "calibrated": pairs,
+        "calibrated_left_out": left_out,
         "calibrated_leaderboard": calibrated,
         "calibrated_leaderboard_error": calibrated_error,
     }
@@ -196,17 +214,35 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
 
 def _calibrated_pairs(
     records: Sequence[VerdictRecord], comparisons: Sequence[Comparison], soft: bool
-) -> list[CalibratedPair]:
+) -> tuple[list[CalibratedPair], list[LeftOutPair]]:
     """Per pair of systems with some (not all) comparisons labelled: the PPI++ win rate, the
-    panel's prediction of each item being its comparison's outcome (or soft value)."""
+    panel's prediction of each item being its comparison's outcome (or soft value); and the
+    pairs with labels that get none, with why."""
     by_pair: dict[tuple[str, str], list[tuple[str | None, Comparison]]] = {}
     for record, comparison in zip(records, comparisons, strict=True):
         pair = (comparison.system_a, comparison.system_b)
         by_pair.setdefault(pair, []).append((record.get("human_label"), comparison))
     out: list[CalibratedPair] = []
+    left_out: list[LeftOutPair] = []
     for (a, b), group in by_pair.items():
         labelled = sum(1 for human, _ in group if human)
-        if labelled < MIN_LABELLED or labelled == len(group):
+        reason = None
+        if labelled == len(group):
+            reason = "every comparison labelled: the human win rate alone is the estimate"
+        elif labelled < MIN_LABELLED:
+            reason = f"{labelled} labelled comparison; a calibrated win rate needs at least {MIN_LABELLED}"
+        if reason is not None:
+            if labelled:
+                said: LeftOutPair = {
+                    "system_a": a,
+                    "system_b": b,
+                    "labelled": labelled,
+                    "comparisons": len(group),
+                    "reason": reason,
+                }
+                if labelled == len(group):
+                    said["human_win_rate"] = _human_win_rate(group)
+                left_out.append(said)
             continue
         predicted, use_soft = panel_predictions([c for _, c in group], soft)
         estimate = ppi_mean(
@@ -216,7 +252,20 @@ def _calibrated_pairs(
             bounds=(0.0, 1.0),  # a win rate: no interval narrower than every item labelled
         )
         out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
-    return out
+    return out, left_out
+
+
+def _human_win_rate(group: Sequence[tuple[str | None, Comparison]]) -> ProportionInterval:
+    """The humans' win rate of a pair's first system over its labelled comparisons (ties half),
+    with the prompt-clustered interval the panel's win rates have."""
+    prompts = {prompt: k for k, prompt in enumerate(dict.fromkeys(c.prompt for _, c in group))}
+    sums, counts = np.zeros(len(prompts)), np.zeros(len(prompts))
+    for human, comparison in group:
+        if human:
+            sums[prompts[comparison.prompt]] += _outcome(human)
+            counts[prompts[comparison.prompt]] += 1
+    (interval,) = proportion_intervals(sums, counts)
+    return interval
 
 
 def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectSystemsMetrics:
