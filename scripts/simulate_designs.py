@@ -20,10 +20,18 @@ and records:
   planted rating (both relative to the anchor, which is left out: its interval is [1000, 1000]
   by definition), and the intervals' mean width in rating points;
 - win-rate coverage: the share of (repetition, pair) cases whose 95% win-rate interval holds
-  the pair's planted win rate (P(win) + P(tie) / 2 under the model).
+  the pair's planted win rate (P(win) + P(tie) / 2 under the model);
+- adaptive designs: ``resolved``, the share of runs that stopped resolved, and
+  ``false_resolved``, the share that stopped resolved with a claim the truth denies: a pair the
+  final leaderboard puts one way (adjacent pairs of its order; with ``top_k``, every system of
+  its best k against every other) that the planted strengths have equal or the other way round.
+
+A second table (``ties``) plants two equal systems, the best two or the middle two of N with
+the others evenly spaced, where every "resolved" is a false claim (those two cannot be told
+apart): ``false_resolved`` is the stop's error rate, which must stay at or under 5%.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 100 \
-        -o docs/performance/designs.json
+        --tie-repetitions 1000 -o docs/performance/designs.json
 
 prints a Markdown table (docs/performance.md) and writes the numbers as JSON.
 """
@@ -43,7 +51,14 @@ from scipy.stats import kendalltau
 
 from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
-from chateval.evaluation.systems.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate, simulate
+from chateval.evaluation.systems.adaptive_design import (
+    RESOLVED,
+    TOP_K_RESOLVED,
+    AdaptiveDesign,
+    AdaptiveSettings,
+    Candidate,
+    simulate,
+)
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
@@ -106,9 +121,30 @@ def fixed_comparisons(
     return simulate_davidson(strengths, NU, pairs, np.random.default_rng(seed)), design.against or systems[0]
 
 
+def planted_ties(n: int, tied: str, rng: random.Random) -> dict[str, float]:
+    """``planted`` with two systems made equal: the best two (``tied`` "best") or the middle
+    two ("middle") take the mean of their two strengths."""
+    values = sorted((SPREAD * (i / (n - 1) - 0.5) for i in range(n)), reverse=True)
+    first = 0 if tied == "best" else n // 2 - 1
+    values[first] = values[first + 1] = (values[first] + values[first + 1]) / 2
+    rng.shuffle(values)
+    return {f"s{i + 1:02d}": v for i, v in enumerate(values)}
+
+
+def false_claim(strengths: dict[str, float], order: list[str], top_k: int | None) -> bool:
+    """Whether a "resolved" stop's claim about the fitted ``order`` (best first) is false: a
+    claimed pair (adjacent ones; with ``top_k``, best k against the rest) that the planted
+    strengths have equal or the other way round."""
+    if top_k is None:
+        claimed = list(itertools.pairwise(order))
+    else:
+        claimed = [(a, b) for a in order[:top_k] for b in order[top_k:]]
+    return any(strengths[a] <= strengths[b] for a, b in claimed)
+
+
 def adaptive_comparisons(
     strengths: dict[str, float], design: Adaptive, budget: int, seed: int
-) -> tuple[list[Comparison], str]:
+) -> tuple[list[Comparison], str, str | None]:
     """The adaptive design's comparisons, chosen from all pairs on POOL prompts."""
     systems = list(strengths)
     candidates = [
@@ -122,8 +158,9 @@ def adaptive_comparisons(
     def judge(wave: list[Candidate]) -> list[Comparison | None]:
         return list(simulate_davidson(strengths, NU, [(c.prompt, c.system_a, c.system_b) for c in wave], rng))
 
-    decided = simulate(AdaptiveDesign(candidates, systems, settings), judge)
-    return [c for c in decided if c is not None], systems[0]
+    adaptive = AdaptiveDesign(candidates, systems, settings)
+    decided = simulate(adaptive, judge)
+    return [c for c in decided if c is not None], systems[0], adaptive.stop
 
 
 def one_run(
@@ -131,14 +168,14 @@ def one_run(
 ) -> dict[str, float] | None:
     """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no prompt."""
     systems = list(strengths)
-    made = (
-        adaptive_comparisons(strengths, design, budget, seed)
-        if isinstance(design, Adaptive)
-        else fixed_comparisons(strengths, design, budget, seed)
-    )
-    if made is None:
-        return None
-    comparisons, anchor = made
+    stop = None
+    if isinstance(design, Adaptive):
+        comparisons, anchor, stop = adaptive_comparisons(strengths, design, budget, seed)
+    else:
+        made = fixed_comparisons(strengths, design, budget, seed)
+        if made is None:
+            return None
+        comparisons, anchor = made
     board = leaderboard(comparisons, systems, anchor=anchor)
     rows = {row["system"]: row for row in board["rows"]}
     truth = {s: BASE_RATING + ELO_SCALE * (v - strengths[anchor]) for s, v in strengths.items()}
@@ -155,7 +192,13 @@ def one_run(
         <= pair["win_rate"]["ci95"][1]
         for pair in pairs
     ]
+    stopped: dict[str, float] = {}
+    if isinstance(design, Adaptive):
+        resolved = stop in (RESOLVED, TOP_K_RESOLVED)
+        stopped["resolved"] = float(resolved)
+        stopped["false_resolved"] = float(resolved and false_claim(strengths, fitted, design.top_k))
     return {
+        **stopped,
         "tau": float(tau),
         "top1": float(fitted[0] == best[0]),
         "top3": float(set(fitted[:3]) == set(best[:3])),
@@ -168,7 +211,44 @@ def one_run(
 
 
 COLUMNS = ["systems", "design", "budget", "comparisons", "prompts", "Kendall tau", "top-1", "top-3"]
-COLUMNS += ["rating CI coverage", "CI width (points)", "win-rate CI coverage"]
+COLUMNS += ["rating CI coverage", "CI width (points)", "win-rate CI coverage", "resolved", "false resolved"]
+TIE_COLUMNS = ["systems", "equal", "design", "budget", "runs", "comparisons", "resolved", "false resolved"]
+
+
+def _share(row: dict[str, float | int | str], key: str) -> str:
+    return f"{float(row[key]):.1%}" if key in row else "-"
+
+
+def tie_rows(systems: int, budgets: list[int], repetitions: int) -> list[dict[str, float | int | str]]:
+    """The ``ties`` table: every "resolved" stop is false there (the module doc)."""
+    rows: list[dict[str, float | int | str]] = []
+    for tied, design, label in (
+        ("best", Adaptive(1), "adaptive top_k=1"),
+        ("middle", Adaptive(), "adaptive"),
+    ):
+        for budget in budgets:
+            runs = [
+                one_run(planted_ties(systems, tied, random.Random(f"ties:{tied}:{rep}")), design, budget, rep)
+                for rep in range(repetitions)
+            ]
+            done = [r for r in runs if r is not None]
+            row: dict[str, float | int | str] = {
+                "systems": systems,
+                "equal": tied,
+                "design": label,
+                "budget": budget,
+                "runs": len(done),
+                "comparisons": float(np.mean([r["comparisons"] for r in done])),
+                "resolved": float(np.mean([r["resolved"] for r in done])),
+                "false_resolved": float(np.mean([r["false_resolved"] for r in done])),
+            }
+            rows.append(row)
+            print(
+                f"| {systems} | the {tied} two | {label} | {budget} | {len(done)} | "
+                f"{row['comparisons']:.0f} | {_share(row, 'resolved')} | {_share(row, 'false_resolved')} |",
+                flush=True,
+            )
+    return rows
 
 
 def main() -> int:
@@ -177,6 +257,7 @@ def main() -> int:
     parser.add_argument("--budgets", type=int, nargs="+", default=[240, 960])
     parser.add_argument("--adaptive-budgets", type=int, nargs="+", default=[120, 240, 480, 960])
     parser.add_argument("--repetitions", type=int, default=100)
+    parser.add_argument("--tie-repetitions", type=int, default=1000, help="runs per row of the ties table")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
     results = []
@@ -205,9 +286,13 @@ def main() -> int:
                 print(
                     f"| {n} | {label} | {budget} | {row['comparisons']:.0f} | {row['prompts']:.0f} | "
                     f"{row['tau']:.3f} | {row['top1']:.0%} | {row['top3']:.0%} | {row['coverage']:.1%} | "
-                    f"{row['width']:.0f} | {row['win_rate_coverage']:.1%} |",
+                    f"{row['width']:.0f} | {row['win_rate_coverage']:.1%} | {_share(row, 'resolved')} | "
+                    f"{_share(row, 'false_resolved')} |",
                     flush=True,
                 )
+    print("\n| " + " | ".join(TIE_COLUMNS) + " |")
+    print("|" + " --- |" * len(TIE_COLUMNS))
+    ties = tie_rows(8, [240, 480], args.tie_repetitions) if args.tie_repetitions > 0 else []
     seconds = time.perf_counter() - start
     print(
         f"\n{args.repetitions} repetitions per row, spread {SPREAD}, nu {NU}; {seconds:.0f} s",
@@ -220,9 +305,11 @@ def main() -> int:
             "nu": NU,
             "pool": POOL,
             "repetitions": args.repetitions,
+            "tie_repetitions": args.tie_repetitions,
             "seconds": round(seconds, 1),
         }
-        args.output.write_text(json.dumps({"settings": meta, "rows": results}, indent=2) + "\n")
+        document = {"settings": meta, "rows": results, "ties": ties}
+        args.output.write_text(json.dumps(document, indent=2) + "\n")
     return 0 if all(math.isfinite(float(r["tau"])) for r in results) else 1
 
 

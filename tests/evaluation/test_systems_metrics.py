@@ -189,7 +189,10 @@ def test_every_report_shows_the_leaderboard(
     # No human labels: no report speaks of a calibrated leaderboard (issue 53: it read as a fault).
     assert all("calibrated leaderboard" not in text for text in (said, report, html))
     # The win rates' interval method, and a warning: 4 prompts are too few for a design effect.
-    for text in ("95% Wilson intervals", "only 4 prompts: intervals assume comparisons are independent"):
+    for text in (
+        "95% exact binomial (Clopper-Pearson) intervals",
+        "only 4 prompts: intervals assume comparisons are independent",
+    ):
         assert text in said and text in report and text in html
 
 

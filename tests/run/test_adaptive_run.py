@@ -90,15 +90,16 @@ def choices(out: Path) -> tuple[list[list[str]], str | None]:
 
 @pytest.fixture(scope="module")
 def three_systems(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """3 systems of quality 8, 5 and 2 on 30 prompts: 90 candidate comparisons."""
+    """3 systems of quality 8, 5 and 2 on 40 prompts: 120 candidate comparisons (enough for the
+    stop's share of the error at each look to tell them apart before the last)."""
     folder = tmp_path_factory.mktemp("three_systems")
-    return planted_data(folder / "answers.jsonl", {"good": 8, "fair": 5, "poor": 2}, 30)
+    return planted_data(folder / "answers.jsonl", {"good": 8, "fair": 5, "poor": 2}, 40)
 
 
 @pytest.fixture(scope="module")
 def resolved(three_systems: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("resolved")
-    adaptive_run(adaptive_config(three_systems, budget=90), out)
+    adaptive_run(adaptive_config(three_systems, budget=120, wave=12), out)
     return out
 
 
@@ -106,8 +107,8 @@ def test_a_resolved_ranking_stops_the_run_before_the_budget(resolved: Path) -> N
     info = json.loads((resolved / "run.json").read_text())
     adaptive = info["adaptive"]
     assert adaptive["stop"] == "resolved"
-    assert adaptive["candidates"] == 90 and adaptive["budget"] == 90 and adaptive["wave"] == 6
-    assert 6 <= adaptive["chosen"] < 90
+    assert adaptive["candidates"] == 120 and adaptive["budget"] == 120 and adaptive["wave"] == 12
+    assert 6 <= adaptive["chosen"] < 120
     waves, stop = choices(resolved)
     assert stop == "resolved" and len(waves) == adaptive["waves"]
     assert [len(w) for w in waves[:2]] == [3, 3]  # each seeded wave: one cycle through 3 systems
@@ -140,7 +141,7 @@ def test_the_summary_and_reports_say_what_the_design_chose(
     print_summary(RunResult(resolved, info, metrics))
     adaptive = info["adaptive"]
     line = (
-        f"adaptive design: {adaptive['chosen']} of 90 candidate comparisons in {adaptive['waves']} waves; "
+        f"adaptive design: {adaptive['chosen']} of 120 candidate comparisons in {adaptive['waves']} waves; "
         "stopped: resolved"
     )
     assert line in capsys.readouterr().out
@@ -169,10 +170,10 @@ def test_the_budget_ends_a_run_the_budget_cannot_resolve(tmp_path: Path) -> None
 
 
 def test_top_k_stops_once_the_best_are_told_apart(tmp_path: Path) -> None:
-    data = planted_data(tmp_path / "answers.jsonl", {"s1": 9, "s2": 6, "s3": 4, "s4": 1}, 20)
-    result = adaptive_run(adaptive_config(data, budget=120, top_k=1), tmp_path / "out")
+    data = planted_data(tmp_path / "answers.jsonl", {"s1": 8, "s2": 5, "s3": 4, "s4": 2}, 40)
+    result = adaptive_run(adaptive_config(data, budget=240, top_k=1), tmp_path / "out")
     adaptive = result.run_info["adaptive"]
-    assert adaptive["stop"] == "top-k resolved" and adaptive["top_k"] == 1 and adaptive["chosen"] < 120
+    assert adaptive["stop"] == "top-k resolved" and adaptive["top_k"] == 1 and adaptive["chosen"] < 240
     assert ranking(result)[0] == "s1"
 
 
@@ -198,7 +199,9 @@ def test_a_budget_above_the_candidates_is_cut_to_them(
 def test_streaming_chooses_what_step_barriers_choose(
     three_systems: Path, resolved: Path, tmp_path: Path
 ) -> None:
-    result = adaptive_run(adaptive_config(three_systems, "auto", budget=90), tmp_path, streaming=True)
+    result = adaptive_run(
+        adaptive_config(three_systems, "auto", budget=120, wave=12), tmp_path, streaming=True
+    )
     assert result.run_info["scheduling"] == "streaming"
     assert choices(tmp_path) == choices(resolved)
     for name in OUTPUTS:
@@ -208,19 +211,19 @@ def test_streaming_chooses_what_step_barriers_choose(
 
 @pytest.mark.parametrize(
     ("scheduling", "fail_at"),
-    [("barrier", 2), ("barrier", 5), ("barrier", 10), ("auto", 20), ("auto", 60)],
+    [("barrier", 2), ("barrier", 10), ("auto", 60)],
 )
 def test_a_killed_run_resumes_to_the_same_choices_and_outputs(
     three_systems: Path, resolved: Path, tmp_path: Path, scheduling: str, fail_at: int
 ) -> None:
-    config = adaptive_config(three_systems, scheduling, budget=90)
+    config = adaptive_config(three_systems, scheduling, budget=120, wave=12)
     streaming = scheduling == "auto"
     kind = DiesAtPoll if streaming else DiesAtCall
     failing = kind(DEFAULT_MODEL, planted_referee, fail_at)
     with pytest.raises(BackendError):
         run(config, tmp_path, backends={DEFAULT_MODEL: failing})
     assert not (tmp_path / "run.json").exists()
-    # Killed mid-run (4 batches of 2 waves with step barriers, 84 polls streaming).
+    # Killed mid-run: some waves chosen, no stop yet.
     waves, stop = choices(tmp_path)
     assert len(waves) >= 2 and stop is None
     result = adaptive_run(config, tmp_path, streaming)

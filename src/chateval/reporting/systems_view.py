@@ -157,14 +157,20 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     methods = [p["win_rate"].get("method") for p in pairs]
     if None in methods:  # runs of earlier releases
         return ["95% intervals: percentile bootstrap over prompts."]
+    prompts = rates["prompts"]
+    exact_only = prompts < MIN_PROMPTS_CLUSTERED and "wilson-independent" not in methods
     notes = [
-        "95% Wilson intervals (win rates, and the longer answer's share) with a prompt-clustered "
-        "design effect and a t quantile with (prompts - 1) degrees of freedom; an outcome's "
+        "95% exact binomial (Clopper-Pearson) intervals (win rates, and the longer answer's share), "
+        "soft win rates included; an outcome's variance is bounded by that of a win or loss, so ties "
+        "make them conservative."
+        if exact_only
+        else "95% Wilson intervals (win rates, and the longer answer's share) with a prompt-clustered "
+        "design effect and a t quantile with (prompts - 1) degrees of freedom (exact binomial "
+        f"intervals for pairs on fewer than {MIN_PROMPTS_CLUSTERED} prompts); an outcome's "
         "variance is bounded by that of a win or loss, so ties make them conservative. Soft win "
         "rates: t intervals from the soft values' measured spread."
     ]
     independent = methods.count("clopper-pearson-independent") + methods.count("wilson-independent")
-    prompts = rates["prompts"]
     if prompts < MIN_PROMPTS_CLUSTERED:
         how = "Wilson, normal quantile" if "wilson-independent" in methods else "exact binomial intervals"
         notes.append(

@@ -1,11 +1,11 @@
 """Intervals of agreement with human labels that hold with few labels: accuracy and Cohen's
 kappa (pairwise), Spearman's and Kendall's rank correlations (direct scoring).
 
-A percentile bootstrap fails where chateval's users live: 5 of 5 right gives [1, 1], and with
-5 to 16 labels it covers 25-90% of the time instead of 95% (scripts/simulate_intervals.py).
-Both intervals here start from the exact binomial interval of the observed agreement p_o (the
-share of labelled rows the prediction got right), which never has zero width and never covers
-less than 95% for independent rows (Clopper & Pearson 1934, "The use of confidence or fiducial
+A percentile bootstrap fails where chateval's users live: 5 of 5 right gives [1, 1] (every
+resample is 5 of 5), which claims certainty from five labels. Both intervals here start from
+the exact binomial interval of the observed agreement p_o (the share of labelled rows the
+prediction got right), which never has zero width and never covers less than 95% for
+independent rows (Clopper & Pearson 1934, "The use of confidence or fiducial
 limits illustrated in the case of the binomial"):
 
 - **rows that are not independent** (one item's referee rows, pooled per model; an item's two
@@ -31,8 +31,8 @@ t_{k-1} s), s the standard deviation of atanh over the (cluster) bootstrap's def
 scaled by sqrt(k / (k - 1)) (a bootstrap of k units underestimates the variance by (k - 1) / k),
 k the resampled units (items, or groups: Topical-Chat's dialogues), at least Fisher's
 1 / sqrt(n - 3) for n scored rows, so that data that happen not to vary in any resample (a
-perfect ranking of 5 items) still get a width. A percentile interval of 6 dialogues covered
-85%; this one, with Student's t for the few units, holds from 6 groups on. r is held within
+perfect ranking of 5 items) still get a width. Student's t for the few units is what a
+percentile interval lacks with 6 dialogues. r is held within
 +-0.995 for the transform (atanh(1) is infinite), and the interval always holds r itself.
 
 The simulations in scripts/simulate_intervals.py (docs/performance/intervals.json) show each

@@ -60,13 +60,13 @@ class ParameterUncertainty:
             value = max(value, float(contrast @ self.robust @ contrast))
         return value
 
-    def half_width(self, contrast: np.ndarray, tests: int = 1) -> float:
-        """Half the 95% interval's width of ``contrast @ params``; with ``tests`` > 1, of the
-        interval that holds jointly with ``tests`` - 1 others (Bonferroni: each at
-        1 - 0.05 / tests), from the same distribution as ``quantile``."""
+    def half_width(self, contrast: np.ndarray, tests: int = 1, alpha: float = 0.05) -> float:
+        """Half the 95% interval's width of ``contrast @ params``; with ``tests`` > 1 or another
+        ``alpha``, of the (1 - alpha) interval that holds jointly with ``tests`` - 1 others
+        (Bonferroni: each at 1 - alpha / tests), from the same distribution as ``quantile``."""
         quantile = self.quantile
-        if tests > 1:
-            tail = 1 - 0.025 / tests
+        if tests > 1 or alpha != 0.05:
+            tail = 1 - alpha / (2 * tests)
             quantile = float(norm.ppf(tail) if self.robust is None else t.ppf(tail, self.prompts - 1))
         return quantile * float(np.sqrt(self.variance(contrast)))
 
