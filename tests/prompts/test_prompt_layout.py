@@ -243,7 +243,9 @@ def test_paper_layout_is_one_user_message_in_the_papers_order() -> None:
                 assert nudge not in body
 
 
-@pytest.fixture(scope="module", params=[MODEL, SECOND_MODEL])
+# Gemma's tokenizer takes about 4 s to load on two cores: its half of the check runs with the
+# real-model tests, the default model's in the fast tier.
+@pytest.fixture(scope="module", params=[MODEL, pytest.param(SECOND_MODEL, marks=pytest.mark.slow)])
 def counter(request: pytest.FixtureRequest, registry: ModelRegistry) -> TokenizerOnly:
     if request.param == SECOND_MODEL:
         request.getfixturevalue("second_model")

@@ -27,8 +27,8 @@ With fewer than ``MIN_PROMPTS_CLUSTERED`` prompts the cluster variance rests on 
 to be trusted: the comparisons are taken as independent (deff 1) and the interval is the exact
 Clopper-Pearson one of S successes in N (chateval.evaluation.binomial), which covers at least
 95% for independent comparisons whatever N and p, where Wilson's dips below (the length share
-of 4 prompts: 93.4% over 2,000 simulated runs); with prompt effects it still held 96% at 2 and
-4 prompts (scripts/simulate_intervals.py). The interval says so (``method``).
+of 4 prompts: 93.4% over 2,000 simulated runs in release 4); with prompt effects it held 96.2%
+to 96.5% at 2 and 4 prompts (scripts/simulate_intervals.py). The interval says so (``method``).
 
 Soft win rates (``mean_intervals``) are means of probabilities, not of wins and losses: their
 spread is measured, not bounded (the Bernoulli bound would give a soft rate of 0.52 over 12
