@@ -23,8 +23,9 @@ and records:
   the pair's planted win rate (P(win) + P(tie) / 2 under the model);
 - adaptive designs: ``resolved``, the share of runs that stopped resolved, and
   ``false_resolved``, the share that stopped resolved with a claim the truth denies: a pair the
-  final leaderboard puts one way (adjacent pairs of its order; with ``top_k``, every system of
-  its best k against every other) that the planted strengths have equal or the other way round.
+  fit at the stopping look put one way (adjacent pairs of its order; with ``top_k``, every
+  system of its best k against every other) that the planted strengths have equal or the other
+  way round.
 
 A second table (``ties``) plants two equal systems, the best two or the middle two of N with
 the others evenly spaced, where every "resolved" is a false claim (those two cannot be told
@@ -144,7 +145,7 @@ def false_claim(strengths: dict[str, float], order: list[str], top_k: int | None
 
 def adaptive_comparisons(
     strengths: dict[str, float], design: Adaptive, budget: int, seed: int
-) -> tuple[list[Comparison], str, str | None]:
+) -> tuple[list[Comparison], str, list[str] | None]:
     """The adaptive design's comparisons, chosen from all pairs on POOL prompts."""
     systems = list(strengths)
     candidates = [
@@ -160,7 +161,8 @@ def adaptive_comparisons(
 
     adaptive = AdaptiveDesign(candidates, systems, settings)
     decided = simulate(adaptive, judge)
-    return [c for c in decided if c is not None], systems[0], adaptive.stop
+    claimed = adaptive.stop_order if adaptive.stop in (RESOLVED, TOP_K_RESOLVED) else None
+    return [c for c in decided if c is not None], systems[0], claimed
 
 
 def one_run(
@@ -168,9 +170,9 @@ def one_run(
 ) -> dict[str, float] | None:
     """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no prompt."""
     systems = list(strengths)
-    stop = None
+    claimed = None  # the order an adaptive design's "resolved" stop claimed
     if isinstance(design, Adaptive):
-        comparisons, anchor, stop = adaptive_comparisons(strengths, design, budget, seed)
+        comparisons, anchor, claimed = adaptive_comparisons(strengths, design, budget, seed)
     else:
         made = fixed_comparisons(strengths, design, budget, seed)
         if made is None:
@@ -194,9 +196,10 @@ def one_run(
     ]
     stopped: dict[str, float] = {}
     if isinstance(design, Adaptive):
-        resolved = stop in (RESOLVED, TOP_K_RESOLVED)
-        stopped["resolved"] = float(resolved)
-        stopped["false_resolved"] = float(resolved and false_claim(strengths, fitted, design.top_k))
+        stopped["resolved"] = float(claimed is not None)
+        stopped["false_resolved"] = float(
+            claimed is not None and false_claim(strengths, claimed, design.top_k)
+        )
     return {
         **stopped,
         "tau": float(tau),

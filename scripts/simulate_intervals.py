@@ -285,16 +285,10 @@ def summarise(
     print(f"| {label} | {setting} | {len(cases)} | {coverage:.1%} | {width:.3f} |", flush=True)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repetitions", type=int, default=400)
-    parser.add_argument("-o", "--output", type=Path)
-    args = parser.parse_args()
-    reps = args.repetitions
-    rows: list[dict[str, object]] = []
-    print("| statistic | setting | cases | coverage of 95% CI | mean width |")
-    print("| --- | --- | --- | --- | --- |")
-    start = time.perf_counter()
+Rows = list[dict[str, object]]
+
+
+def agreement_rows(reps: int, rows: Rows) -> None:
     for two_orders in (False, True):
         for agreement in (0.0, 0.5, 0.9):
             for items in (5, 10, 16, 40, 200):
@@ -304,6 +298,9 @@ def main() -> int:
                 setting += f", panel agrees {agreement:.0%}"
                 for k, statistic in enumerate(("accuracy", "kappa")):
                     summarise(statistic, setting, [run[k] for run in runs], rows)
+
+
+def correlation_rows(reps: int, rows: Rows) -> None:
     for per_unit in (1, 6):
         truth = planted_correlations(per_unit)
         for units in (6, 10, 20, 40):
@@ -313,6 +310,9 @@ def main() -> int:
             setting = f"{units} groups x {per_unit} responses" if per_unit > 1 else f"{units} items"
             for k, statistic in enumerate(("Spearman", "Kendall")):
                 summarise(statistic, setting, [case[k] for case in kept], rows)
+
+
+def length_rows(reps: int, rows: Rows) -> None:
     for effect in (False, True):
         for prompts in (2, 4, 8, 30):
             rng = np.random.default_rng([prompts, int(effect)])
@@ -321,6 +321,9 @@ def main() -> int:
             ]
             setting = f"{prompts} prompts x 6 comparisons" + (", prompt effect" if effect else "")
             summarise("length share", setting, cases, rows)
+
+
+def calibrated_pair_rows(reps: int, rows: Rows) -> None:
     for agreement in (0.8, 0.0):
         for labels in (3, 5, 10, 30):
             rng = np.random.default_rng([labels, int(10 * agreement)])
@@ -328,12 +331,18 @@ def main() -> int:
             summarise(
                 "calibrated pair", f"{labels} of 40 labelled, panel agrees {agreement:.0%}", cases, rows
             )
+
+
+def field_rows(reps: int, rows: Rows) -> None:
     for agreement in (0.8, 0.0):
         for fraction in (0.1, 0.25):
             rng = np.random.default_rng([int(100 * fraction), int(10 * agreement)])
             cases = [case for _ in range(reps // 4) for case in field_run(fraction, agreement, rng)]
             setting = f"{fraction:.0%} of 240 labelled, panel agrees {agreement:.0%}"
             summarise("calibrated field win rate", setting, cases, rows)
+
+
+def rating_rows(reps: int, rows: Rows) -> None:
     designs = [
         (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts"),
         (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind"),
@@ -349,6 +358,39 @@ def main() -> int:
                 summarise(
                     "calibrated rating", setting + (f" ({refused} refused)" if refused else ""), cases, rows
                 )
+
+
+# family -> (its rows, the statistics it writes); every row of a family is seeded on its own,
+# so one family rerun (``--only``) gives the rows a whole run would.
+FAMILIES = {
+    "agreement": (agreement_rows, ("accuracy", "kappa")),
+    "correlations": (correlation_rows, ("Spearman", "Kendall")),
+    "length": (length_rows, ("length share",)),
+    "calibrated-pair": (calibrated_pair_rows, ("calibrated pair",)),
+    "calibrated-field": (field_rows, ("calibrated field win rate",)),
+    "calibrated-rating": (rating_rows, ("calibrated rating",)),
+}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repetitions", type=int, default=400)
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=list(FAMILIES),
+        help="rerun these families only; with -o, their rows replace those in the file (the others kept)",
+    )
+    parser.add_argument("-o", "--output", type=Path)
+    args = parser.parse_args()
+    reps = args.repetitions
+    chosen = args.only or list(FAMILIES)
+    rows: Rows = []
+    print("| statistic | setting | cases | coverage of 95% CI | mean width |")
+    print("| --- | --- | --- | --- | --- |")
+    start = time.perf_counter()
+    for family in chosen:
+        FAMILIES[family][0](reps, rows)
     seconds = time.perf_counter() - start
     print(
         f"\n{reps} repetitions per row ({reps // 4} for the field win rates, 4 systems each); "
@@ -357,7 +399,16 @@ def main() -> int:
     )
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"nu": NU, "strengths": STRENGTHS, "repetitions": reps, "seconds": round(seconds, 1)}
+        meta: dict[str, object] = {"nu": NU, "strengths": STRENGTHS, "repetitions": reps}
+        if args.only and args.output.exists():  # keep the other families' rows, in their order
+            kept = json.loads(args.output.read_text())
+            replaced = {name for family in chosen for name in FAMILIES[family][1]}
+            fresh = iter(rows)
+            rows = [next(fresh) if row["statistic"] in replaced else row for row in kept["rows"]]
+            rows += list(fresh)
+            meta = {**kept["settings"], "rerun": {", ".join(chosen): round(seconds, 1)}}
+        else:
+            meta["seconds"] = round(seconds, 1)
         args.output.write_text(json.dumps({"settings": meta, "rows": rows}, indent=2) + "\n")
     return 0
 

@@ -1,6 +1,8 @@
-"""The seeded bootstrap every interval of agreement and of the direct systems' means comes from
-(the win rates and the length bias have Wilson intervals clustered by prompt instead,
-``systems.proportion_interval``; the leaderboard a sandwich, ``systems.davidson_intervals``).
+"""The seeded bootstrap: the direct systems' means and the paired differences take their
+intervals from it, accuracy and kappa their design effect, the rank correlations their spread
+(``agreement.intervals``); the win rates and the length bias have Wilson intervals clustered by
+prompt instead (``systems.proportion_interval``), the leaderboard a sandwich
+(``systems.davidson_intervals``).
 
 Resampling, three ways, all seeded:
 - items with replacement (``resample_indices``), ``N_RESAMPLES`` times;

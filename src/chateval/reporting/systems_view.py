@@ -234,7 +234,12 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
             f"warning: {_listed(one_sided)} won or lost every labelled comparison "
             f"{'it' if len(one_sided) == 1 else 'each'} took part in: "
             f"{'its rating rests' if len(one_sided) == 1 else 'their ratings rest'} on the prior (one "
-            "tie against the anchor) and the panel, and says above or below more than how far."
+            "tie against the anchor) and the panel, and says above or below more than how far"
+            + (
+                " (the anchor's own is fixed: the others' ratings against it rest on the prior)."
+                if board["anchor"] in one_sided
+                else "."
+            )
         )
     few = [
         f"{row['system']} ({row['labelled']})"

@@ -51,7 +51,8 @@ class PairwiseMetrics(TypedDict):
 class CorrelationInterval(TypedDict):
     """A rank correlation and its 95% interval. ``value`` is null when the
     correlation is undefined (a constant side, fewer than 2 pairs) and ``ci95`` when too few
-    resamples are defined; ``reason`` says why. Older runs have value and ci95 only."""
+    resamples are defined or there are fewer than 3 items or groups; ``reason`` says why.
+    Older runs have value and ci95 only."""
 
     value: float | None
     ci95: list[float] | None

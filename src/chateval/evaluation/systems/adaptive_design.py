@@ -41,13 +41,13 @@ own, ``leaderboard.rating_difference``) excludes 0 (every adjacent pair told apa
 ``top_k``, every system of the best k told apart from every other). The test is repeated after
 every wave, so each look spends a share of the 5% error: the budget and the wave size bound the
 number of looks (``planned_looks``: one per wave after the two seeded ones, plus one), and each
-look tests at 0.05 / planned_looks, split over the m pairs it tests (Bonferroni over looks and
-pairs: each interval at 1 - 0.05 / (planned_looks m)). A ranking called resolved is then wrong
-(a pair told apart that the truth has equal or the other way round) at most 5% of the time
-(``scripts/simulate_designs.py`` measures ``false_resolved``: 0 of 1,000 runs with two planted
-equal systems), where 95% tests repeated after every wave had no such bound. The price: a
-ranking resolves later, if at all within the budget, and larger waves (fewer looks) resolve
-sooner.
+look tests at 0.05 / planned_looks, split over all K (K - 1) / 2 pairs (Bonferroni over looks and
+pairs: each interval at 1 - 0.05 / (planned_looks K (K - 1) / 2); over every pair, not only the
+ones a look tests, because which pairs are tested depends on the fitted order). A ranking
+called resolved is then wrong (a pair told apart that the truth has equal or the other way
+round) at most 5% of the time, where 95% tests repeated after every wave had no such bound
+(``scripts/simulate_designs.py`` measures ``false_resolved``). The price is power: a ranking
+resolves later, often not within the budget, and larger waves (fewer looks) resolve sooner.
 """
 
 import hashlib
@@ -107,6 +107,9 @@ class AdaptiveDesign:
     settings: AdaptiveSettings
     waves: list[list[str]] = field(default_factory=list)
     stop: str | None = None
+    # The fitted order (best first) at the look that stopped resolved: the claim the stop made
+    # (None otherwise, and after a resume, which replays the journal's stop).
+    stop_order: list[str] | None = None
     _results: dict[str, Comparison | None] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -241,6 +244,7 @@ class AdaptiveDesign:
         targets = self._targets(order)
         if self._resolved(board, order, targets):
             self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
+            self.stop_order = [board.arrays.systems[i] for i in order]
             return []
         # One count of prompt use for the whole wave, so its two halves balance together.
         use = self._prompt_use()
@@ -258,16 +262,18 @@ class AdaptiveDesign:
 
     def planned_looks(self) -> int:
         """At most how many times the design tests whether it is resolved: once per wave after
-        the two seeded ones (each at least 2 comparisons), and once more."""
-        return math.ceil(max(self.settings.budget - 4, 0) / self.settings.wave) + 1
+        the two seeded ones (each at least 1 comparison), and once more."""
+        return math.ceil(max(self.settings.budget - 2, 0) / self.settings.wave) + 1
 
     def _resolved(self, board: FittedBoard, order: Sequence[int], targets: Sequence[tuple[int, int]]) -> bool:
         """Every adjacent pair of the order told apart (``top_k``: every target), each look at
         its share of the error (the module doc)."""
         if self.settings.top_k is None:
             targets = list(zip(order, order[1:], strict=False))
+        # Which pairs are tested depends on the fitted order: the union bound is over every pair.
+        pairs = len(order) * (len(order) - 1) // 2
         alpha = STOP_ALPHA / self.planned_looks()
-        return all(_separated(board, i, j, len(targets), alpha) for i, j in targets)
+        return all(_separated(board, i, j, pairs, alpha) for i, j in targets)
 
     def _greedy(
         self,

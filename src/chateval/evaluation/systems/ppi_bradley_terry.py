@@ -59,7 +59,8 @@ _MAX_NEWTON_STEPS = 200
 @dataclass(frozen=True)
 class LogisticFit:
     """A (PPI++) logistic fit: coefficients, their standard errors, the lam used, n labelled and N
-    unlabelled rows, and the quantile ``q`` of the (1 - alpha) intervals."""
+    unlabelled rows (a prior's pseudo-rows included, as the fit used them), and the quantile
+    ``q`` of the (1 - alpha) intervals."""
 
     theta: np.ndarray
     se: np.ndarray
@@ -221,8 +222,8 @@ def ppi_logistic(
     n, big_n = len(target), len(pred_u)
     if len(rows) != n or len(pred) != n or len(rows_u) != big_n:
         raise ValueError("rows, targets and predictions must have matching lengths")
-    if n < 2:
-        raise ValueError(f"a PPI fit needs at least 2 labelled rows, got {n}")
+    if n - pseudo < 2:
+        raise ValueError(f"a PPI fit needs at least 2 labelled rows, got {n - pseudo}")
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie in (0, 1)")
     for values in (target, pred, pred_u):

@@ -21,8 +21,8 @@ n_g comparisons on G prompts:
 - the interval is Wilson's score interval with n_eff and that quantile q, centre
   (p + q^2 / (2 n)) / (1 + q^2 / n), half-width q / (1 + q^2 / n) sqrt(p (1 - p) / n + q^2 / (4 n^2)).
 
-Unlike a bootstrap or a normal interval, Wilson's is never zero-width for N >= 1 (3 ties give
-about [0.125, 0.875], not [0.5, 0.5]; 2 wins of 2 about [0.342, 1]) and stays within [0, 1].
+Unlike a bootstrap or a normal interval, Wilson's is never zero-width for N >= 1 (1 win and 11
+ties on 12 prompts give about [0.262, 0.797]) and stays within [0, 1].
 With fewer than ``MIN_PROMPTS_CLUSTERED`` prompts the cluster variance rests on too few prompts
 to be trusted: the comparisons are taken as independent (deff 1) and the interval is the exact
 Clopper-Pearson one of S successes in N (chateval.evaluation.binomial), which covers at least
@@ -37,13 +37,13 @@ variance is the larger of the independent one (the sample variance over N) and t
 prompt-clustered V_cr, read with t on G - 1 degrees of freedom: a Wald interval clipped to
 [0, 1]. With fewer prompts a measured spread is not to be trusted (two soft values of 0.49 would
 give +-0.01), and when the values do not vary at all there is none: then the soft rate gets the
-Wilson interval above, as a hard win rate does.
+interval a hard win rate gets (Wilson's, or the exact one below 5 prompts).
 """
 
 from typing import Literal, NotRequired
 
 import numpy as np
-from scipy.stats import norm, t
+from scipy.stats import t
 
 from chateval.core.schema.metrics import Interval
 from chateval.evaluation.binomial import clopper_pearson_bounds
@@ -113,10 +113,9 @@ def proportion_intervals(sums: np.ndarray, totals: np.ndarray) -> list[Proportio
     v_iid = p * (1 - p) / n
     with np.errstate(invalid="ignore", divide="ignore"):
         deff = np.where(clustered & (v_iid > 0), np.maximum(1.0, v_cr / v_iid), 1.0)
-    upper = 1 - (1 - CONFIDENCE) / 2
-    q = np.where(clustered, t.ppf(upper, g - 1), norm.ppf(upper))
     effective = n / deff
-    low, high = wilson(p, effective, q)
+    # Every column at once: Wilson's for the clustered ones, the exact interval for the others.
+    low, high = wilson(p, effective, t.ppf(1 - (1 - CONFIDENCE) / 2, g - 1))
     exact_low, exact_high = clopper_pearson_bounds(p * n, n)
     low, high = (
         np.where(clustered, low, np.minimum(exact_low, p)),
