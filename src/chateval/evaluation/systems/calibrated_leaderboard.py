@@ -149,10 +149,10 @@ def calibrated_leaderboard(
     # (1 - lambda) and the unlabelled one by lambda, so in one slice alone the prior would
     # vanish at lambda 1 (a panel that agrees with every label) or 0. Known limitation: once
     # in each slice, the two slices' means weigh the panel's rows a little differently, and a
-    # panel biased towards one side tilts the ratings its way (4 systems, 12 labels, lambda
-    # 0.7: 10 to 30 points, against intervals some 400 wide); taking the prior N / n times in
-    # the unlabelled slice removed the tilt but narrowed the intervals below 95% (85% with 10
-    # labels in scripts/simulate_intervals.py), so it is not done.
+    # panel biased towards one side tilts the ratings its way when lambda is large (tens of
+    # points with 12 labels, where the intervals are hundreds wide); taking the prior N / n
+    # times in the unlabelled slice removed the tilt but narrowed the intervals below 95% in
+    # scripts/simulate_intervals.py, so it is not done.
     fit = ppi_logistic(
         np.vstack([x[labelled], prior]),
         np.concatenate([outcome[labelled], ties]),
