@@ -112,7 +112,7 @@ def test_clustered_intervals_use_t_and_see_prompt_effects() -> None:
     ]
     board = fit_board(comparisons, ridge=0.0)
     assert board.uncertainty.method == CLUSTERED and board.uncertainty.robust is not None
-    assert board.uncertainty.quantile == pytest.approx(2.570582, abs=1e-5)
+    assert board.uncertainty.quantile() == pytest.approx(2.570582, abs=1e-5)
     contrast = board.contrast(1)
     model = float(contrast @ board.uncertainty.model @ contrast)
     robust = float(contrast @ board.uncertainty.robust @ contrast)

@@ -273,7 +273,7 @@ class AdaptiveDesign:
         # Which pairs are tested depends on the fitted order: the union bound is over every pair.
         pairs = len(order) * (len(order) - 1) // 2
         alpha = STOP_ALPHA / self.planned_looks()
-        return all(_separated(board, i, j, pairs, alpha) for i, j in targets)
+        return all(board.told_apart(i, j, pairs, alpha) for i, j in targets)
 
     def _greedy(
         self,
@@ -330,12 +330,6 @@ def _information(board: FittedBoard) -> np.ndarray:
     mean = p_win + p_tie / 2
     out: np.ndarray = p_win + p_tie / 4 - mean**2
     return out
-
-
-def _separated(board: FittedBoard, i: int, j: int, tests: int, alpha: float) -> bool:
-    """Whether the interval of theta_i - theta_j excludes 0, one of ``tests`` at ``alpha`` jointly."""
-    difference = float(board.log_strengths()[i] - board.log_strengths()[j])
-    return abs(difference) > board.uncertainty.half_width(board.contrast(i, j), tests, alpha)
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:

@@ -174,15 +174,15 @@ def calibrated_leaderboard(
     for i, mine in enumerate(takes_part):
         # The outcome from this system's side: A's share when it was A, the rest when it was B.
         side = np.where(a == i, 1.0, 0.0)
-        own_labels = (side * outcome + (1 - side) * (1 - outcome))[mine & labelled]
-        if np.all(own_labels == 1.0) or np.all(own_labels == 0.0):
-            one_sided.append(systems[i])
 
         def own(values: np.ndarray, side: np.ndarray = side) -> np.ndarray:
             return np.asarray(side * values + (1 - side) * (1 - values))
 
         # Every system has MIN_LABELLED_PER_SYSTEM (>= 2) labels by now; PPI also needs an unlabelled one.
         mine_l, mine_u = mine & labelled, mine & ~labelled
+        own_labels = own(outcome)[mine_l]
+        if np.all(own_labels == 1.0) or np.all(own_labels == 0.0):
+            one_sided.append(systems[i])
         fields.append(
             ppi_mean(
                 own(outcome)[mine_l],

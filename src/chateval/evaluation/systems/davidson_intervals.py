@@ -40,11 +40,11 @@ INDEPENDENT = "model-based, assumes independent comparisons"
 
 @dataclass(frozen=True)
 class ParameterUncertainty:
-    """The two covariances of a fit's parameters and the quantile their intervals use."""
+    """The two covariances of a fit's parameters, and the prompts behind them (the quantile's
+    degrees of freedom)."""
 
     model: np.ndarray  # (params, params): inverse penalised Hessian
     robust: np.ndarray | None  # (params, params): the prompt-clustered sandwich; None: too few prompts
-    quantile: float  # t(G - 1) at 0.975, or the normal's with too few prompts
     prompts: int
 
     @property
@@ -60,15 +60,17 @@ class ParameterUncertainty:
             value = max(value, float(contrast @ self.robust @ contrast))
         return value
 
+    def quantile(self, tests: int = 1, alpha: float = 0.05) -> float:
+        """The two-sided (1 - alpha / tests) quantile the intervals read: Student t with
+        (prompts - 1) degrees of freedom with the sandwich, the normal's without."""
+        tail = 1 - alpha / (2 * tests)
+        return float(norm.ppf(tail) if self.robust is None else t.ppf(tail, self.prompts - 1))
+
     def half_width(self, contrast: np.ndarray, tests: int = 1, alpha: float = 0.05) -> float:
         """Half the 95% interval's width of ``contrast @ params``; with ``tests`` > 1 or another
         ``alpha``, of the (1 - alpha) interval that holds jointly with ``tests`` - 1 others
-        (Bonferroni: each at 1 - alpha / tests), from the same distribution as ``quantile``."""
-        quantile = self.quantile
-        if tests > 1 or alpha != 0.05:
-            tail = 1 - alpha / (2 * tests)
-            quantile = float(norm.ppf(tail) if self.robust is None else t.ppf(tail, self.prompts - 1))
-        return quantile * float(np.sqrt(self.variance(contrast)))
+        (Bonferroni: each at 1 - alpha / tests)."""
+        return self.quantile(tests, alpha) * float(np.sqrt(self.variance(contrast)))
 
 
 def parameter_uncertainty(design: Design, params: np.ndarray, ridge: float) -> ParameterUncertainty:
@@ -79,9 +81,9 @@ def parameter_uncertainty(design: Design, params: np.ndarray, ridge: float) -> P
     assert hessian is not None
     inverse = np.linalg.inv(hessian[0])
     if prompts < MIN_PROMPTS_CLUSTERED:
-        return ParameterUncertainty(inverse, None, float(norm.ppf(0.975)), prompts)
+        return ParameterUncertainty(inverse, None, prompts)
     # Each prompt's score: the gradient of its own comparisons' log-likelihood (no ridge).
     _, scores, _ = derivatives(design, np.tile(params, (prompts, 1)), weights, 0.0, hessian=False)
     meat = scores.T @ scores * prompts / (prompts - 1)
     robust = inverse @ meat @ inverse
-    return ParameterUncertainty(inverse, robust, float(t.ppf(0.975, prompts - 1)), prompts)
+    return ParameterUncertainty(inverse, robust, prompts)

@@ -101,6 +101,13 @@ class FittedBoard:
         half = self.uncertainty.half_width(contrast)
         return [scale * (value - half), scale * (value + half)]
 
+    def told_apart(self, first: int, second: int, tests: int = 1, alpha: float = 0.05) -> bool:
+        """Whether the interval of theta_first - theta_second excludes 0 (one of ``tests``
+        intervals holding jointly at ``alpha``, ``half_width``'s Bonferroni split)."""
+        theta = self.log_strengths()
+        difference = float(theta[first] - theta[second])
+        return abs(difference) > self.uncertainty.half_width(self.contrast(first, second), tests, alpha)
+
 
 def fit_board(
     comparisons: Sequence[Comparison],
@@ -151,18 +158,15 @@ def resolved_pairs(board: FittedBoard, order: Sequence[int], ranks: Sequence[int
     interval excludes 0 when the intervals of all K (K - 1) / 2 pairs hold together
     (Bonferroni: each at 1 - 0.05 / pairs), so that "a above b" is a claim the data support
     whichever pairs a reader looks at."""
-    names, theta = board.arrays.systems, board.log_strengths()
+    names = board.arrays.systems
     tests = len(order) * (len(order) - 1) // 2
-    out = []
-    for x, i in enumerate(order):
-        for y in range(x + 1, len(order)):
-            j = order[y]
-            if ranks[y] == ranks[x]:
-                continue
-            half = board.uncertainty.half_width(board.contrast(i, j), tests)
-            if theta[i] - theta[j] - half > 0:
-                out.append([names[i], names[j]])
-    return out
+    return [
+        [names[i], names[order[y]]]
+        for x, i in enumerate(order)
+        for y in range(x + 1, len(order))
+        # ``order`` is highest first: a pair of different ranks is told apart in that direction
+        if ranks[y] != ranks[x] and board.told_apart(i, order[y], tests)
+    ]
 
 
 def leaderboard(

@@ -46,10 +46,9 @@ import numpy as np
 from scipy.stats import t
 
 from chateval.core.schema.metrics import Interval
-from chateval.evaluation.binomial import clopper_pearson_bounds
+from chateval.evaluation.binomial import CONFIDENCE, clopper_pearson_bounds
 
 MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no design effect, comparisons taken as independent
-CONFIDENCE = 0.95
 
 # "wilson-independent": runs scored before release 5, below MIN_PROMPTS_CLUSTERED prompts
 Method = Literal["wilson-cluster", "clopper-pearson-independent", "wilson-independent", "t-cluster"]

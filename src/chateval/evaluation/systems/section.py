@@ -16,6 +16,7 @@ labels of all pairs together calibrate a leaderboard (``calibrated_leaderboard``
 rating and win rate against the field, and which system is best.
 """
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, NotRequired
 
@@ -30,7 +31,7 @@ from chateval.evaluation.systems.comparisons import Comparison, panel_prediction
 from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.systems.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.systems.ppi import PPIMean, ppi_mean
-from chateval.evaluation.systems.proportion_interval import ProportionInterval, proportion_intervals
+from chateval.evaluation.systems.proportion_interval import ProportionInterval
 from chateval.evaluation.systems.win_rates import WinRates, win_rates
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
@@ -241,7 +242,7 @@ def _calibrated_pairs(
                     "reason": reason,
                 }
                 if labelled == len(group):
-                    said["human_win_rate"] = _human_win_rate(group)
+                    said["human_win_rate"] = _human_win_rate(a, b, group)
                 left_out.append(said)
             continue
         predicted, use_soft = panel_predictions([c for _, c in group], soft)
@@ -255,17 +256,12 @@ def _calibrated_pairs(
     return out, left_out
 
 
-def _human_win_rate(group: Sequence[tuple[str | None, Comparison]]) -> ProportionInterval:
-    """The humans' win rate of a pair's first system over its labelled comparisons (ties half),
-    with the prompt-clustered interval the panel's win rates have."""
-    prompts = {prompt: k for k, prompt in enumerate(dict.fromkeys(c.prompt for _, c in group))}
-    sums, counts = np.zeros(len(prompts)), np.zeros(len(prompts))
-    for human, comparison in group:
-        if human:
-            sums[prompts[comparison.prompt]] += _outcome(human)
-            counts[prompts[comparison.prompt]] += 1
-    (interval,) = proportion_intervals(sums, counts)
-    return interval
+def _human_win_rate(a: str, b: str, group: Sequence[tuple[str | None, Comparison]]) -> ProportionInterval:
+    """The humans' win rate of ``a`` over ``b`` on their labelled comparisons (ties half), by
+    the panel's win rates' own method (``win_rates``, prompt-clustered) on the human outcomes."""
+    humans = [dataclasses.replace(c, outcome=_outcome(h), soft=None) for h, c in group if h]
+    (pair,) = win_rates(humans, [a, b])["pairs"]
+    return pair["win_rate"]
 
 
 def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectSystemsMetrics:
