@@ -13,15 +13,16 @@ from chateval.config.files import load_config
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.debate_effect import blind_label, debate_effect
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
+from chateval.evaluation.agreement.position import consistency_text as position_text
 from chateval.evaluation.bootstrap import MIN_DEFINED_SHARE, N_RESAMPLES, resample_indices
 from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
 from chateval.record.finished import load_finished_run
 from chateval.reporting.html_views import metric_rows
-from chateval.reporting.markdown import baseline_lines, debate_effect_lines
+from chateval.reporting.markdown import write_report
 from chateval.reporting.metrics_view import metrics_view
-from chateval.reporting.statistics_text import below_baselines, position_text
+from chateval.reporting.statistics_text import below_baselines
 from chateval.reporting.summary import print_summary
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
@@ -329,11 +330,12 @@ def test_scripted_run_with_probes_reports_the_debate_effect(
     # Every report says it: the CLI summary, report.md's lines and the HTML report's rows.
     print_summary(result)
     said = capsys.readouterr().out
-    assert "does the debate help? accuracy blind 0.500, final 0.000 on 2 items" in said
+    assert "the debate's effect: accuracy blind 0.500, final 0.000 on 2 items" in said
     assert "below baseline: the panel's accuracy 0.000 is below" in said
     summary = load_finished_run(tmp_path)
-    assert debate_effect_lines([summary])[0].startswith("- test: accuracy blind 0.500, final 0.000")
-    assert baseline_lines([summary])[1].startswith("  - **below baseline**")
+    report = write_report([tmp_path], tmp_path / "md").read_text()
+    assert "## The debate's effect" in report and "- test: accuracy blind 0.500, final 0.000" in report
+    assert "Warning: test is below a baseline: the panel's accuracy 0.000 is below" in report
     rows = metric_rows(summary)
     assert ["blind vote, before discussion", "2", "0.500", "0.000", ""] in rows
     assert ['baseline: always "A"', "2", "0.500", "0.000", ""] in rows

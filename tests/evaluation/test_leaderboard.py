@@ -26,7 +26,7 @@ from chateval.evaluation.systems.leaderboard import (
     rating_difference,
     shared_ranks,
 )
-from chateval.reporting.systems_view import resolved_sentence
+from chateval.evaluation.systems.tables import resolved_sentence
 
 PLANTED = {"s0": 0.0, "s1": 0.6, "s2": -0.3, "s3": 1.1, "s4": -0.9}
 

@@ -13,7 +13,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.diagnostics.unanimity import UNANIMITY
-from chateval.evaluation.measures import register_measure, unregister_measure
+from chateval.evaluation.measures import Table, register_measure, unregister_measure
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.reporting.html import write_html_report
 from chateval.reporting.markdown import write_report
@@ -57,7 +57,7 @@ def test_a_registered_measure_reaches_metrics_and_every_report(
     section = json.loads((tmp_path / "run" / "metrics.json").read_text())["measures"][toy.name]
     line = f"{toy.title}: {toy.text(section)}"
     print_summary(result)
-    assert f"  {line}" in capsys.readouterr().out
+    assert f"\n{line}\n" in capsys.readouterr().out
     assert line in write_report([tmp_path / "run"], tmp_path / "md").read_text()
     page = write_html_report([tmp_path / "run"], tmp_path / "html").read_text()
     assert f"<th>{toy.title}</th><td>{toy.text(section)}</td>" in page
@@ -67,6 +67,49 @@ def test_a_registered_measure_reaches_metrics_and_every_report(
         f"{toy.name}: recorded by a measure this installation does not have"
         in write_report([tmp_path / "run"], tmp_path / "md2").read_text()
     )
+
+
+class WordsPerOrder:
+    """A toy table measure: each answer order's assessment words, summed over the items."""
+
+    name = "toy_words_per_order"
+    title = "toy: words per order"
+
+    def compute(
+        self, settings: StatisticsSettings, records: Sequence[VerdictRecord]
+    ) -> dict[str, Any] | None:
+        words = {"in order": 0, "swapped": 0}
+        for r in records:
+            for order in r["orders"]:
+                said = sum(len(str(x.get("assessment", "")).split()) for x in order["referees"])
+                words["swapped" if order.get("swapped") else "in order"] += said
+        return words
+
+    def tables(self, section: Mapping[str, int] | None) -> list[Table]:
+        rows = [[order, str(words)] for order, words in (section or {}).items()]
+        return [Table("toy words", ["order", "words"], rows, ["toy note"])]
+
+
+def test_a_registered_table_measure_reaches_metrics_and_every_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toy = WordsPerOrder()
+    register_measure(toy)
+    try:
+        backend = ScriptedBackend(DEFAULT_MODEL, prompt_dependent)
+        result = run(tiny_config(), tmp_path / "run", backends={DEFAULT_MODEL: backend})
+        section = json.loads((tmp_path / "run" / "metrics.json").read_text())["measures"][toy.name]
+        assert set(section) == {"in order", "swapped"} and section["in order"] > 0
+        print_summary(result)
+        out = capsys.readouterr().out
+        assert "toy words" in out and "toy note" in out and str(section["swapped"]) in out
+        report = write_report([tmp_path / "run"], tmp_path / "md").read_text()
+        assert "## Toy: words per order: test" in report and "### toy words" in report
+        assert f"| swapped | {section['swapped']} |" in report
+        page = write_html_report([tmp_path / "run"], tmp_path / "html").read_text()
+        assert "<h3>toy words</h3>" in page and f"<td>swapped</td><td>{section['swapped']}</td>" in page
+    finally:
+        unregister_measure(toy.name)
 
 
 def test_a_measure_name_is_taken_once(toy: LongestQuestion) -> None:

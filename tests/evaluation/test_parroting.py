@@ -14,6 +14,7 @@ from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.behaviour import EchoDetector, debate_behaviour, word_runs
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
+from chateval.evaluation.diagnostics.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.evaluation.diagnostics.parroting import (
     NO_BLIND_VERDICTS,
     NO_BLIND_WORDS,
@@ -27,8 +28,6 @@ from chateval.evaluation.diagnostics.text import (
     degenerate_reasons,
     words_copy_text,
 )
-from chateval.reporting.metrics_view import metrics_view
-from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.run.records import item_records
 from chateval.run.runner import run
 from tests.support.helpers import asks_for_scores, run_diagnostics, tiny_config
@@ -417,14 +416,21 @@ def test_records_of_earlier_releases_render_as_unknown() -> None:
     assert summary["copy_share"] == 1.0 and summary["words_copy_share"] is None
     assert summary["copy_chance"] is None and summary["copy_chance_reason"] == NOT_RECORDED
     metrics = {"per_model": {"m": {"referees": ["Critic"], "parroting": summary, "cut_off": None}}}
-    [row] = per_model_rows(metrics_view("pairwise", metrics), {})
+    [row] = per_model_rows(metrics["per_model"])
     columns = dict(zip(PER_MODEL_COLUMNS, row, strict=True))
-    assert columns["copies words"] == "-" and columns["cut off"] == "-"
+    assert (
+        columns["copies another referee's words it saw"] == "-" and columns["cut off at the token cap"] == "-"
+    )
     # Whose verdict it saw is not recorded either: no permutation chance, no claim of copying.
-    assert columns["equals a verdict seen"] == (
+    assert columns["equals a verdict it saw"] == (
         f"100.0% of 1 verdicts (chance -: {NOT_RECORDED}; on another item -: {NOT_RECORDED})"
     )
-    assert columns["recites the item"] == columns["empty assessments"] == columns["scores at the ends"] == "-"
+    assert (
+        columns["recites the item"]
+        == columns["empty assessments"]
+        == columns["scores at the scale's ends"]
+        == "-"
+    )
     assert cut_off_kinds(None) == "-"
     assert degenerate_reasons({}) == []
 
@@ -453,7 +459,7 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
         r"verdict_parse_failures +│ +0 │\n│ cut_off_at_token_cap +│ +8/8 assessments, 8/8 discussions │"
     )
     assert re.search(headline, out)
-    assert "copies another referee's words it saw: 100.0% of 12 utterances (chance -: " in out
+    assert "    copies another referee's words it saw: 100.0% of 12 utterances (chance -: " in out
     # Every verdict is 7/3: equal to the one seen, and as often to one on another item (said
     # since the permutation chance was added).
     assert (
@@ -466,13 +472,12 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     # report.md's per-model table and the HTML report's settings say the same.
     from chateval.record.finished import load_finished_run
     from chateval.reporting.html_views import run_settings
-    from chateval.reporting.markdown import model_table
+    from chateval.reporting.markdown import write_report
 
     report = load_finished_run(tmp_path)
-    table = model_table([report])
+    table = write_report([tmp_path], tmp_path / "md").read_text()
     assert "| 8/8 assessments, 8/8 discussions; 8/8 verdicts rest on a cut-off assessment |" in table
     assert "Warning: the panel of test looks degenerate: 100% of referee utterances copy" in table
     settings = run_settings(report)
     assert settings["cut off at the token cap"].startswith("8/8 assessments, 8/8 discussions")
-    assert settings["copying (chance)"].startswith("m: words 100.0% of 12 utterances (chance -: ")
     assert settings["panel looks degenerate"].endswith("100% of assessments stop at the token cap")

@@ -130,7 +130,7 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
         row["system"] for row in section["leaderboard"]["rows"]
     )
     assert board["best"]["system"] == board["rows"][0]["system"]
-    from chateval.reporting.systems_view import systems_tables
+    from chateval.evaluation.systems.tables import systems_tables
 
     titles = [t.title for t in systems_tables(section)]
     assert "calibrated leaderboard (10 labelled of 12 comparisons)" in titles
@@ -138,7 +138,7 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
 
 def test_a_fully_labelled_pair_is_listed_with_why_not_dropped(systems_run: Path) -> None:
     from chateval.config.files import load_config
-    from chateval.reporting.systems_view import systems_tables
+    from chateval.evaluation.systems.tables import systems_tables
 
     config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
     records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
@@ -162,14 +162,15 @@ def test_a_fully_labelled_pair_is_listed_with_why_not_dropped(systems_run: Path)
 def test_every_report_shows_the_leaderboard(
     systems_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    from chateval.evaluation.systems.tables import systems_tables
     from chateval.reporting.html import write_html_report
     from chateval.reporting.markdown import write_report
-    from chateval.reporting.metrics_view import metrics_view
-    from chateval.reporting.summary import _print_systems
+    from chateval.reporting.measure_views import print_table
 
     metrics = json.loads((systems_run / "metrics.json").read_text())
     best = metrics["systems"]["leaderboard"]["rows"][0]["system"]
-    _print_systems(Console(width=120), metrics_view("pairwise", metrics))
+    for table in systems_tables(metrics["systems"]):
+        print_table(Console(width=120), table)
     said = capsys.readouterr().out
     assert "leaderboard" in said and "win rates" in said and best in said
     assert "Davidson-Bradley-Terry ratings" in said

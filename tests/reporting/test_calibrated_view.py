@@ -15,9 +15,9 @@ from rich.console import Console
 from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.section import PairwiseSystems
-from chateval.reporting.metrics_view import metrics_view
-from chateval.reporting.summary import _print_systems
-from chateval.reporting.systems_view import markdown, systems_tables
+from chateval.evaluation.systems.tables import systems_tables
+from chateval.reporting.measure_views import markdown_table as markdown
+from chateval.reporting.measure_views import print_table
 
 # docs/results/faireval_systems_quarter_labels as release 3 wrote it (commit 1a604f6: bootstrap
 # intervals); with the calibrated leaderboard's keys taken out, as an earlier release wrote it.
@@ -127,7 +127,8 @@ def test_an_old_run_folder_still_renders(tmp_path: Path, capsys: pytest.CaptureF
     assert "95% intervals: normal quantiles." in notes
     assert not any(note.startswith("warning") for note in notes)
     metrics = _old_metrics()
-    _print_systems(Console(width=120), metrics_view("pairwise", copy.deepcopy(metrics)))
+    for table in systems_tables(copy.deepcopy(metrics)["systems"]):
+        print_table(Console(width=120), table)
     assert "leaderboard" in capsys.readouterr().out
     report = write_report([_old_run(tmp_path / "old")], tmp_path / "md").read_text()
     assert "### leaderboard" in report and "calibrated leaderboard" not in report

@@ -13,7 +13,7 @@ from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
 from chateval.record.finished import load_finished_run
 from chateval.reporting.html import write_html_report
 from chateval.reporting.html_views import run_settings
-from chateval.reporting.markdown import model_table
+from chateval.reporting.markdown import write_report
 from chateval.reporting.summary import print_summary
 from chateval.run.runner import RunResult, run
 from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
@@ -77,7 +77,7 @@ def test_the_reports_count_them_and_never_show_an_empty_explanation(
     assert "empty assessments: 4/4 assessments (4/4 verdicts' own)" in out
     assert "empty assessments: 0/4 assessments (0/4 verdicts' own)" in out
     finished = load_finished_run(folder)
-    assert "| 4/4 assessments (4/4 verdicts' own) |" in model_table([finished])
+    assert "| 4/4 assessments (4/4 verdicts' own) |" in write_report([folder], tmp_path / "md").read_text()
     assert run_settings(finished)["empty assessments"] == "4/8 assessments (4/8 verdicts' own)"
     page = write_html_report([folder], tmp_path / "report").read_text(encoding="utf-8")
     marker = EMPTY_ASSESSMENT.replace("'", "&#39;")

@@ -13,6 +13,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.config.files import load_config
 from chateval.core.schema.records import RunInfo
 from chateval.engines.models import DEFAULT_MODEL
+from chateval.evaluation.diagnostics.model_rows import per_model_rows
 from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting.metrics_view import (
     CorrelationRow,
@@ -21,7 +22,6 @@ from chateval.reporting.metrics_view import (
     metrics_view,
     run_view,
 )
-from chateval.reporting.model_rows import per_model_rows
 from chateval.run.runner import run
 from tests.support.helpers import CONFIGS_DIR
 from tests.support.scripted import (
@@ -132,9 +132,8 @@ def test_pairwise_rows_match_metrics_json(pairwise_run: Path) -> None:
         (side, comparison["n"], comparison["accuracy"][side], comparison["kappa"][side])
         for side in ("blind", "final")
     ]
-    rows = per_model_rows(view, finished.info["per_model"])
+    rows = per_model_rows(metrics["per_model"])
     assert [row.model for row in rows] == list(metrics["per_model"]) == ["steady", "swayed"]
-    assert rows[0].requests == str(finished.info["per_model"]["steady"]["requests"])
     assert rows[0].vs_humans.endswith(" acc") and not rows[0].with_panel.endswith("gap")
 
 
@@ -161,5 +160,5 @@ def test_direct_rows_match_metrics_json(direct_run: Path) -> None:
     length = metrics["baselines"]["response_length"]
     assert [row.name for row in view.length_rows] == [*length["dimensions"], "average"]  # all defined
     assert view.blind_final_rows == []  # no opinion probes
-    [row] = per_model_rows(view, {})
-    assert row.with_panel.endswith(" gap") and row.requests == "-"
+    [row] = per_model_rows(metrics["per_model"])
+    assert row.with_panel.endswith(" gap") and not row.vs_humans.endswith(" acc")

@@ -21,22 +21,45 @@ lm-evaluation-harness registers its tasks), so a measure costs nothing until a r
 A rescore recomputes every registered measure; metrics.json's ``measures`` is an open mapping,
 so a new measure leaves the record's schema alone (as inspect_ai's scores).
 
-Two optional attributes place a measure elsewhere; the panel's built-in diagnostics use them
-(chateval.evaluation.diagnostics.panel_measures): ``top_level = True`` keeps its section at
+Every section of metrics.json beyond the headline agreement with humans is a registered
+measure: the built-ins below (soft vs hard, baselines, position, systems, the debate's effect,
+per model, the panel's diagnostics, unanimity) register exactly as one added later would.
+Optional attributes place a measure elsewhere: ``top_level = True`` keeps its section at
 ``metrics[name]``, where releases before the registry wrote it (its type is then part of the
-record's schema, and reports show it, ``"-"``, when a run did not record it); ``console_row =
+record's schema; a section that is None is left out); ``console_row =
 "label"`` shows it as a row of the console's run table, said by ``brief(section)``, instead of a
-line under the summary.
+line under the summary; ``about = "..."`` is a paragraph that report.md puts under the measure's
+own heading (what it measures and how to read it), instead of listing it under "Measures".
+
+A measure whose section is best read as tables (the systems' leaderboards, the per-model
+diagnostics) has ``tables(section) -> list[Table]`` instead of ``text``: every report lays the
+tables out under the measure's title (the console, a rich table; report.md, a Markdown table;
+the HTML, a table), each with the sentences that explain it.
 """
 
 import importlib
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol, cast
 
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.settings import StatisticsSettings
 
 Section = dict[str, Any]  # a JSON object
+
+
+@dataclass(frozen=True)
+class Table:
+    """A titled table of text cells, with the sentences that explain it (a table measure's
+    output, laid out alike by every report)."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    # The console shows each row as a block of "header: cell" lines (a table too wide for 80
+    # columns); report.md and the HTML show it as a table all the same.
+    as_records: bool = False
 
 
 class Measure(Protocol):
@@ -50,17 +73,46 @@ class Measure(Protocol):
         ...
 
     def text(self, section: Any) -> str:
-        """The section in words, one line (reports put ``title`` before it); a ``top_level``
-        measure's is None when a run did not record it."""
+        """The section in words, one line (reports put ``title`` before it)."""
         ...
 
 
-def top_level(measure: Measure) -> bool:
+class TableMeasure(Protocol):
+    """A registered measure whose section reads as tables (see the module's docstring)."""
+
+    name: str
+    title: str
+
+    def compute(self, settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
+        """The measure's section of metrics.json, or None when it has nothing to say of the run."""
+        ...
+
+    def tables(self, section: Any) -> list[Table]:
+        """The section as tables (empty: nothing to show)."""
+        ...
+
+
+AnyMeasure = Measure | TableMeasure
+
+
+def top_level(measure: AnyMeasure) -> bool:
     """The measure's section sits at ``metrics[name]`` (built-ins older than the registry)."""
     return bool(getattr(measure, "top_level", False))
 
 
-def console_row(measure: Measure) -> str | None:
+def about(measure: AnyMeasure) -> str | None:
+    """The paragraph report.md puts under the measure's own heading; None: listed under
+    "Measures"."""
+    said = getattr(measure, "about", None)
+    return None if said is None else str(said)
+
+
+def is_table(measure: AnyMeasure) -> bool:
+    """The measure's section reads as tables (``tables``), not a line (``text``)."""
+    return callable(getattr(measure, "tables", None))
+
+
+def console_row(measure: AnyMeasure) -> str | None:
     """The label of the measure's row in the console's run table; None: a line under it."""
     label = getattr(measure, "console_row", None)
     return None if label is None else str(label)
@@ -73,7 +125,13 @@ def brief(measure: Measure, section: Any) -> str:
 
 
 # name -> "module:attribute" (a built-in, imported on first use) or the measure itself
-_REGISTRY: dict[str, str | Measure] = {
+_REGISTRY: dict[str, str | AnyMeasure] = {
+    "soft_vs_hard": "chateval.evaluation.agreement.soft_vs_hard:SOFT_VS_HARD",
+    "baselines": "chateval.evaluation.agreement.baselines:BASELINES",
+    "position": "chateval.evaluation.agreement.position:POSITION",
+    "systems": "chateval.evaluation.systems.measure:SYSTEMS",
+    "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
+    "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
     "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
     "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
     "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",
@@ -82,7 +140,7 @@ _REGISTRY: dict[str, str | Measure] = {
 }
 
 
-def register_measure(measure: Measure) -> None:
+def register_measure(measure: AnyMeasure) -> None:
     """Add ``measure`` to every run scored from now on in this process (a name taken is an error:
     two measures cannot fill one section)."""
     if measure.name in _REGISTRY and _REGISTRY[measure.name] is not measure:
@@ -95,15 +153,15 @@ def unregister_measure(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _load(entry: str | Measure) -> Measure:
+def _load(entry: str | AnyMeasure) -> AnyMeasure:
     if not isinstance(entry, str):
         return entry
     module, attribute = entry.split(":")
-    measure: Measure = getattr(importlib.import_module(module), attribute)
+    measure: AnyMeasure = getattr(importlib.import_module(module), attribute)
     return measure
 
 
-def registered_measures() -> list[Measure]:
+def registered_measures() -> list[AnyMeasure]:
     """Every registered measure, in the order of registration (built-ins imported once)."""
     measures = [_load(entry) for entry in _REGISTRY.values()]
     _REGISTRY.update((measure.name, measure) for measure in measures)
@@ -119,30 +177,44 @@ def measure_sections(
     return {measure.name: measure.compute(settings, records) for measure in registered_measures()}
 
 
-def _recorded(measure: Measure, metrics: Mapping[str, Any]) -> tuple[bool, Any]:
-    """Whether a run's ``metrics`` show ``measure`` (a top-level one always: ``"-"`` when not
-    recorded), and its section."""
-    if top_level(measure):
-        return True, metrics.get(measure.name)
-    sections = metrics.get("measures") or {}
+def _recorded(measure: AnyMeasure, metrics: Mapping[str, Any]) -> tuple[bool, Any]:
+    """Whether a run's ``metrics`` recorded ``measure``'s section, and the section."""
+    sections = metrics if top_level(measure) else metrics.get("measures") or {}
     return measure.name in sections, sections.get(measure.name)
 
 
 def measure_lines(metrics: Mapping[str, Any], in_console_rows: bool = True) -> list[tuple[str, str]]:
-    """(title, text) of each registered measure a run's ``metrics`` show, in registration order
-    (``in_console_rows=False``: those the console's run table shows left out), then each
-    section no registered measure knows (recorded by a measure of another installation), by
-    its name."""
+    """(title, text) of each line measure (not a table measure) a run's ``metrics`` recorded,
+    in registration order (``in_console_rows=False``: those the console's run table shows left
+    out), then each section no registered measure knows (recorded by a measure of another
+    installation), by its name."""
     lines = []
     for measure in registered_measures():
         shown, section = _recorded(measure, metrics)
-        if shown and (in_console_rows or console_row(measure) is None):
-            lines.append((measure.title, measure.text(section)))
+        if shown and not is_table(measure) and (in_console_rows or console_row(measure) is None):
+            lines.append((measure.title, cast(Measure, measure).text(section)))
     known = {measure.name for measure in registered_measures()}
     for name in metrics.get("measures") or {}:
         if name not in known:
             lines.append((name, "recorded by a measure this installation does not have"))
     return lines
+
+
+def measure_tables(metrics: Mapping[str, Any]) -> list[tuple[str, list[Table]]]:
+    """(title, tables) of each table measure a run's ``metrics`` recorded with something to
+    show, in registration order."""
+    found = []
+    for measure in registered_measures():
+        shown, section = _recorded(measure, metrics)
+        if shown and is_table(measure) and (tables := cast(TableMeasure, measure).tables(section)):
+            found.append((measure.title, tables))
+    return found
+
+
+def line_titles() -> list[str]:
+    """The titles of the registered line measures (the HTML report's settings rows, one per
+    measure whether or not each run recorded it)."""
+    return [measure.title for measure in registered_measures() if not is_table(measure)]
 
 
 def console_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -151,6 +223,6 @@ def console_rows(metrics: Mapping[str, Any]) -> list[tuple[str, str]]:
     for measure in registered_measures():
         label = console_row(measure)
         shown, section = _recorded(measure, metrics)
-        if label is not None and shown:
-            rows.append((label, brief(measure, section)))
+        if label is not None and shown and not is_table(measure):
+            rows.append((label, brief(cast(Measure, measure), section)))
     return rows

@@ -1,9 +1,10 @@
 """Meta-evaluation: a run's metrics.json from its verdict records.
 
-Agreement with the human labels (hard and soft verdicts side by side, with intervals), the
-reference baselines that agreement has to beat, the paired soft-vs-hard comparison, position
-statistics, the debate's effect (with opinion probes) and per-model diagnostics
-(``chateval.run.rescore`` recomputes them for a finished run folder without running a model).
+Agreement with the human labels (hard and soft verdicts side by side, with intervals) is the
+run's headline; everything else is a registered measure (chateval.evaluation.measures): the
+paired soft-vs-hard comparison, the reference baselines, position statistics, the systems
+judged, the debate's effect, per-model and panel diagnostics (``chateval.run.rescore``
+recomputes them all for a finished run folder without running a model).
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -34,19 +35,10 @@ from chateval.core.schema.metrics import (
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
 from chateval.core.strict_model import record_schema
-from chateval.evaluation.agreement.debate_effect import debate_effect
-from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
-from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
-from chateval.evaluation.diagnostics.summary import per_model
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.measures import measure_sections, registered_measures, top_level
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems, systems_metrics
-from chateval.judging.aggregate import position_stats
-
-CONSTANT_BASELINE = (
-    "undefined: a constant prediction ranks no response above another, so its rank correlation "
-    "with the human scores has no value (it is not 0)"
-)
+from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 
 
 @record_schema
@@ -75,7 +67,7 @@ class RunMetricsOf(CommonRunMetrics, Generic[Panel, Effect, Model], total=False)
 
     panel: Panel
     referees: dict[str, Panel]
-    debate_effect: Effect  # runs with opinion probes
+    debate_effect: Effect  # runs with opinion probes, or a panel without them (``unavailable``)
     per_model: dict[str, Model]
 
 
@@ -189,36 +181,6 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
     return out
 
 
-def _direct_baselines(
-    settings: StatisticsSettings, records: Sequence[VerdictRecord]
-) -> DirectBaselines | None:
-    """Reference predictors on the run's human-scored items: a constant predictor and the
-    response's length in words, per scored dimension (pairwise: chateval.evaluation.agreement.metrics)."""
-    labelled = [(r, scores) for r in records if (scores := r.get("human_scores"))]
-    if not labelled:
-        return None
-    out: DirectBaselines = {"constant": CONSTANT_BASELINE}
-    if any("response_words" not in r for r, _ in labelled):
-        out["response_length_unavailable"] = (
-            "the verdict records do not give the responses' lengths (a run of a release before they "
-            "were recorded)"
-        )
-        return out
-    dims, seed = settings.dimensions, settings.seed
-    truth = {d: [h[d] for _, h in labelled if d in h] for d in dims}
-    lengths = {d: [float(r["response_words"]) for r, h in labelled if d in h] for d in dims}
-    grouped = all("group" in r for r, _ in labelled)
-    groups = {d: [r.get("group", "") for r, h in labelled if d in h] for d in dims}
-    scored = [d for d in dims if truth[d]]
-    out["response_length"] = direct_metrics(
-        {d: truth[d] for d in scored},
-        {d: lengths[d] for d in scored},
-        seed,
-        {d: groups[d] for d in scored} if grouped else None,
-    )
-    return out
-
-
 def _with_distributions(agreement: Agreement | None, records: Sequence[VerdictRecord]) -> Agreement | None:
     """``agreement`` (soft verdicts) with how sure the referees were and how much of their
     distributions rests on approximation."""
@@ -279,82 +241,51 @@ def _headline(
         metrics["soft_verdicts"] = "read"
 
 
-def _as_soft(record: VerdictRecord) -> VerdictRecord:
-    """The record with its soft label and scores as its verdict (soft-vs-hard comparison)."""
-    soft = record.copy()
-    soft["label"] = record.get("soft_label")
-    soft["scores"] = record.get("soft_scores")
-    return soft
-
-
-def _last(
-    metrics: RunMetricsOf[Panel, Effect, Model],
-    settings: StatisticsSettings,
-    records: Sequence[VerdictRecord],
-    effect: Effect | None,
-    models: dict[str, Model],
-) -> None:
-    """metrics.json's last keys: the systems judged, the debate's effect, per-model diagnostics,
-    and the registered measures (chateval.evaluation.measures)."""
-    systems = systems_metrics(settings, records)
-    if systems is not None:
-        metrics["systems"] = systems
-    if effect is not None:
-        metrics["debate_effect"] = effect
-    metrics["per_model"] = models
-    # The registered measures: the panel's diagnostics at their top-level keys, the others
-    # (where they have something to say) under ``measures``.
-    sections = measure_sections(settings, records)
-    measured = {}
-    for measure in registered_measures():
-        section = sections[measure.name]
-        if top_level(measure):
-            metrics[measure.name] = section  # type: ignore[literal-required]
-        elif section is not None:
-            measured[measure.name] = section
-    metrics["measures"] = measured
-
-
 def compute_metrics(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> RunMetrics:
     """Agreement with the human labels the items carry (when any), for the hard verdicts and,
     when the scores came with probabilities, the soft ones (``aggregations``); the settings'
-    ``verdict.aggregation`` is the headline. Plus reference baselines (``baselines``),
-    position-bias statistics for pairwise runs, the blind-vs-final comparison of runs with
-    opinion probes (``debate_effect``) and per-model diagnostics."""
+    ``verdict.aggregation`` is the headline. Then every registered measure
+    (chateval.evaluation.measures): the soft-vs-hard comparison, reference baselines, position
+    statistics, the systems judged, the debate's effect, per-model and panel diagnostics, and
+    any measure registered from outside."""
     if settings.task == "pairwise":
         return _pairwise_run(settings, records)
     return _direct_run(settings, records)
 
 
+def _measures(
+    metrics: RunMetricsOf[Panel, Effect, Model],
+    settings: StatisticsSettings,
+    records: Sequence[VerdictRecord],
+) -> None:
+    """Every registered measure (chateval.evaluation.measures): the built-ins at their
+    top-level keys (where they have something to say), the others under ``measures``."""
+    sections = measure_sections(settings, records)
+    measured = {}
+    for measure in registered_measures():
+        section = sections[measure.name]
+        if section is None:
+            continue
+        if top_level(measure):
+            metrics[measure.name] = section  # type: ignore[literal-required]
+        else:
+            measured[measure.name] = section
+    metrics["measures"] = measured
+
+
 def _pairwise_run(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> PairwiseRunMetrics:
-    seed = settings.seed
-    hard, soft = _both(_pairwise_agreement, records, seed)
+    hard, soft = _both(_pairwise_agreement, records, settings.seed)
     metrics: PairwiseRunMetrics = {"items": len(records)}
     _headline(metrics, settings, hard, soft)
     metrics["aggregations"] = _aggregations(hard, soft)
-    if soft is not None and "panel" in soft:
-        # The same items judged both ways: is soft's gap over hard more than noise?
-        metrics["soft_vs_hard"] = compare_pairwise_records(records, [_as_soft(r) for r in records], seed)
-    if labels := [label for r in records if (label := r.get("human_label"))]:
-        metrics["baselines"] = pairwise_baselines(labels)
-    metrics["position"] = position_stats(records)
-    agents, summarizer = settings.referee_models, settings.summarizer_model
-    models = per_model("pairwise", records, agents, seed, summarizer, settings.scales)
-    _last(metrics, settings, records, debate_effect("pairwise", records, seed), models)
+    _measures(metrics, settings, records)
     return metrics
 
 
 def _direct_run(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> DirectRunMetrics:
-    seed = settings.seed
-    hard, soft = _both(_direct_agreement, records, seed)
+    hard, soft = _both(_direct_agreement, records, settings.seed)
     metrics: DirectRunMetrics = {"items": len(records)}
     _headline(metrics, settings, hard, soft)
     metrics["aggregations"] = _aggregations(hard, soft)
-    if soft is not None and "panel" in soft:
-        metrics["soft_vs_hard"] = compare_direct_records(records, [_as_soft(r) for r in records], seed)
-    if (baselines := _direct_baselines(settings, records)) is not None:
-        metrics["baselines"] = baselines
-    agents, summarizer = settings.referee_models, settings.summarizer_model
-    models = per_model("direct", records, agents, seed, summarizer, settings.scales)
-    _last(metrics, settings, records, debate_effect("direct", records, seed), models)
+    _measures(metrics, settings, records)
     return metrics

@@ -7,23 +7,13 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 
 from dataclasses import dataclass
 
+from chateval.core.formatting import ci_text
+from chateval.evaluation.agreement.correlation_rows import CorrelationRow
+from chateval.evaluation.measures import Table, line_titles
 from chateval.record.finished import FinishedRun
 from chateval.record.roster import speakers as roster_speakers
-from chateval.reporting.formatting import ci_text
-from chateval.reporting.metrics_view import (
-    CorrelationRow,
-    MetricsView,
-    PairwiseView,
-    run_view,
-)
-from chateval.reporting.model_rows import per_model_rows
-from chateval.reporting.statistics_text import (
-    adaptive_text,
-    below_baselines,
-    debate_effect_text,
-    position_text,
-)
-from chateval.reporting.systems_view import SystemsTable
+from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
+from chateval.reporting.statistics_text import adaptive_text, below_baselines
 
 
 @dataclass(frozen=True)
@@ -34,8 +24,8 @@ class RunView:
     settings: dict[str, str]
     metrics: list[list[str]]
     columns: list[str]
-    # leaderboard, win rates, calibrated estimates (chateval.reporting.systems_view)
-    systems: list[SystemsTable]
+    # each table measure's title and tables: the systems judged, the per-model diagnostics
+    tables: list[tuple[str, list[Table]]]
 
 
 def speakers(run: FinishedRun) -> dict[str, tuple[str, str]]:
@@ -51,17 +41,16 @@ def _scales_text(run: FinishedRun) -> str:
     return f"scores {verdict.low}-{verdict.high}"
 
 
-def _metrics_settings(view: MetricsView, agents: int) -> dict[str, str]:
-    """The settings lines that read the run's metrics."""
-    copying = [f"{row.model}: words {row.words}, verdicts {row.copy}" for row in per_model_rows(view, {})]
-    position = position_text(view.metrics.get("position")) if isinstance(view, PairwiseView) else None
+def _metrics_settings(view: MetricsView) -> dict[str, str]:
+    """The settings lines that read the run's metrics: every registered line measure (one row
+    each, ``-`` where a run did not record it, so that runs side by side line up), then the
+    verdicts on the panel as a whole."""
+    said = dict(view.measure_lines())
     return {
-        **dict(view.measure_lines()),  # the panel's diagnostics and every other registered measure
-        "copying (chance)": "; ".join(copying) or "-",
+        **{title: said.pop(title, "-") for title in line_titles()},
+        **said,  # sections recorded by measures this installation lacks
         "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
-        "position consistency": position or "-",
         "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
-        "does the debate help?": debate_effect_text(view, agents) or "-",
     }
 
 
@@ -105,7 +94,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
         ),
         "parse failures": str(info.get("verdict_parse_failures")),
         **({"comparisons": adaptive_text(info["adaptive"])} if info.get("adaptive") else {}),
-        **_metrics_settings(run_view(run), int(info.get("agents") or 0)),
+        **_metrics_settings(run_view(run)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
     }
 

@@ -24,7 +24,6 @@ from chateval.reporting.html_debates import (
 )
 from chateval.reporting.html_runs import RunView, metric_rows, run_settings, speakers
 from chateval.reporting.metrics_view import run_view
-from chateval.reporting.systems_view import systems_tables
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),
@@ -312,7 +311,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
             run_settings(r.run),
             metric_rows(r.run),
             _run_columns(r),
-            systems_tables(run_view(r.run).systems),
+            run_view(r.run).measure_tables(),
         )
         for r in reads
     ]

@@ -6,10 +6,10 @@ position consistency over decisive items, first-position share, parse failures),
 each run against the first run of its task, on the items both judged (paired bootstrap
 intervals of the differences; exact McNemar test for pairwise accuracy; see
 chateval.evaluation.agreement.paired).
-Then each run's reference baselines (and a line when the panel is below one) and, with
-opinion probes, its blind vote against its final decision (chateval.reporting.statistics_text); for runs
-that judged named systems, their leaderboards, win rates and calibrated estimates
-(chateval.reporting.systems_view). Plots
+Then every registered measure the runs recorded (chateval.reporting.measure_views): the
+reference baselines, the debate's effect, position, the panel's diagnostics, and as tables the
+systems judged and the per-model diagnostics; a warning for a panel below a baseline or
+degenerate. Plots
 (chateval.reporting.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
 correlations, per-referee agreement.
 """
@@ -18,24 +18,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chateval.core.file_access import private_folder
+from chateval.core.formatting import ci_text, reading, signed_ci
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
+from chateval.evaluation.agreement.baselines import BASELINES
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
+from chateval.evaluation.agreement.position import consistency_text
 from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
-from chateval.reporting.formatting import ci_text, signed_ci
 from chateval.reporting.markdown_direct import direct_table
+from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view
-from chateval.reporting.model_rows import PER_MODEL_COLUMNS, per_model_rows
-from chateval.reporting.statistics_text import (
-    adaptive_text,
-    baselines_text,
-    below_baselines,
-    debate_effect_text,
-    position_text,
-    reading,
-)
-from chateval.reporting.systems_view import markdown, systems_tables
+from chateval.reporting.statistics_text import adaptive_text, below_baselines
 
 
 def _counts(panel: PairwiseMetrics | None) -> str:
@@ -65,9 +59,9 @@ def pairwise_table(runs: Sequence[FinishedRun]) -> str:
         lines.append(
             f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
             f"| {panel['n'] if panel else '-'} | {ci_text(panel['accuracy'] if panel else None)} "
-            f"| {baselines_text(view)} "
+            f"| {BASELINES.text(view.metrics.get('baselines'))} "
             f"| {ci_text(panel['kappa'] if panel else None)} | {_counts(panel)} "
-            f"| {position_text(position) or '-'} "
+            f"| {consistency_text(position) or '-'} "
             f"| {_pct(position.get('first_position_win_share') if position else None)} "
             f"| {run.info['verdict_parse_failures']} |"
         )
@@ -185,23 +179,6 @@ def comparison_table(runs: Sequence[FinishedRun]) -> str:
     return "\n".join(lines)
 
 
-def model_table(runs: Sequence[FinishedRun]) -> str:
-    """Per-model diagnostics of every run (see chateval.evaluation.diagnostics.summary), then a
-    warning line for each run whose panel looks degenerate."""
-    lines = [
-        "| run | " + " | ".join(PER_MODEL_COLUMNS) + " |",
-        "| --- " * (len(PER_MODEL_COLUMNS) + 1) + "|",
-    ]
-    warnings = []
-    for run in runs:
-        view = run_view(run)
-        for row in per_model_rows(view, run.info.get("per_model", {})):
-            lines.append(f"| {run.name} | " + " | ".join(row) + " |")
-        if reasons := view.degenerate_reasons():
-            warnings += ["", f"Warning: the panel of {run.name} looks degenerate: {'; '.join(reasons)}."]
-    return "\n".join(lines + warnings)
-
-
 def referee_table(runs: Sequence[FinishedRun]) -> str:
     lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
     for run in runs:
@@ -217,31 +194,6 @@ def referee_table(runs: Sequence[FinishedRun]) -> str:
                     f"| tau {ci_text(average.get('kendall'))} |"
                 )
     return "\n".join(lines)
-
-
-def baseline_lines(runs: Sequence[FinishedRun]) -> list[str]:
-    """Per run, the reference baselines and, when the panel does no better, a line saying so."""
-    lines = []
-    for run in runs:
-        view = run_view(run)
-        if "baselines" not in view.metrics:
-            lines.append(f"- {run.name}: - (metrics of an earlier release; `chateval rescore` adds them)")
-            continue
-        lines.append(f"- {run.name}: {baselines_text(view)}")
-        if below := below_baselines(view):
-            lines.append(f"  - **below baseline**: {below}")
-    return lines
-
-
-def debate_effect_lines(runs: Sequence[FinishedRun]) -> list[str]:
-    """Per run, its blind vote before discussion against its final decision (or why not)."""
-    found = [(run, debate_effect_text(run_view(run), int(run.info.get("agents") or 0))) for run in runs]
-    return [f"- {run.name}: {text}" for run, text in found if text]
-
-
-def measure_lines(runs: Sequence[FinishedRun]) -> list[str]:
-    """Per run, each registered measure it recorded (chateval.evaluation.measures), in words."""
-    return [f"- {run.name}: {title}: {text}" for run in runs for title, text in run_view(run).measure_lines()]
 
 
 def cost_table(runs: Sequence[FinishedRun]) -> str:
@@ -262,6 +214,18 @@ def cost_table(runs: Sequence[FinishedRun]) -> str:
     return "\n".join(lines)
 
 
+def _warnings(runs: Sequence[FinishedRun]) -> list[str]:
+    """A warning per run whose panel is below a reference baseline or looks degenerate."""
+    lines = []
+    for run in runs:
+        view = run_view(run)
+        if below := below_baselines(view):
+            lines += [f"Warning: {run.name} is below a baseline: {below}.", ""]
+        if reasons := view.degenerate_reasons():
+            lines += [f"Warning: the panel of {run.name} looks degenerate: {'; '.join(reasons)}.", ""]
+    return lines
+
+
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
     runs = [load_finished_run(f) for f in folders]
@@ -269,6 +233,9 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]
     parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
+    for run in runs:
+        if "adaptive" in run.info:
+            parts += [f"{run.name}: {adaptive_text(run.info['adaptive'])}", ""]
     for run in runs:
         if changed := run.changed_inputs():
             parts += [
@@ -337,46 +304,14 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 comparison_table(group),
                 "",
             ]
-    parts += [
-        "## Reference baselines",
-        "",
-        'What judges that read nothing score on the same human labels: pairwise, always "A", always '
-        "the most common human label (in-sample) and a uniform random label (expected: accuracy 1/3, "
-        "kappa 0); direct, the response's length in words as the score (a constant score has no rank "
-        "correlation: undefined). A panel should beat every one.",
-        "",
-        *baseline_lines(runs),
-        "",
-    ]
-    if effects := debate_effect_lines(runs):
-        parts += [
-            "## Does the debate help?",
-            "",
-            "With opinion probes, each referee's blind verdict before any discussion, combined as the "
-            "final verdicts are, against the panel's final decision on the same items (paired: bootstrap "
-            "interval of final minus blind; pairwise, the exact McNemar test).",
-            "",
-            *effects,
-            "",
-        ]
-    for run in runs:
-        if views := systems_tables(run_view(run).systems):
-            parts += [f"## Systems judged: {run.name}", ""]
-            if "adaptive" in run.info:
-                parts += [adaptive_text(run.info["adaptive"]), ""]
-            for view in views:
-                parts += [f"### {view.title}", "", markdown(view), ""]
     referees = referee_table(runs)
     if referees.count("\n") > 1:
         parts += ["## Per-referee agreement", "", referees, ""]
         if figure := plots.referee_agreement(runs):
             plots.save_png(figure, outdir / "referees.png")
             parts += ["![each referee's agreement with humans, and the panel's](referees.png)", ""]
-    models = model_table(runs)
-    if models.count("\n") > 1:
-        parts += ["## Per-model diagnostics", "", models, ""]
-    if measured := measure_lines(runs):
-        parts += ["## Measures", "", *measured, ""]
+    parts += markdown_sections(runs)  # every registered measure (chateval.evaluation.measures)
+    parts += _warnings(runs)
     parts += ["## Cost", "", cost_table(runs), ""]
     report = outdir / "report.md"
     write_text(report, "\n".join(parts))

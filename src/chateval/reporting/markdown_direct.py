@@ -5,10 +5,11 @@ responses they rest on."""
 
 from collections.abc import Iterable, Sequence
 
+from chateval.core.formatting import ci_text
 from chateval.core.schema.metrics import CorrelationInterval
+from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
 from chateval.record.finished import FinishedRun
-from chateval.reporting.formatting import ci_text
-from chateval.reporting.metrics_view import AVERAGE, CorrelationRow, DirectView, correlation_rows, run_view
+from chateval.reporting.metrics_view import DirectView, run_view
 
 
 def _panel_desc(run: FinishedRun) -> str:

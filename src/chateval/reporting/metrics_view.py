@@ -16,18 +16,18 @@ from typing import ClassVar, Literal, TypeVar, cast
 from chateval.core.schema.diagnostics import CutOffSummary, EmptyAssessments, ParrotingSummary, ScoreExtremes
 from chateval.core.schema.metrics import (
     Aggregations,
-    AverageCorrelations,
     BlindFinalDirect,
     BlindFinalPairwise,
-    CorrelationInterval,
     DirectAgreement,
     DirectMetrics,
     Interval,
     PairwiseAgreement,
     PairwiseMetrics,
 )
+from chateval.evaluation.agreement.baselines import BaselineRow, pairwise_baseline_rows
+from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
 from chateval.evaluation.diagnostics.text import degenerate_reasons
-from chateval.evaluation.measures import console_rows, measure_lines
+from chateval.evaluation.measures import Table, console_rows, measure_lines, measure_tables
 from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 from chateval.record.finished import FinishedRun
@@ -77,46 +77,6 @@ class PairwiseAgreementRow(AgreementRow):
         return self.panel["kappa"] if self.panel else None
 
 
-AVERAGE = "average"
-
-
-@dataclass(frozen=True)
-class CorrelationRow:
-    """A dimension's rank correlations with the human scores, or an average of them."""
-
-    name: str  # a dimension, AVERAGE (the paper's), or "average of the defined (...)"
-    n: int | None  # None for an average
-    spearman: CorrelationInterval | None  # None: an average over no defined dimension
-    kendall: CorrelationInterval | None
-    covers: tuple[str, ...] | None = None  # an average's dimensions; None: a dimension's row
-
-    @property
-    def is_average(self) -> bool:
-        return self.covers is not None
-
-
-def _average_rows(paper: AverageCorrelations, defined: AverageCorrelations | None) -> list[CorrelationRow]:
-    """The paper's average, then the one over the defined dimensions (labelled with them)."""
-    covers = tuple(paper["dimensions"])
-    rows = [CorrelationRow(AVERAGE, None, paper.get("spearman"), paper.get("kendall"), covers)]
-    if defined is not None:
-        dims = tuple(defined["dimensions"])
-        name = f"average of the defined ({', '.join(dims)})"
-        rows.append(CorrelationRow(name, None, defined.get("spearman"), defined.get("kendall"), dims))
-    return rows
-
-
-def correlation_rows(metrics: DirectMetrics | None) -> list[CorrelationRow]:
-    """Per dimension, then the paper's average and, when some dimension is undefined, the
-    average of the defined ones (when there are averages)."""
-    if not metrics:
-        return []
-    rows = [CorrelationRow(d, m["n"], m["spearman"], m["kendall"]) for d, m in metrics["dimensions"].items()]
-    if average := metrics.get("average"):
-        rows += _average_rows(average, metrics.get("average_defined"))
-    return rows
-
-
 @dataclass(frozen=True)
 class DirectAgreementRow(AgreementRow):
     panel: DirectMetrics | None  # None without human scores
@@ -136,18 +96,6 @@ class DirectAgreementRow(AgreementRow):
     def average_defined(self) -> CorrelationRow | None:
         """The average of the defined dimensions, when some are undefined."""
         return next((row for row in self.correlations if row.is_average and row.name != AVERAGE), None)
-
-
-@dataclass(frozen=True)
-class BaselineRow:
-    """A reference predictor of a pairwise run, scored on the run's human labels."""
-
-    name: str  # 'always "A"', "majority label (A)", "random label"
-    phrase: str  # its name inside a sentence: "the majority label (A)", "a random label (expected)"
-    n: int
-    accuracy: float
-    kappa: float
-    expected: bool  # expected values (the random label's), not a score of one draw
 
 
 @dataclass(frozen=True)
@@ -239,10 +187,15 @@ class _View:
         return self.metrics.get("systems")
 
     def measure_lines(self, in_console_rows: bool = True) -> list[tuple[str, str]]:
-        """(title, text) of each registered measure the run shows (chateval.evaluation.measures):
+        """(title, text) of each line measure the run recorded (chateval.evaluation.measures):
         what report.md, report.html and (``in_console_rows=False``: but those in its run table)
         the console summary show of them, alike."""
         return measure_lines(self.metrics, in_console_rows)
+
+    def measure_tables(self) -> list[tuple[str, list[Table]]]:
+        """(title, tables) of each table measure the run recorded (the systems judged, the
+        per-model diagnostics, ...)."""
+        return measure_tables(self.metrics)
 
     def console_rows(self) -> list[tuple[str, str]]:
         """(label, text) of the measures the console's run table shows as rows."""
@@ -272,18 +225,7 @@ class PairwiseView(_View):
     @property
     def baseline_rows(self) -> list[BaselineRow]:
         """Always "A", the majority label, a random label (empty: no baselines recorded)."""
-        found = self.metrics.get("baselines")
-        if not found:
-            return []
-        n, always, majority, random = found["n"], found["always_A"], found["majority"], found["random"]
-        named = f"majority label ({majority['label']})"
-        return [
-            BaselineRow('always "A"', 'always "A"', n, always["accuracy"], always["kappa"], False),
-            BaselineRow(named, f"the {named}", n, majority["accuracy"], majority["kappa"], False),
-            BaselineRow(
-                "random label", "a random label (expected)", n, random["accuracy"], random["kappa"], True
-            ),
-        ]
+        return pairwise_baseline_rows(self.metrics.get("baselines"))
 
     @property
     def blind_vs_final(self) -> BlindFinalPairwise | None:

@@ -6,18 +6,11 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from chateval.evaluation.diagnostics.text import COPY_RULE
-from chateval.reporting.formatting import ci_text, signed_ci
+from chateval.core.formatting import ci_text
+from chateval.core.schema.records import RunInfo
+from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
-from chateval.reporting.model_rows import per_model_rows
-from chateval.reporting.statistics_text import (
-    adaptive_text,
-    baselines_text,
-    below_baselines,
-    debate_effect_text,
-    position_text,
-)
-from chateval.reporting.systems_view import systems_tables
+from chateval.reporting.statistics_text import adaptive_text, below_baselines
 from chateval.run.runner import RunResult
 
 
@@ -53,22 +46,8 @@ def _print_agreement(console: Console, view: MetricsView) -> None:
         console.print(table)
 
 
-def _print_systems(console: Console, view: MetricsView) -> None:
-    """The systems the run judged: leaderboard, win rates, calibrated estimates."""
-    for table_view in systems_tables(view.systems):
-        if table_view.headers:
-            table = Table(title=table_view.title)
-            for header in table_view.headers:
-                table.add_column(header)
-            for row in table_view.rows:
-                table.add_row(*row)
-            console.print(table)
-        for note in table_view.notes:
-            console.print(note, highlight=False, soft_wrap=True)
-
-
 def _print_soft(console: Console, view: MetricsView) -> None:
-    """How the soft verdicts were read (or why not), and soft minus hard on the same items."""
+    """How the soft verdicts were read (or why not)."""
     status = view.soft_status
     read = view.soft_distributions
     if read:
@@ -80,70 +59,14 @@ def _print_soft(console: Console, view: MetricsView) -> None:
         )
     elif status and status != "read":
         console.print(f"soft verdicts: {status}", highlight=False)
-    if isinstance(view, PairwiseView):
-        pairwise = view.metrics.get("soft_vs_hard")
-        if pairwise:
-            console.print(
-                f"soft minus hard, same items: accuracy {signed_ci(pairwise['accuracy']['difference'])}, "
-                f"McNemar p = {pairwise['mcnemar']['p_value']:.3f}",
-                highlight=False,
-            )
-        return
-    direct = view.metrics.get("soft_vs_hard")
-    if direct and "average" in direct:
-        spearman = direct["average"].get("spearman")
-        console.print(
-            "soft minus hard, same items: average spearman "
-            + signed_ci(spearman["difference"] if spearman else None),
-            highlight=False,
-        )
 
 
-def _print_position(console: Console, view: PairwiseView) -> None:
-    position = view.metrics.get("position")
-    consistency = position_text(position)
-    if position and consistency is not None:
-        share = position["first_position_win_share"]
-        # No decisive verdict means no evidence either way, not a 0% share.
-        wins = "no decisive verdicts" if share is None else f"first-position wins {100 * share:.1f}%"
-        by_position = position.get("soft_mean_by_position")
-        if by_position:
-            first, second = by_position["first"], by_position["second"]
-            wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"
-        console.print(f"position consistency {consistency}; {wins}", highlight=False, soft_wrap=True)
-
-
-def _print_models(console: Console, view: MetricsView, result: RunResult) -> None:
-    rows = per_model_rows(view, result.run_info.get("per_model", {}))
-    if not rows:
-        return
-    # Lines, not a table: eight columns do not fit an 80-column terminal.
-    console.print("per model:")
-    for row in rows:
-        changed = row.changed
-        opinions = "opinion probes off" if changed.startswith("-") else f"changed opinion {changed}"
-        for line in (
-            f"  {row.model} ({row.referees}; {row.requests} requests)",
-            f"    agrees with panel {row.with_panel}, vs humans {row.vs_humans}, {opinions}",
-            f"    echoes the prompt: {row.echo}",
-            f"    recites the item: {row.recites}",
-            f"    copies another referee's words it saw: {row.words}",
-            f"    equals a verdict it saw: {row.copy}",
-            f"    cut off at the token cap: {row.cut}",
-            f"    empty assessments: {row.empty}",
-            f"    scores at the scale's ends: {row.ends}",
-        ):
-            console.print(line, highlight=False, soft_wrap=True)
-    console.print(
-        "  echoes: utterances repeating the prompt's instructions; recites: utterances\n"
-        "  repeating 8 words in a row of the item's question or answers; copies:\n"
-        "  utterances repeating 8 words in a row of another referee's; chance: the same\n"
-        "  tests between referees who had seen none of each other's words; on another\n"
-        "  item: the seen referee's verdict on another debate, which nobody copied.\n"
-        + "".join(f"  {line}\n" for line in COPY_RULE.splitlines())
-        + "  High shares: a panel that repeats instead of judging.",
-        highlight=False,
-    )
+def _per_model_requests(info: RunInfo) -> str:
+    """`` (SmolLM2: 48, gemma: 48)`` for a panel of several models; empty for one."""
+    counts = info.get("per_model") or {}
+    if len(counts) < 2:
+        return ""
+    return " (" + ", ".join(f"{model}: {c.get('requests', '-')}" for model, c in counts.items()) + ")"
 
 
 def print_summary(result: RunResult) -> None:
@@ -172,7 +95,7 @@ def print_summary(result: RunResult) -> None:
         "debate_seconds",
         "wall_seconds",
     ):
-        table.add_row(key, str(info.get(key, "-")))
+        table.add_row(key, str(info.get(key, "-")) + (_per_model_requests(info) if key == "requests" else ""))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine,
             # and so do scores after an empty assessment (measures with a console row).
@@ -186,8 +109,6 @@ def print_summary(result: RunResult) -> None:
         console.print(adaptive_text(info["adaptive"]), highlight=False, soft_wrap=True)
     if any(row.panel is not None for row in view.aggregations):
         _print_agreement(console, view)
-    if "baselines" in view.metrics:
-        console.print(f"baselines: {baselines_text(view)}", highlight=False, soft_wrap=True)
     below = below_baselines(view)
     if below:
         console.print(f"below baseline: {below}", highlight=False, soft_wrap=True)
@@ -199,18 +120,12 @@ def print_summary(result: RunResult) -> None:
             "(the others lost every verdict to parse failures"
             + ("; accuracy counts them as wrong)" if isinstance(view, PairwiseView) else ")")
         )
-    if isinstance(view, PairwiseView):
-        _print_position(console, view)
-    effect = debate_effect_text(view, int(info.get("agents") or 0))
-    if effect:
-        console.print(f"does the debate help? {effect}", highlight=False, soft_wrap=True)
-    _print_systems(console, view)
-    _print_models(console, view, result)
-    measured = view.measure_lines(in_console_rows=False)
-    if measured:
-        console.print("panel, all referees:")
-        for title, text in measured:
-            console.print(f"  {title}: {text}", highlight=False, soft_wrap=True)
+    # Every registered measure, as every report shows it (chateval.evaluation.measures).
+    for title, text in view.measure_lines(in_console_rows=False):
+        console.print(f"{title}: {text}", highlight=False, soft_wrap=True)
+    for _, tables in view.measure_tables():
+        for found in tables:
+            print_table(console, found)
     reasons = view.degenerate_reasons()
     if reasons:
         console.print(

@@ -1,13 +1,14 @@
 """``chateval check CONFIG``: everything a run would refuse, found before a GPU is spent, and
 what the run will cost.
 
-It reads the items, builds the panel, resolves every model (a registry name, a folder, a
-cached hub id), checks the backend settings against the models that use them, loads each local
-model's tokenizer and config (never its weights), and runs the checks a run makes once its
-engines are up: the soft verdicts' score tokens, and every item fitted to every model's
-context. Each problem is one line; a config with none gets its size: items, debates, requests
-by model and kind, the prompt tokens of those requests counted with the real tokenizers, and
-the most tokens the referees may generate.
+It takes a run's session stage by stage, each failure a problem line rather than the end: it
+reads the items, builds the panel, resolves every model (a registry name, a folder, a cached
+hub id), checks the backend settings against the models that use them, loads each local
+model's tokenizer and config (never its weights), and runs the session's prepare stage, the
+checks a run makes once its engines are up: the soft verdicts' score tokens, and every item
+fitted to every model's context. Each problem is one line; a config with none gets its size:
+items, debates, requests by model and kind, the prompt tokens of those requests counted with
+the real tokenizers, and the most tokens the referees may generate.
 
 The prompt tokens are counted on the debates' own structure with every earlier utterance left
 out (``chateval preview``'s placeholders): a lower bound, which the generated tokens quoted in
@@ -26,10 +27,10 @@ from chateval.core import file_access
 from chateval.core.backend import TokenCounter
 from chateval.core.items import Item
 from chateval.core.model_spec import on_gpu, runtime_dtype
-from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
+from chateval.core.transcript import Debate
+from chateval.debate.building import build_debates, build_panel, load_run_items
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
-from chateval.engines.context import fit_items
 from chateval.engines.factory import (
     TokenizerOnly,
     check_backend_settings,
@@ -45,8 +46,10 @@ from chateval.engines.gpu_memory import (
     too_small,
 )
 from chateval.engines.models import ModelRegistry, kv_bytes_per_token
+from chateval.engines.placement import plan_placement
 from chateval.errors import ChatEvalError
 from chateval.offline import summary as offline_summary
+from chateval.run.session import Session
 
 T = TypeVar("T")
 
@@ -96,7 +99,7 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
         # The settings and tokenizers of a model that is not there mean nothing; the run's size
         # without token counts does (a config checked before the model folders are copied).
         if items is not None and panel is not None:
-            _size(report, config, items, panel, {})
+            _size(report, items, build_debates(items, config.calibrated), panel, {})
             report.adaptive_budget = _adaptive_budget(config, report.items)
         report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
         report.gpu_given = gpu_gib is not None
@@ -115,14 +118,15 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
             counters[model] = counter
     if items is None or panel is None or len(counters) < len(models) - len(served):
         return report
-    if config.verdict.soft:
-        report.attempt(lambda: check_soft_verdicts(panel, counters))
-    fitted = report.attempt(
-        lambda: fit_items(panel, items, counters, config.context_policy, config.data.source)
+    # Everything read: the run's own session, whose prepare stage checks the soft verdicts'
+    # score tokens and fits every item to every model's context, as the run will.
+    session = report.attempt(
+        lambda: Session(config, items, panel, models, registry, plan_placement(config, registry, {}))
     )
-    if fitted is None:
+    prepared = report.attempt(lambda: session.prepare(counters)) if session is not None else None
+    if prepared is None:
         return report
-    _size(report, config, fitted[0], panel, counters)
+    _size(report, prepared.items, prepared.debates, panel, counters)
     report.adaptive_budget = _adaptive_budget(config, report.items)
     return report
 
@@ -187,13 +191,12 @@ def _where(registry: ModelRegistry, config: RunConfig, model: str, report: Check
 
 def _size(
     report: CheckReport,
-    config: RunConfig,
     items: Sequence[Item],
+    debates: Sequence[Debate],
     panel: Panel,
     counters: Mapping[str, TokenCounter],
 ) -> None:
     """Count the requests and tokens of every debate (placeholders for earlier words)."""
-    debates = build_debates(items, config.calibrated)
     report.items, report.debates = len(items), len(debates)
     for debate in debates:
         for request in preview_debate(panel, debate):

@@ -258,17 +258,18 @@ BlindFinalDirect = DirectComparisonOf[BlindFinalCorrelation]
 
 @record_schema
 class DebateEffect(TypedDict, total=False):
-    """metrics.json ``debate_effect`` (runs with opinion probes): the referees' blind opinions
+    """metrics.json ``debate_effect`` (runs with opinion probes; a panel of several referees
+    without them records ``unavailable`` and zero counts): the referees' blind opinions
     before any discussion, combined like the final verdicts, against the panel's final
     decision on the same items (hard verdicts). ``comparison`` (in the task's class below) is
     chateval.evaluation.agreement.paired's paired comparison with the blind decision as ``blind`` and the
     final one as ``final``."""
 
-    blind_rule: Required[str]
+    blind_rule: str  # absent when not measured (``unavailable`` says why)
     items: Required[int]  # items with both a blind and a final decision
     left_out: Required[int]  # items lacking one of them (every probe or verdict failed)
     changed: Required[int]  # items whose decision the discussion changed
-    unavailable: str  # why there is no comparison (then only blind_rule and counts)
+    unavailable: str  # why there is no comparison (then only counts, and blind_rule if probed)
 
 
 @record_schema

@@ -6,9 +6,10 @@ ends (``ceiling``).
 Their sections keep the top-level keys of metrics.json they had before the registry
 (``top_level``), so earlier folders and reports read them where they always were; the console's
 run table shows the cut-off turns and the empty assessments next to the parse failures
-(``console_row``, said ``brief``ly): scores forced after cut-off reasoning parse fine. The
-per-model diagnostics (chateval.evaluation.diagnostics.summary) are not measures yet, and
-chateval.evaluation.diagnostics.text still decides when these sections make a panel degenerate.
+(``console_row``, said ``brief``ly): scores forced after cut-off reasoning parse fine. The same
+diagnostics per model are the ``per_model`` table measure (per_model_measure.py), and
+chateval.evaluation.diagnostics.text decides when these sections together make a panel
+degenerate.
 """
 
 from collections.abc import Callable, Sequence

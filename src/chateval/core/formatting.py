@@ -32,3 +32,17 @@ def _with_interval(metric: Interval | CorrelationInterval | None, number: str) -
         f" ({undefined} of {metric.get('resamples')} resamples undefined, left out)" if undefined else ""
     )
     return f"{value} [{low}, {high}]{left_out}"
+
+
+def reading(difference: Interval | CorrelationInterval, p_value: float | None = None) -> str:
+    """Plain words for a paired difference: does the data support a gap?"""
+    if difference.get("value") is None:
+        return "undefined"
+    interval = difference.get("ci95")
+    if interval is None:
+        return "no interval"
+    low, high = interval
+    excludes_zero = low > 0 or high < 0
+    if p_value is not None and (p_value < 0.05) != excludes_zero:
+        return "borderline (the tests disagree)"
+    return "more than noise" if excludes_zero else "within noise"

@@ -1,11 +1,12 @@
-"""The systems section of metrics.json as tables and sentences, shared by the console summary,
-report.md and the HTML report: a leaderboard (plain and length-controlled side by side), win
-rates per pair of systems, the length bias, the calibrated leaderboard, calibrated estimates;
-direct scoring's per-system means and paired differences."""
+"""The systems section of metrics.json as tables and sentences (the systems measure's, laid out
+alike by the console summary, report.md and the HTML report): a leaderboard (plain and
+length-controlled side by side), win rates per pair of systems, the length bias, the calibrated
+leaderboard, calibrated estimates; direct scoring's per-system means and paired differences."""
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
+from chateval.core.formatting import ci_text, signed_ci
+from chateval.evaluation.measures import Table
 from chateval.evaluation.systems.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
 from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
 from chateval.evaluation.systems.leaderboard import Leaderboard
@@ -13,17 +14,6 @@ from chateval.evaluation.systems.ppi import FEW_LABELS, PPIMean
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 from chateval.evaluation.systems.win_rates import WinRates
-from chateval.reporting.formatting import ci_text, signed_ci
-
-
-@dataclass(frozen=True)
-class SystemsTable:
-    """A titled table of text cells, with the sentences that explain it."""
-
-    title: str
-    headers: list[str]
-    rows: list[list[str]]
-    notes: list[str] = field(default_factory=list)
 
 
 def _rating(rating: float | None, ci95: Sequence[float] = ()) -> str:
@@ -77,11 +67,11 @@ def resolved_sentence(board: Leaderboard) -> str | None:
     return f"resolved differences: {said}{rest} (a rating difference counts when {rule})."
 
 
-def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
+def _leaderboard(section: PairwiseSystems) -> Table | None:
     board, controlled = section.get("leaderboard"), section.get("length_controlled")
     if not board:
         error = section.get("leaderboard_error")
-        return SystemsTable("leaderboard", [], [], [f"no leaderboard: {error}"]) if error else None
+        return Table("leaderboard", [], [], [f"no leaderboard: {error}"]) if error else None
     by_system = {
         row["system"]: (row["rating"], row["ci95"]) for row in (controlled["rows"] if controlled else [])
     }
@@ -128,10 +118,10 @@ def _leaderboard(section: PairwiseSystems) -> SystemsTable | None:
     if section.get("undecided"):
         notes.append(f"{section['undecided']} comparisons undecided (every verdict failed), left out.")
     headers = ["rank", "system", "rating [95% CI]", "length-controlled", "W/T/L", "words"]
-    return SystemsTable("leaderboard", headers, rows, notes)
+    return Table("leaderboard", headers, rows, notes)
 
 
-def _pairs(section: PairwiseSystems) -> SystemsTable:
+def _pairs(section: PairwiseSystems) -> Table:
     rows = [
         [
             f"{p['system_a']} vs {p['system_b']}",
@@ -147,7 +137,7 @@ def _pairs(section: PairwiseSystems) -> SystemsTable:
         "probabilities.",
         *_win_rate_intervals(section["win_rates"]),
     ]
-    return SystemsTable("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
+    return Table("win rates", ["pair", "n", "W/T/L", "win rate [95% CI]", "soft"], rows, notes)
 
 
 def _win_rate_intervals(rates: WinRates) -> list[str]:
@@ -186,12 +176,12 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     return notes
 
 
-def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
+def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
     # Runs written before the calibrated leaderboard have neither key: nothing to show.
     board, error = section.get("calibrated_leaderboard"), section.get("calibrated_leaderboard_error")
     if not board:
         return (
-            SystemsTable("calibrated leaderboard", [], [], [f"no calibrated leaderboard: {error}"])
+            Table("calibrated leaderboard", [], [], [f"no calibrated leaderboard: {error}"])
             if error
             else None
         )
@@ -253,7 +243,7 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> SystemsTable | None:
         )
     headers = ["rank", "system", "rating [95% CI]", "field win rate [95% CI]", "labelled", "panel only"]
     title = f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
-    return SystemsTable(title, headers, rows, notes)
+    return Table(title, headers, rows, notes)
 
 
 def _leaderboard_intervals(board: CalibratedLeaderboard) -> str:
@@ -273,7 +263,7 @@ def _best_sentence(by: str, best: BestSystem, rule: str) -> str:
     )
 
 
-def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable | None:
+def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> Table | None:
     found: list[tuple[str, PPIMean]]
     if section["task"] == "pairwise":
         found = [(f"{c['system_a']} vs {c['system_b']}", c) for c in section.get("calibrated") or []]
@@ -287,9 +277,7 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable
     ]
     if not found:
         if said_left_out:
-            return SystemsTable(
-                "calibrated by human labels", [], [], ["no calibrated win rate:", *said_left_out]
-            )
+            return Table("calibrated by human labels", [], [], ["no calibrated win rate:", *said_left_out])
         return None
     rows = []
     for what, c in found:
@@ -317,7 +305,7 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> SystemsTable
         *(f"not calibrated: {said}" for said in said_left_out),
     ]
     headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
-    return SystemsTable("calibrated by human labels", headers, rows, notes)
+    return Table("calibrated by human labels", headers, rows, notes)
 
 
 def _calibrated_intervals(estimates: Sequence[PPIMean], pairwise: bool) -> str:
@@ -336,13 +324,13 @@ def _estimate(value: float, interval: list[float] | tuple[float, float]) -> str:
     return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
-def _direct(section: DirectSystemsMetrics) -> list[SystemsTable]:
+def _direct(section: DirectSystemsMetrics) -> list[Table]:
     scores = section["scores"]
     dims = scores["dimensions"]
     means = {(m["system"], m["dimension"]): m["mean"] for m in scores["means"]}
     rows = [[system, *(ci_text(means.get((system, d))) for d in dims)] for system in scores["systems"]]
     tables = [
-        SystemsTable(
+        Table(
             "mean score per system",
             ["system", *dims],
             rows,
@@ -358,7 +346,7 @@ def _direct(section: DirectSystemsMetrics) -> list[SystemsTable]:
     ]
     if differences:
         tables.append(
-            SystemsTable(
+            Table(
                 "paired differences (same prompts)",
                 ["systems", "dimension", "prompts", "difference [95% CI]"],
                 differences,
@@ -367,7 +355,7 @@ def _direct(section: DirectSystemsMetrics) -> list[SystemsTable]:
     return tables
 
 
-def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> list[SystemsTable]:
+def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> list[Table]:
     """The tables of a run's systems section; empty when the run judged no named systems."""
     if not section:
         return []
@@ -378,12 +366,3 @@ def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> li
         tables = [t for t in found if t is not None]
     calibrated = _calibrated(section)
     return tables + ([calibrated] if calibrated else [])
-
-
-def markdown(table: SystemsTable) -> str:
-    """A table as Markdown, its notes after it."""
-    lines = []
-    if table.headers:
-        lines = ["| " + " | ".join(table.headers) + " |", "|" + " --- |" * len(table.headers)]
-        lines += ["| " + " | ".join(row) + " |" for row in table.rows]
-    return "\n".join(lines + ([""] if lines and table.notes else []) + table.notes)

@@ -1,16 +1,16 @@
-"""Per-model diagnostics of a run as rows of text, for the CLI summary, report.md and the HTML
-report: each model's requests, its agreement with the panel and with humans, how often its
-referees changed their opinion, echoed the prompt, recited the item or copied each other (the
-verdicts next to their chance and permutation chance), its turns cut off at the token cap, its
-empty assessments, and its scores at the scale's ends or never varying
-(chateval.evaluation.diagnostics.summary, in words by chateval.evaluation.diagnostics.text), read
-through the run's metrics view."""
+"""Per-model diagnostics of a run as rows of text, the per-model measure's table
+(chateval.evaluation.diagnostics.per_model_measure): each model's agreement with the panel and
+with humans, how often its referees changed their opinion, echoed the prompt, recited the item
+or copied each other (the verdicts next to their chance and permutation chance), its turns cut
+off at the token cap, its empty assessments, and its scores at the scale's ends or never
+varying (chateval.evaluation.diagnostics.summary, in words by
+chateval.evaluation.diagnostics.text)."""
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard, cast
 
 from chateval.core.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
-from chateval.core.schema.records import Counts
+from chateval.evaluation.agreement.correlation_rows import correlation_rows
 from chateval.evaluation.diagnostics.text import (
     ceiling_text,
     cut_off_text,
@@ -19,22 +19,20 @@ from chateval.evaluation.diagnostics.text import (
     verdict_copy_text,
     words_copy_text,
 )
-from chateval.reporting.metrics_view import MetricsView, PairwiseView, correlation_rows
 
 PER_MODEL_COLUMNS = (
     "model",
     "referees",
-    "requests",
     "agrees with panel",
     "vs humans",
     "changed opinion",
-    "echoes prompt",
+    "echoes the prompt",
     "recites the item",
-    "copies words",
-    "equals a verdict seen",
-    "cut off",
+    "copies another referee's words it saw",
+    "equals a verdict it saw",
+    "cut off at the token cap",
     "empty assessments",
-    "scores at the ends",
+    "scores at the scale's ends",
 )
 
 
@@ -43,7 +41,6 @@ class ModelRow(NamedTuple):
 
     model: str
     referees: str
-    requests: str
     with_panel: str
     vs_humans: str
     changed: str
@@ -86,28 +83,32 @@ def _direct_cells(d: DirectModelDiagnostics) -> tuple[str, str]:
     return gap, f"undefined rho ({_fmt(defined.spearman['value'])} over {', '.join(defined.covers or ())})"
 
 
-def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[ModelRow]:
-    """One row per model, for the CLI and the report; ``counts`` is run.json's ``per_model``.
+def _is_pairwise(d: PairwiseModelDiagnostics | DirectModelDiagnostics) -> TypeGuard[PairwiseModelDiagnostics]:
+    """A pairwise run's model (its agreement with the panel is a share of labels), not a
+    direct run's (a mean score gap)."""
+    return "agreement_with_panel" in d
+
+
+def per_model_rows(
+    section: Mapping[str, PairwiseModelDiagnostics | DirectModelDiagnostics] | None,
+) -> list[ModelRow]:
+    """One row per model of metrics.json's ``per_model``.
 
     ``vs humans`` is accuracy (pairwise) or average Spearman (direct); ``agrees with panel`` is
     the label agreement share (pairwise) or the mean absolute score gap (direct, marked ``gap``).
     Metrics of earlier releases lack the later columns' keys: those read ``-``.
     """
-    found: list[tuple[str, PairwiseModelDiagnostics | DirectModelDiagnostics, tuple[str, str]]]
-    if isinstance(view, PairwiseView):
-        found = [(m, d, _pairwise_cells(d)) for m, d in (view.metrics.get("per_model") or {}).items()]
-    else:
-        found = [(m, d, _direct_cells(d)) for m, d in (view.metrics.get("per_model") or {}).items()]
     rows = []
-    for model, d, (with_panel, vs_humans) in found:
+    for model, d in (section or {}).items():
+        with_panel, vs_humans = (
+            _pairwise_cells(d) if _is_pairwise(d) else _direct_cells(cast(DirectModelDiagnostics, d))
+        )
         changes = d.get("opinion_changes")
         changed = (
             f"{_fmt(changes['changed_share'])} of {changes['referee_debates']}"
             if changes
             else "- (opinion_probes off)"
         )
-        model_counts = counts.get(model)
-        requests = model_counts.get("requests", "-") if model_counts else "-"
         parroting = d.get("parroting")
         echo = (
             _share(parroting.get("echo_share"), parroting.get("utterances"), "utterances")
@@ -118,7 +119,6 @@ def per_model_rows(view: MetricsView, counts: Mapping[str, Counts]) -> list[Mode
             ModelRow(
                 model,
                 ", ".join(d["referees"]) or "summarizer",
-                str(requests),
                 with_panel,
                 vs_humans,
                 changed,
