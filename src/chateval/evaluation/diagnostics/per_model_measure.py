@@ -30,7 +30,7 @@ class PerModel:
     """The panel's diagnostics per model (module doc)."""
 
     name = "per_model"
-    title = "per model"
+    title = "per-model diagnostics"
     top_level = True
 
     def compute(
@@ -50,7 +50,7 @@ class PerModel:
         rows = [list(row) for row in per_model_rows(section)]
         if not rows:
             return []
-        return [Table("per-model diagnostics", list(PER_MODEL_COLUMNS), rows, LEGEND, as_records=True)]
+        return [Table("by model", list(PER_MODEL_COLUMNS), rows, LEGEND, as_records=True)]
 
 
 PER_MODEL = PerModel()
