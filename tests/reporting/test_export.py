@@ -129,7 +129,7 @@ def test_csv_has_a_row_per_item_and_order_with_every_referee(systems_run: Path) 
 def test_jsonl_nests_the_referees_and_matches_the_csv(systems_run: Path, tmp_path: Path) -> None:
     out = tmp_path / "rows.jsonl"
     result = runner.invoke(app, ["export", str(systems_run), "-o", str(out)])  # format from the suffix
-    assert result.exit_code == 0 and "exported 24 rows (jsonl)" in result.stdout
+    assert result.exit_code == 0 and "exported 24 rows (comparisons, jsonl)" in result.stdout
     rows = jsonl_rows(out.read_text(encoding="utf-8"))
     assert [r["referee"] for r in rows[0]["referees"]] == REFEREES
     assert list(rows[0]["referees"][0]) == ["referee", *REFEREE_FIELDS]
@@ -284,7 +284,7 @@ def test_the_format_comes_from_the_option_then_the_suffix_then_csv() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--format", "xlsx"], "--format 'xlsx': unknown format; use one of csv, jsonl"),
+        (["--format", "xlsx"], "--format 'xlsx': unknown format; use one of csv, jsonl, json, parquet"),
         (["-o", "out.txt"], "out.txt: cannot tell the format from the suffix '.txt'"),
     ],
 )

@@ -109,27 +109,35 @@ def export(
         str | None,
         typer.Option(
             "--format",
-            metavar="csv|jsonl",
-            help="Default: from the output's suffix (.csv, .jsonl), else csv.",
+            metavar="csv|jsonl|json|parquet",
+            help="Default: from the output's suffix (.csv, .jsonl, .json, .parquet), else csv.",
         ),
     ] = None,
+    what: Annotated[
+        str,
+        typer.Option(
+            "--what",
+            metavar="comparisons|pairs|leaderboard",
+            help="comparisons: a row per comparison; pairs, leaderboard: the systems judged.",
+        ),
+    ] = "comparisons",
 ) -> None:
     """Write one row per comparison (pairwise: item and answer order; direct: item) with each
-    referee's scores, soft scores and flags, the panel's decision and the human label."""
-    from chateval.core.textfile import write_text
-    from chateval.reporting.export import choose_format, export_run, render
+    referee's scores, soft scores and flags, the panel's decision and the human label; or, with
+    --what leaderboard or pairs, the systems the run judged, a row per system or pair."""
+    from chateval.reporting.export import choose_format, choose_what, export_run, render, write
 
     try:
         chosen = choose_format(fmt, output)
-        result = export_run(run_dir)
+        result = export_run(run_dir, choose_what(what))
+        text = None if output is not None else render(result, chosen)
     except ChatEvalError as exc:
         raise fail(exc) from None
     if not result.finished:
         typer.echo(f"note: {run_dir} has no run.json; exporting its verdicts.jsonl", err=True)
-    text = render(result, chosen)
     if output is None:
         typer.echo(text, nl=False)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
-    write_text(output, text)
-    typer.echo(f"exported {len(result.rows)} rows ({chosen}) to {output}")
+    write(result, chosen, output)
+    typer.echo(f"exported {len(result.rows)} rows ({result.what}, {chosen}) to {output}")

@@ -1,7 +1,9 @@
-"""``chateval export``: a run's comparisons as flat rows (CSV) or JSON lines, for a notebook.
+"""``chateval export``: a run's comparisons as flat rows (CSV), JSON lines, a JSON array or
+Parquet, for a notebook; with ``--what leaderboard`` or ``--what pairs`` the systems it judged
+instead (chateval.reporting.export_systems).
 
-Read from the run folder's ``verdicts.jsonl`` (``schema.records.VerdictRecord``) and ``config.yaml``
-(the task and, for direct scoring, the dimensions); no model and no data file is needed.
+Comparisons are read from the run folder's ``verdicts.jsonl`` (``schema.records.VerdictRecord``)
+and ``config.yaml`` (the task and, for direct scoring, the dimensions); no model and no data file is needed.
 
 **Pairwise**: one row per item and answer order (a comparison as the referees judged it), so
 an item debated in both orders has two rows, ``order`` ``original`` and ``swapped``. Every
@@ -22,6 +24,7 @@ did not parse) is null, an empty CSV cell.
 """
 
 import csv
+import importlib
 import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -32,14 +35,24 @@ from typing import Literal
 import yaml
 
 from chateval.core.schema.records import RefereeRow, VerdictRecord
+from chateval.core.textfile import write_bytes, write_text
 from chateval.errors import ConfigError, DataError
 from chateval.record.files import RunFolder
+from chateval.record.finished import load_finished_run
+from chateval.reporting.export_systems import Cell, systems_table
 
-Format = Literal["csv", "jsonl"]
-FORMATS: tuple[Format, ...] = ("csv", "jsonl")
-SUFFIXES: dict[str, Format] = {".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl"}
+Format = Literal["csv", "jsonl", "json", "parquet"]
+FORMATS: tuple[Format, ...] = ("csv", "jsonl", "json", "parquet")
+SUFFIXES: dict[str, Format] = {
+    ".csv": "csv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+    ".parquet": "parquet",
+}
+What = Literal["comparisons", "pairs", "leaderboard"]
+WHATS: tuple[What, ...] = ("comparisons", "pairs", "leaderboard")
 
-Cell = str | int | float | bool | None
 Json = Cell | dict[str, "Json"] | list["Json"]
 Row = dict[str, Json]  # a JSON object: cells, objects of cells, and ``referees`` (a list of objects)
 
@@ -54,6 +67,7 @@ class Export:
     referees: tuple[str, ...]
     rows: list[Row]
     finished: bool
+    what: What = "comparisons"
 
 
 def choose_format(fmt: str | None, output: Path | None) -> Format:
@@ -68,9 +82,16 @@ def choose_format(fmt: str | None, output: Path | None) -> Format:
     if suffix not in SUFFIXES:
         raise ConfigError(
             f"{output}: cannot tell the format from the suffix {suffix or '(none)'!r} "
-            f"(known: {', '.join(SUFFIXES)}); pass --format csv or --format jsonl"
+            f"(known: {', '.join(SUFFIXES)}); pass --format {'|'.join(FORMATS)}"
         )
     return SUFFIXES[suffix]
+
+
+def choose_what(what: str) -> What:
+    """``--what``: comparisons, pairs or leaderboard."""
+    if what not in WHATS:
+        raise ConfigError(f"--what {what!r}: unknown table; use one of {', '.join(WHATS)}")
+    return what
 
 
 def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool]:
@@ -107,8 +128,11 @@ def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool
     return config, records, files.finished()
 
 
-def export_run(folder: Path) -> Export:
-    """The rows of the run in ``folder`` (pairwise: per item and order; direct: per item)."""
+def export_run(folder: Path, what: What = "comparisons") -> Export:
+    """The rows of the run in ``folder``: its comparisons (pairwise: per item and order; direct:
+    per item), or the ``leaderboard`` or ``pairs`` of the systems it judged (its metrics.json)."""
+    if what != "comparisons":
+        return _export_systems(folder, what)
     config, records, finished = read_run(folder)
     task = str(config["task"])
     referees = _referee_names(records)
@@ -120,6 +144,22 @@ def export_run(folder: Path) -> Export:
         dimensions = [str(d["name"]) for d in listed if isinstance(d, dict) and "name" in d]
         rows = direct_rows(records, referees, dimensions)
     return Export(folder, task, referees, rows, finished)
+
+
+def _export_systems(folder: Path, what: What) -> Export:
+    if not folder.is_dir():
+        raise DataError(f"{folder}: no such run folder")
+    run = load_finished_run(folder)
+    if run.metrics is None:
+        raise DataError(f"{folder}: no metrics.json; `chateval rescore {folder}` writes it")
+    section = run.metrics.get("systems")
+    if not section:
+        raise DataError(
+            f"{folder}: the run judged no named systems (its items name none), so there is no "
+            f"{what} to export; --what comparisons exports its verdicts"
+        )
+    rows: list[Row] = [dict(row) for row in systems_table(section, what)]
+    return Export(folder, run.task, (), rows, True, what)
 
 
 def _referee_names(records: Sequence[VerdictRecord]) -> tuple[str, ...]:
@@ -280,12 +320,30 @@ def columns(export: Export) -> list[str]:
 
 
 def render(export: Export, fmt: Format) -> str:
-    """The rows as CSV (a header line, then one line per row; null as an empty cell) or JSONL."""
+    """The rows as CSV (a header line, then one line per row; null as an empty cell), JSONL or
+    a JSON array (Parquet is binary: ``write``)."""
+    if fmt == "parquet":
+        raise ConfigError("Parquet is a binary format: give a file to write it to (-o FILE.parquet)")
     if fmt == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in export.rows)
+    if fmt == "json":
+        return json.dumps(export.rows, ensure_ascii=False, indent=1) + "\n"
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns(export), lineterminator="\n")
     writer.writeheader()
     for row in export.rows:
         writer.writerow({k: "" if v is None else v for k, v in flatten(row).items()})
     return buffer.getvalue()
+
+
+def write(export: Export, fmt: Format, output: Path) -> None:
+    """Write the rows to ``output`` in ``fmt`` (atomically; Parquet with pyarrow, one column
+    per CSV column)."""
+    if fmt != "parquet":
+        write_text(output, render(export, fmt))
+        return
+    # pyarrow has no type stubs; the data loaders import it the same way (data/files.py).
+    pa, pq = importlib.import_module("pyarrow"), importlib.import_module("pyarrow.parquet")
+    buffer = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist([flatten(row) for row in export.rows]), buffer)
+    write_bytes(output, buffer.getvalue().to_pybytes())

@@ -1,0 +1,133 @@
+"""``chateval export --what leaderboard|pairs``: the systems a run judged as flat tables, with
+every column a paper's table needs, read from the run folder's metrics.json alone.
+
+**Leaderboard**, one row per system. Pairwise: its rank and Davidson-Bradley-Terry rating with
+the 95% interval, the length-controlled rank and rating beside them (the anchor's rating is
+1000 by definition, its interval a point), its comparisons (wins, ties, losses), its win rate
+against the field (ties half) hard and soft with intervals, its answers' mean length in words,
+the systems it is resolved above (all pairs' intervals holding at once), and, where human
+labels calibrated the panel, its calibrated rank, rating, field win rate and labelled
+comparisons. Direct: its mean score per dimension with the interval, and the calibrated mean
+where labels allow. **Pairs**, one row per pair of systems (pairwise: the win rate of the first
+named, ties half, hard, soft and calibrated; direct: the paired difference per dimension).
+
+A column a run did not compute (no length control, no labels) is null: an empty CSV cell.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chateval.evaluation.systems.leaderboard import Leaderboard
+from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
+
+Cell = str | int | float | bool | None  # a table's cell: a CSV field, a JSON value
+Row = dict[str, Cell]
+
+
+def _interval(prefix: str, found: Mapping[str, Any] | None, value: str = "value", ci: str = "ci95") -> Row:
+    """``prefix``, ``prefix_low`` and ``prefix_high`` of an interval (null when absent)."""
+    if not found:
+        return {prefix: None, f"{prefix}_low": None, f"{prefix}_high": None}
+    low, high = found.get(ci) or (None, None)
+    return {prefix: found.get(value), f"{prefix}_low": low, f"{prefix}_high": high}
+
+
+def _resolved_above(board: Leaderboard | None, system: str) -> str | None:
+    """The systems ``system`` is resolved above, "; "-joined (null: not recorded)."""
+    if board is None or "resolved" not in board:
+        return None
+    return "; ".join(lower for higher, lower in board["resolved"] if higher == system)
+
+
+def _board_row(board: Leaderboard | None, system: str) -> Mapping[str, Any] | None:
+    return next((row for row in board["rows"] if row["system"] == system), None) if board else None
+
+
+def _pairwise_leaderboard(section: PairwiseSystems) -> list[Row]:
+    board, controlled = section["leaderboard"], section.get("length_controlled")
+    calibrated = section.get("calibrated_leaderboard")
+    overall = {row["system"]: row for row in section["win_rates"]["overall"]}
+    ranked = [row["system"] for row in board["rows"]] if board else list(overall)
+    rows = []
+    for system in ranked:
+        plain, lc, field = _board_row(board, system), _board_row(controlled, system), overall.get(system)
+        cal = next((r for r in calibrated["rows"] if r["system"] == system), None) if calibrated else None
+        row: Row = {"rank": plain["rank"] if plain else None, "system": system}
+        row["anchor"] = board["anchor"] == system if board else None  # rated 1000 exactly, by definition
+        row |= _interval("rating", {"value": plain["rating"], "ci95": plain["ci95"]} if plain else None)
+        row["lc_rank"] = lc["rank"] if lc else None
+        row |= _interval("lc_rating", {"value": lc["rating"], "ci95": lc["ci95"]} if lc else None)
+        row["comparisons"] = field["n"] if field else None
+        row |= {key: field[key] if field else None for key in ("wins", "ties", "losses")}
+        row |= _interval("win_rate", field["win_rate"] if field else None)
+        row |= _interval("soft_win_rate", field.get("soft_win_rate") if field else None)
+        row["mean_words"] = plain["mean_length"] if plain else None
+        row["resolved_above"] = _resolved_above(board, system)
+        row["lc_resolved_above"] = _resolved_above(controlled, system)
+        row["calibrated_rank"] = cal["rank"] if cal else None
+        row |= _interval("calibrated_rating", {"value": cal["rating"], "ci95": cal["ci95"]} if cal else None)
+        row |= _interval("calibrated_field_win_rate", cal["field"] if cal else None, "estimate", "ci")
+        row["labelled"] = cal["labelled"] if cal else None
+        rows.append(row)
+    return rows
+
+
+def _direct_leaderboard(section: DirectSystemsMetrics) -> list[Row]:
+    scores = section["scores"]
+    means = {(m["system"], m["dimension"]): m for m in scores["means"]}
+    calibrated = {(c["system"], c["dimension"]): c for c in section["calibrated"]}
+    rows = []
+    for system in scores["systems"]:
+        row: Row = {"system": system}
+        for dimension in scores["dimensions"]:
+            mean = means.get((system, dimension))
+            row[f"{dimension}_n"] = mean["n"] if mean else None
+            row |= _interval(dimension, mean["mean"] if mean else None)
+            cal = calibrated.get((system, dimension))
+            row |= _interval(f"{dimension}_calibrated", cal, "estimate", "ci")
+            row[f"{dimension}_labelled"] = cal["n"] if cal else None
+        rows.append(row)
+    return rows
+
+
+def leaderboard_rows(section: PairwiseSystems | DirectSystemsMetrics) -> list[Row]:
+    """One row per system (module doc), in the leaderboard's order."""
+    if section["task"] == "direct":
+        return _direct_leaderboard(section)
+    return _pairwise_leaderboard(section)
+
+
+def _pairwise_pairs(section: PairwiseSystems) -> list[Row]:
+    calibrated = {(c["system_a"], c["system_b"]): c for c in section["calibrated"]}
+    rows = []
+    for pair in section["win_rates"]["pairs"]:
+        a, b = pair["system_a"], pair["system_b"]
+        row: Row = {"system_a": a, "system_b": b}
+        row |= {"comparisons": pair["n"]} | {key: pair[key] for key in ("prompts", "wins", "ties", "losses")}
+        row |= _interval("win_rate", pair["win_rate"])
+        row |= _interval("soft_win_rate", pair["soft_win_rate"])
+        cal = calibrated.get((a, b))
+        row |= _interval("calibrated_win_rate", cal, "estimate", "ci")
+        row["labelled"] = cal["n"] if cal else None
+        rows.append(row)
+    return rows
+
+
+def _direct_pairs(section: DirectSystemsMetrics) -> list[Row]:
+    rows = []
+    for found in section["scores"]["differences"]:
+        row: Row = {key: found[key] for key in ("system_a", "system_b", "dimension", "n")}
+        rows.append(row | _interval("difference", found["difference"]))
+    return rows
+
+
+def pair_rows(section: PairwiseSystems | DirectSystemsMetrics) -> list[Row]:
+    """One row per pair of systems (pairwise) or per pair and dimension (direct)."""
+    if section["task"] == "direct":
+        return _direct_pairs(section)
+    return _pairwise_pairs(section)
+
+
+def systems_table(section: PairwiseSystems | DirectSystemsMetrics, what: str) -> Sequence[Row]:
+    """The ``what`` ("leaderboard" or "pairs") table of a run's systems section."""
+    return leaderboard_rows(section) if what == "leaderboard" else pair_rows(section)
