@@ -117,8 +117,9 @@ def export(
         str,
         typer.Option(
             "--what",
-            metavar="comparisons|pairs|leaderboard",
-            help="comparisons: a row per comparison; pairs, leaderboard: the systems judged.",
+            metavar="comparisons|pairs|leaderboard|categories",
+            help="comparisons: a row per comparison; pairs, leaderboard: the systems judged; "
+            "categories: every figure per category.",
         ),
     ] = "comparisons",
 ) -> None:

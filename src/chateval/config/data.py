@@ -37,6 +37,8 @@ FIELDS_READ = {
     "table_direct": {"id", "context", "response", "knowledge"},
     "table_responses": {"prompt", "question", "system", "response"},
 }
+# Every format reads a category when fields.category names its field.
+CATEGORY_FIELD = "category"
 
 SystemFrom = Literal["field", "file", "folder"]
 
@@ -71,6 +73,11 @@ class FieldMap(StrictModel):
     context: str = Field(default="context", description="Direct: the conversation so far.")
     response: str = Field(default="response", description="Direct and responses: the response.")
     knowledge: str | None = Field(default=None, description="Direct: an optional fact the response may use.")
+    category: str | None = Field(
+        default=None,
+        description="Any format: the field holding an item's category (FairEval's and MT-Bench's "
+        "`category`, AlpacaEval's `dataset`); every figure is then also reported per category.",
+    )
 
     @model_validator(mode="after")
     def _both_systems(self) -> "FieldMap":
@@ -90,6 +97,11 @@ class QuestionsFile(StrictModel):
         default="question_id", description="The field holding the prompt's id (matched to the responses')."
     )
     question: str = Field(default="question", description="The field holding the question (may be dotted).")
+    category: str | None = Field(
+        default=None,
+        description="The field holding the prompt's category (MT-Bench's `category`), for figures "
+        "per category.",
+    )
 
 
 class LabelsFile(StrictModel):
@@ -311,7 +323,7 @@ class DataConfig(StrictModel):
         """Refuse every setting the format would ignore: a silent no-op looks like it worked."""
         # Fields changed from their defaults (a run folder's config.yaml spells out every one).
         changed = {k for k, v in self.fields if v != FieldMap.model_fields[k].default}
-        ignored = sorted(changed - FIELDS_READ.get(self.format, set()))
+        ignored = sorted(changed - FIELDS_READ.get(self.format, set()) - {CATEGORY_FIELD})
         if ignored:
             hint = (
                 "; pairwise human labels on responses data come from data.labels_file"

@@ -15,7 +15,8 @@ class PairwiseItem:
 
     ``system_a`` and ``system_b`` name the systems that wrote the answers, when the data says;
     ``prompt`` is the id of the prompt the comparison belongs to (several comparisons of one
-    prompt share it, and statistics over systems resample prompts).
+    prompt share it, and statistics over systems resample prompts); ``category`` the category
+    the data puts it in (``fields.category``), for figures per category.
     """
 
     id: str
@@ -26,6 +27,7 @@ class PairwiseItem:
     system_a: str | None = None
     system_b: str | None = None
     prompt: str | None = None
+    category: str | None = None
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,8 @@ class DirectItem:
     ``scores`` holds human scores per dimension when known. ``group`` names the cluster the
     item belongs to when several responses answer one context (Topical-Chat: 6 responses per
     dialogue); confidence intervals then resample whole groups. ``system`` names the system that
-    wrote the response, when the data says (built from responses data: ``group`` is the prompt).
+    wrote the response, when the data says (built from responses data: ``group`` is the prompt);
+    ``category`` the category the data puts it in (``fields.category``).
     """
 
     id: str
@@ -45,6 +48,7 @@ class DirectItem:
     scores: Mapping[str, float] = field(default_factory=dict)
     group: str | None = None
     system: str | None = None
+    category: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class Response:
     response: str
     where: str
     scores: Mapping[str, float] = field(default_factory=dict)
+    category: str | None = None  # the prompt's category, from the row or the questions file
 
 
 @dataclass(frozen=True)

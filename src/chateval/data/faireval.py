@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from chateval.core.items import Item, Label, PairwiseItem, Response, Responses
 from chateval.core.textfile import read_utf8
-from chateval.data.jsonl import read_json_list, read_jsonl, text_field
+from chateval.data.jsonl import category, read_json_list, read_jsonl, text_field
 from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
 from chateval.errors import DataError
 
@@ -97,6 +97,7 @@ def load_faireval(data: "DataConfig") -> list[Item]:
                 system_a=a,
                 system_b=b,
                 prompt=str(qid),
+                category=category(record, data.fields.category, where),
             )
         )
     return items
@@ -125,9 +126,10 @@ def load_faireval_systems(data: "DataConfig") -> Responses:
         if not isinstance(qid, int):
             raise DataError(f"{where}: field 'question_id' must be an integer")
         question = text_field(record, "text", where)
+        kind = category(record, data.fields.category, where)
         qids.append(str(qid))
         rows += [
-            Response(str(qid), question, system, answers[system][qid], where)
+            Response(str(qid), question, system, answers[system][qid], where, category=kind)
             for system in systems
             if qid in answers[system]
         ]
@@ -162,6 +164,7 @@ def load_chateval_faireval(data: "DataConfig") -> list[Item]:
                 answer_a=text_field(record["response"], a, f"{where}, response"),
                 answer_b=text_field(record["response"], b, f"{where}, response"),
                 label=label_map[human] if human is not None else None,
+                category=category(record, data.fields.category, where),
             )
         )
     return items

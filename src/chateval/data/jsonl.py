@@ -98,6 +98,25 @@ def optional_id(record: dict[str, Any], key: str, where: str) -> str | None:
     return str(raw)
 
 
+def category(record: dict[str, Any], key: str | None, where: str) -> str | None:
+    """The record's category from field ``key`` (``fields.category``; None when unset). Set, every
+    record must have one: a string or integer, not empty."""
+    if key is None:
+        return None
+    value = field_value(record, key)
+    named = f"field {key!r} (fields.category)"
+    if is_absent(value):
+        fields = ", ".join(map(str, list(record)[:12])) or "none"
+        raise DataError(
+            f"{where}: {missing_text(key, value)} (fields.category); the record's fields: {fields}"
+        )
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise DataError(f"{where}: {named} must be a string or integer, got {type(value).__name__}")
+    if not str(value).strip():
+        raise DataError(f"{where}: {named} is empty")
+    return str(value).strip()
+
+
 def required_id(record: dict[str, Any], key: str, where: str) -> str:
     """The id field ``key`` (a string or integer) as a string; DataError when it is absent."""
     value = optional_id(record, key, where)
@@ -158,6 +177,7 @@ def load_pairwise(data: "DataConfig") -> list[Item]:
                 system_a=system_a,
                 system_b=system_b,
                 prompt=optional_id(record, "prompt", where),
+                category=category(record, data.fields.category, where),
             )
         )
     return items
@@ -179,6 +199,7 @@ def load_direct(data: "DataConfig") -> list[Item]:
                 knowledge=text_field(record, "knowledge", where, required=False),
                 scores=numeric_scores(record, where),
                 group=text_field(record, "group", where, required=False) or None,
+                category=category(record, data.fields.category, where),
             )
         )
     return items

@@ -28,7 +28,7 @@ from chateval.core.items import DirectItem, Item, PairwiseItem, Response, Respon
 from chateval.data.designs import check_design, design_pairs
 from chateval.data.fields import field_value, is_absent
 from chateval.data.files import read_records, response_files
-from chateval.data.jsonl import numeric_scores, required_id, text_field
+from chateval.data.jsonl import category, numeric_scores, required_id, text_field
 from chateval.data.loaders import RESPONSE_LOADERS
 from chateval.data.side_files import PairKey, PairLabels, read_pair_labels, read_questions
 from chateval.data.table import mapped_scores
@@ -53,9 +53,14 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
     def question(record: dict[str, Any], prompt: str, where: str) -> str:
         if questions is None:
             return text_field(record, question_key, where)
-        if prompt not in questions:
+        if prompt not in questions.text:
             raise DataError(f"{where}: prompt {prompt!r} is not in the questions file {questions_file}")
-        return questions[prompt]
+        return questions.text[prompt]
+
+    def prompt_category(record: dict[str, Any], prompt: str, where: str) -> str | None:
+        """The row's category (fields.category), else its prompt's in the questions file."""
+        own = category(record, data.fields.category, where)
+        return own if own is not None or questions is None else questions.categories.get(prompt)
 
     files = response_files(data)
 
@@ -80,6 +85,7 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
                     text_field(record, response_key, where),
                     where,
                     numeric_scores(record, where) if jsonl else mapped_scores(record, data, where),
+                    prompt_category(record, prompt, where),
                 )
             )
     if data.labels_file is None:
@@ -228,7 +234,14 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
                 _unique(item_id, (prompt, system, ""), seen, source)
                 items.append(
                     DirectItem(
-                        item_id, row.question, row.response, "", row.scores, group=prompt, system=system
+                        item_id,
+                        row.question,
+                        row.response,
+                        "",
+                        row.scores,
+                        group=prompt,
+                        system=system,
+                        category=row.category,
                     )
                 )
             continue
@@ -248,6 +261,7 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
                     system_a=a,
                     system_b=b,
                     prompt=prompt,
+                    category=rows[a].category or rows[b].category,
                 )
             )
     _report_unjoined(labels, used, set(prompts), set(systems), table)

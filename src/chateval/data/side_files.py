@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from chateval.core.items import Label
 from chateval.data.fields import Missing, field_value, is_absent, label_problem
 from chateval.data.files import read_records
-from chateval.data.jsonl import required_id, text_field
+from chateval.data.jsonl import category, required_id, text_field
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -21,9 +21,20 @@ PairKey = tuple[str, str, str]
 """(prompt, system_a, system_b) of one comparison."""
 
 
-def read_questions(source: "QuestionsFile") -> dict[str, str]:
-    """Each prompt's question by prompt id; a prompt given twice with different text is refused."""
+@dataclass(frozen=True)
+class Questions:
+    """The questions file: each prompt's question, and its category when ``questions.category``
+    names the field (by prompt id)."""
+
+    text: Mapping[str, str]
+    categories: Mapping[str, str]
+
+
+def read_questions(source: "QuestionsFile") -> Questions:
+    """Each prompt's question (and category) by prompt id; a prompt given twice with different
+    text is refused."""
     questions: dict[str, str] = {}
+    categories: dict[str, str] = {}
     first: dict[str, str] = {}
     for where, record in read_records(source.path):
         prompt = required_id(record, source.prompt, where)
@@ -32,9 +43,11 @@ def read_questions(source: "QuestionsFile") -> dict[str, str]:
             raise DataError(f"{where}: prompt {prompt!r} has another question at {first[prompt]}")
         questions.setdefault(prompt, question)
         first.setdefault(prompt, where)
+        if (kind := category(record, source.category, where)) is not None:
+            categories.setdefault(prompt, kind)
     if not questions:
         raise DataError(f"{source.path}: no records")
-    return questions
+    return Questions(questions, categories)
 
 
 @dataclass(frozen=True)

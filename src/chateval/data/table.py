@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from chateval.core.items import DirectItem, Item, Label, PairwiseItem
 from chateval.data.fields import field_value, is_absent, label_problem
 from chateval.data.files import Record, read_records
-from chateval.data.jsonl import required_id, system_pair, text_field, unique_id
+from chateval.data.jsonl import category, required_id, system_pair, text_field, unique_id
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -85,6 +85,7 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
                 system_a=system_a,
                 system_b=system_b,
                 prompt=_mapped_id(record, f.prompt, where),
+                category=category(record, f.category, where),
             )
         )
     return items
@@ -105,6 +106,7 @@ def load_table_direct(data: "DataConfig") -> list[Item]:
                 response=text_field(record, f.response, where),
                 knowledge=text_field(record, f.knowledge, where, required=False) if f.knowledge else "",
                 scores=scores,
+                category=category(record, f.category, where),
             )
         )
     return items

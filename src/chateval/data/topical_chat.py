@@ -9,7 +9,7 @@ the same dialogue share a ``group``.
 from typing import TYPE_CHECKING
 
 from chateval.core.items import DirectItem, Item
-from chateval.data.jsonl import numeric_scores, read_json_list, text_field
+from chateval.data.jsonl import category, numeric_scores, read_json_list, text_field
 from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
@@ -47,6 +47,7 @@ def load_topical_chat(data: "DataConfig") -> list[Item]:
                 scores=numeric_scores(record, where),
                 # Its 360 responses answer 60 dialogues: intervals resample whole dialogues.
                 group=dialogues.setdefault(source, f"dialogue {len(dialogues)}"),
+                category=category(record, data.fields.category, where),
             )
         )
     return items

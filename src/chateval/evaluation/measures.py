@@ -132,6 +132,7 @@ _REGISTRY: dict[str, str | AnyMeasure] = {
     "systems": "chateval.evaluation.systems.measure:SYSTEMS",
     "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
     "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
+    "categories": "chateval.evaluation.categories:CATEGORIES",
     "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
     "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
     "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",

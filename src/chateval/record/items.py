@@ -11,6 +11,8 @@ from chateval.core.schema.records import ItemRecord
 def item_record(item: Item) -> ItemRecord:
     """``item`` as one line of items.jsonl."""
     fields = dataclasses.asdict(item)
+    if fields.get("category") is None:  # items.jsonl of data without categories stays as it was
+        fields.pop("category", None)
     kind = "pairwise" if isinstance(item, PairwiseItem) else "direct"
     record: ItemRecord = {"kind": kind, **fields}  # type: ignore[typeddict-item]
     return record

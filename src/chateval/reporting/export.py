@@ -39,7 +39,7 @@ from chateval.core.textfile import write_bytes, write_text
 from chateval.errors import ConfigError, DataError
 from chateval.record.files import RunFolder
 from chateval.record.finished import load_finished_run
-from chateval.reporting.export_systems import Cell, systems_table
+from chateval.reporting.export_systems import Cell, category_rows, systems_table
 
 Format = Literal["csv", "jsonl", "json", "parquet"]
 FORMATS: tuple[Format, ...] = ("csv", "jsonl", "json", "parquet")
@@ -50,8 +50,8 @@ SUFFIXES: dict[str, Format] = {
     ".json": "json",
     ".parquet": "parquet",
 }
-What = Literal["comparisons", "pairs", "leaderboard"]
-WHATS: tuple[What, ...] = ("comparisons", "pairs", "leaderboard")
+What = Literal["comparisons", "pairs", "leaderboard", "categories"]
+WHATS: tuple[What, ...] = ("comparisons", "pairs", "leaderboard", "categories")
 
 Json = Cell | dict[str, "Json"] | list["Json"]
 Row = dict[str, Json]  # a JSON object: cells, objects of cells, and ``referees`` (a list of objects)
@@ -152,6 +152,15 @@ def _export_systems(folder: Path, what: What) -> Export:
     run = load_finished_run(folder)
     if run.metrics is None:
         raise DataError(f"{folder}: no metrics.json; `chateval rescore {folder}` writes it")
+    if what == "categories":
+        found = (run.metrics.get("measures") or {}).get("categories")
+        if not found:
+            raise DataError(
+                f"{folder}: its items have no categories (map the data's category field with "
+                "data.fields.category, or questions.category, and run it)"
+            )
+        by_category: list[Row] = [dict(row) for row in category_rows(found)]
+        return Export(folder, run.task, (), by_category, True, what)
     section = run.metrics.get("systems")
     if not section:
         raise DataError(

@@ -1,5 +1,6 @@
-"""``chateval export --what leaderboard|pairs``: the systems a run judged as flat tables, with
-every column a paper's table needs, read from the run folder's metrics.json alone.
+"""``chateval export --what leaderboard|pairs|categories``: the systems a run judged, and its
+figures per category, as flat tables with every column a paper's table needs, read from the
+run folder's metrics.json alone.
 
 **Leaderboard**, one row per system. Pairwise: its rank and Davidson-Bradley-Terry rating with
 the 95% interval, the length-controlled rank and rating beside them (the anchor's rating is
@@ -126,6 +127,43 @@ def pair_rows(section: PairwiseSystems | DirectSystemsMetrics) -> list[Row]:
     if section["task"] == "direct":
         return _direct_pairs(section)
     return _pairwise_pairs(section)
+
+
+def category_rows(section: Mapping[str, Any]) -> list[Row]:
+    """One row per category, or per category and system when the run judged named systems:
+    the category's items and agreement with humans (pairwise: accuracy and kappa; direct: the
+    average Spearman and Kendall), then the system's W/T/L, win rate against the field and
+    rating within the category (direct: its mean score per dimension, a row per dimension)."""
+    rows = []
+    for entry in section["categories"]:
+        agreement = entry.get("agreement") or {}
+        base: Row = {"category": entry["category"], "items": entry["items"], "labelled": agreement.get("n")}
+        if "accuracy" in agreement or not agreement:
+            base |= _interval("accuracy", agreement.get("accuracy")) | _interval(
+                "kappa", agreement.get("kappa")
+            )
+        else:
+            average = agreement.get("average") or {}
+            base |= _interval("spearman", average.get("spearman")) | _interval(
+                "kendall", average.get("kendall")
+            )
+        systems = entry.get("systems") or {}
+        if "rows" in systems:
+            for found in systems["rows"]:
+                row = base | {"system": found["system"], "rank": found.get("rank")}
+                row |= {key: found[key] for key in ("wins", "ties", "losses")} | {"comparisons": found["n"]}
+                row |= _interval("win_rate", found["win_rate"])
+                rating = (
+                    {"value": found["rating"], "ci95": found["rating_ci95"]} if "rating" in found else None
+                )
+                rows.append(row | _interval("rating", rating))
+        elif "means" in systems:
+            for mean in systems["means"]:
+                row = base | {"system": mean["system"], "dimension": mean["dimension"], "prompts": mean["n"]}
+                rows.append(row | _interval("mean", mean["mean"]))
+        else:
+            rows.append(base)
+    return rows
 
 
 def systems_table(section: PairwiseSystems | DirectSystemsMetrics, what: str) -> Sequence[Row]:

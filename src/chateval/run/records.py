@@ -47,6 +47,8 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
             rows = [(group[0], record["referees"])]
         else:
             raise TypeError(f"item {item.id!r}: a {type(item).__name__} cannot take a {type(fmt).__name__}")
+        if item.category is not None:
+            record["category"] = item.category
         for debate, referees in rows:
             behaviour = debate_behaviour(debate, panel, detector)
             for row in referees:

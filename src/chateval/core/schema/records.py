@@ -131,6 +131,7 @@ class VerdictRecord(TypedDict, total=False):
     human_label: Label | None
     # pairwise items that name their systems (responses data, or system_a/system_b fields)
     prompt: str  # the prompt the item belongs to (direct: its group), when the data says
+    category: str  # the item's category (fields.category), when the data has one
     system_a: str | None
     system_b: str | None
     words_a: int  # each answer's length in words, as the referees were shown it
@@ -267,6 +268,7 @@ class ItemRecord(TypedDict, total=False):
     scores: dict[str, float]
     group: str | None
     system: str | None
+    category: str  # both kinds; absent when the data has no categories
 
 
 @record_schema

@@ -16,7 +16,8 @@ from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSy
 from chateval.evaluation.systems.win_rates import WinRates
 
 
-def _rating(rating: float | None, ci95: Sequence[float] = ()) -> str:
+def rating_text(rating: float | None, ci95: Sequence[float] = ()) -> str:
+    """``1120 [543, 1699]``; the anchor's ``1000 (anchor)``; ``-`` when there is none."""
     if rating is None:
         return "-"
     low, high = ci95
@@ -79,8 +80,8 @@ def _leaderboard(section: PairwiseSystems) -> Table | None:
         [
             str(row["rank"]),
             row["system"],
-            _rating(row["rating"], row["ci95"]),
-            _rating(*by_system.get(row["system"], (None, ()))),
+            rating_text(row["rating"], row["ci95"]),
+            rating_text(*by_system.get(row["system"], (None, ()))),
             f"{row['wins']}/{row['ties']}/{row['losses']}",
             f"{row['mean_length']:.0f}",
         ]
@@ -189,10 +190,10 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
         [
             str(row["rank"]),
             row["system"],
-            _rating(row["rating"], row["ci95"]),
+            rating_text(row["rating"], row["ci95"]),
             _estimate(rate["estimate"], rate["ci"]) if (rate := row["field"]) else "-",
             f"{row['labelled']} of {row['comparisons']}",
-            _rating(row["panel_rating"], row["panel_ci95"]),
+            rating_text(row["panel_rating"], row["panel_ci95"]),
         ]
         for row in board["rows"]
     ]

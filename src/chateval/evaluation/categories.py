@@ -1,0 +1,209 @@
+"""Every figure per category, as a registered table measure (chateval.evaluation.measures) at
+metrics.json's ``measures.categories``: for items the data puts in categories
+(``fields.category``: FairEval's and MT-Bench's ``category``, AlpacaEval's ``dataset``), each
+category's items, its agreement with the humans (pairwise: accuracy and kappa; direct: the
+average Spearman and Kendall), and, for runs that judged named systems, each system's record
+against the field (W/T/L, win rate with ties half) and its Davidson-Bradley-Terry rating fitted
+on the category's comparisons alone (pairwise), or its mean score per dimension (direct).
+
+The intervals are those of the whole run's figures (chateval.evaluation.agreement.intervals,
+proportion_interval, davidson_intervals, direct_systems), computed on the category's items: a
+category of few items gets the wide intervals few items deserve, and a rating a category's
+comparisons cannot pin down is left out with the reason. Runs whose items name no category
+have no section.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from chateval.core.formatting import ci_text
+from chateval.core.items import Label
+from chateval.core.schema.records import VerdictRecord
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.measures import Section, Table
+from chateval.evaluation.settings import StatisticsSettings
+from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
+from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
+from chateval.evaluation.systems.leaderboard import leaderboard
+from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
+from chateval.evaluation.systems.section import decided_comparison
+from chateval.evaluation.systems.tables import rating_text
+from chateval.evaluation.systems.win_rates import win_rates
+
+
+def _soft(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> bool:
+    """The headline verdicts are the soft ones (asked for, and read)."""
+    key = "soft_label" if settings.task == "pairwise" else "soft_scores"
+    return settings.aggregation == "soft" and any(r.get(key) is not None for r in records)
+
+
+def _label(record: VerdictRecord, soft: bool) -> Label | None:
+    return record.get("soft_label") if soft else record.get("label")
+
+
+def _scores(record: VerdictRecord, soft: bool) -> Mapping[str, float] | None:
+    return record.get("soft_scores") if soft else record.get("scores")
+
+
+def _agreement(settings: StatisticsSettings, records: Sequence[VerdictRecord], soft: bool) -> Any:
+    """The panel's agreement with the humans on ``records`` (None: no human label)."""
+    if settings.task == "pairwise":
+        labelled = [(h, _label(r, soft)) for r in records if (h := r.get("human_label"))]
+        if not labelled:
+            return None
+        return pairwise_metrics([h for h, _ in labelled], [p for _, p in labelled], settings.seed)
+    truth: dict[str, list[float]] = {}
+    predicted: dict[str, list[float]] = {}
+    groups: dict[str, list[str]] = {}
+    for r in records:
+        scores, human = _scores(r, soft) or {}, r.get("human_scores") or {}
+        for dimension in scores:
+            if dimension in human:
+                truth.setdefault(dimension, []).append(human[dimension])
+                predicted.setdefault(dimension, []).append(scores[dimension])
+                groups.setdefault(dimension, []).append(str(r.get("group", "")))
+    if not truth:
+        return None
+    grouped = all("group" in r for r in records)
+    return direct_metrics(truth, predicted, settings.seed, groups if grouped else None)
+
+
+def _pairwise_systems(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
+    comparisons = [c for r in records if "system_a" in r and (c := decided_comparison(r)) is not None]
+    systems = list(dict.fromkeys(s for c in comparisons for s in (c.system_a, c.system_b)))
+    if len(systems) < 2:
+        return None
+    rates = {row["system"]: row for row in win_rates(comparisons, systems)["overall"]}
+    anchor = settings.baseline if settings.baseline in systems else systems[0]
+    try:
+        board = leaderboard(comparisons, systems, anchor=anchor)
+    except ValueError as exc:  # systems that never meet in this category, and the like
+        return {"anchor": anchor, "rows": list(rates.values()), "leaderboard_error": str(exc)}
+    rows = []
+    for row in board["rows"]:
+        rate = rates[row["system"]]
+        rows.append(rate | {"rank": row["rank"], "rating": row["rating"], "rating_ci95": row["ci95"]})
+    method = board.get("interval_method")
+    return {"anchor": anchor, "rows": rows, "leaderboard_error": None, "interval_method": method}
+
+
+def _direct_systems(settings: StatisticsSettings, records: Sequence[VerdictRecord], soft: bool) -> Any:
+    scored = [
+        ScoredResponse(str(r.get("prompt", r.get("group", r["item_id"]))), r["system"], dict(found))
+        for r in records
+        if "system" in r and (found := _scores(r, soft))
+    ]
+    return direct_systems(scored, seed=settings.seed) if scored else None
+
+
+class Categories:
+    """Every figure per category (module doc)."""
+
+    name = "categories"
+    title = "per category"
+
+    def compute(self, settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
+        by_category: dict[str, list[VerdictRecord]] = {}
+        for record in records:
+            if "category" in record:
+                by_category.setdefault(record["category"], []).append(record)
+        if not by_category:
+            return None
+        soft = _soft(settings, records)
+        found = []
+        for category, group in by_category.items():
+            entry: Section = {"category": category, "items": len(group)}
+            entry["agreement"] = _agreement(settings, group, soft)
+            if settings.task == "pairwise":
+                entry["systems"] = _pairwise_systems(settings, group)
+            else:
+                entry["systems"] = _direct_systems(settings, group, soft)
+            found.append(entry)
+        return {"verdicts": "soft" if soft else "hard", "categories": found}
+
+    def tables(self, section: Mapping[str, Any] | None) -> list[Table]:
+        if not section:
+            return []
+        entries = section["categories"]
+        tables = [_agreement_table(entries, section["verdicts"])]
+        tables += [_pairwise_systems_table(entries)] if _any_systems(entries, "rows") else []
+        tables += [_direct_systems_table(entries)] if _any_systems(entries, "means") else []
+        return [t for t in tables if t.rows]
+
+
+def _any_systems(entries: Sequence[Mapping[str, Any]], key: str) -> bool:
+    return any(e.get("systems") and key in e["systems"] for e in entries)
+
+
+def _agreement_table(entries: Sequence[Mapping[str, Any]], verdicts: str) -> Table:
+    title = f"agreement with humans per category, {verdicts} verdicts (95% CI)"
+    pairwise = any(e["agreement"] and "accuracy" in e["agreement"] for e in entries)
+    if pairwise:
+        rows = [
+            [e["category"], str(e["items"]), str(a["n"]), ci_text(a["accuracy"]), ci_text(a["kappa"])]
+            if (a := e["agreement"])
+            else [e["category"], str(e["items"]), "0", "-", "-"]
+            for e in entries
+        ]
+        return Table(title, ["category", "items", "labelled n", "accuracy", "kappa"], rows)
+    rows = []
+    for e in entries:
+        average = (e["agreement"] or {}).get("average") or {}
+        rows.append(
+            [
+                e["category"],
+                str(e["items"]),
+                ci_text(average.get("spearman")),
+                ci_text(average.get("kendall")),
+            ]
+        )
+    has_any = any(e["agreement"] for e in entries)
+    return Table(title, ["category", "items", "average spearman", "average kendall"], rows if has_any else [])
+
+
+def _pairwise_systems_table(entries: Sequence[Mapping[str, Any]]) -> Table:
+    rows, notes, few = [], [], []
+    for e in entries:
+        found = e.get("systems")
+        if not found or "rows" not in found:
+            continue
+        for row in found["rows"]:
+            rating = rating_text(row.get("rating"), row.get("rating_ci95", ()))
+            rank = str(row.get("rank", "-"))
+            wtl = f"{row['wins']}/{row['ties']}/{row['losses']}"
+            rows.append([e["category"], rank, row["system"], wtl, ci_text(row["win_rate"]), rating])
+        if found.get("leaderboard_error"):
+            notes.append(f"{e['category']}: no ratings: {found['leaderboard_error']}")
+        elif found.get("interval_method") == INDEPENDENT:
+            few.append(e["category"])
+    notes.insert(
+        0,
+        "win rate against the field, ties half (95% prompt-clustered intervals; exact binomial "
+        "under 5 prompts); ratings: Davidson-Bradley-Terry fitted on the category's comparisons "
+        "alone, 1000 = its anchor (95% prompt-clustered intervals).",
+    )
+    if few:
+        notes.append(
+            f"warning: {', '.join(few)}: fewer than {MIN_PROMPTS_CLUSTERED} prompts, so their ratings' "
+            "intervals are the model's own (comparisons taken as independent): too narrow when a "
+            "prompt's comparisons go together."
+        )
+    headers = ["category", "rank", "system", "W/T/L", "win rate", "rating"]
+    return Table("systems per category", headers, rows, notes)
+
+
+def _direct_systems_table(entries: Sequence[Mapping[str, Any]]) -> Table:
+    rows = []
+    for e in entries:
+        found = e.get("systems")
+        if not found or "means" not in found:
+            continue
+        for mean in found["means"]:
+            rows.append(
+                [e["category"], mean["system"], mean["dimension"], str(mean["n"]), ci_text(mean["mean"])]
+            )
+    headers = ["category", "system", "dimension", "prompts", "mean score"]
+    return Table("systems per category (mean score, 95% CI)", headers, rows)
+
+
+CATEGORIES = Categories()
