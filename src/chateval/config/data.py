@@ -253,6 +253,14 @@ class DataConfig(StrictModel):
         description="Responses formats, pairwise: the comparisons built per prompt; all_pairs (the "
         "default), {against: BASELINE}, {opponents: K} or {adaptive: {budget: N}}.",
     )
+    turn: int | None = Field(
+        default=None,
+        ge=1,
+        description="Responses formats: judge this turn (1 = the first) of multi-turn conversations; "
+        "the question and response fields then hold every turn's text as a list (MT-Bench: "
+        "questions.question turns, fields.response choices.0.turns), and the turns before it are "
+        "quoted to the referees, each system's own replies beside the other's.",
+    )
     missing_responses: Literal["error", "skip_prompt"] = Field(
         default="error",
         description="Responses formats: a prompt that lacks a response of some system is an error, "
@@ -346,6 +354,7 @@ class DataConfig(StrictModel):
             "system_from": self.system_from is not None,
             "questions": self.questions is not None,
             "labels_file": self.labels_file is not None,
+            "turn": self.turn is not None,
             "path (a mapping)": isinstance(self.path, dict),
         }
         unread = [key for key, is_set in own_files.items() if is_set]

@@ -10,13 +10,26 @@ LABELS: tuple[Label, ...] = ("A", "B", "tie")
 
 
 @dataclass(frozen=True)
+class EarlierTurn:
+    """A turn of a conversation before the judged one: the user's message and each assistant's
+    reply to it (each system answered the earlier turns in its own words, as MT-Bench's second
+    turn has it)."""
+
+    question: str
+    answer_a: str
+    answer_b: str
+
+
+@dataclass(frozen=True)
 class PairwiseItem:
     """A question and two answers; ``label`` is the human verdict when known.
 
     ``system_a`` and ``system_b`` name the systems that wrote the answers, when the data says;
     ``prompt`` is the id of the prompt the comparison belongs to (several comparisons of one
     prompt share it, and statistics over systems resample prompts); ``category`` the category
-    the data puts it in (``fields.category``), for figures per category.
+    the data puts it in (``fields.category``), for figures per category. ``earlier`` holds the
+    conversation's turns before the judged one (``data.turn``), quoted to the referees before the
+    question; ``earlier_left_out`` counts the first turns cut to fit a model's context.
     """
 
     id: str
@@ -28,6 +41,8 @@ class PairwiseItem:
     system_b: str | None = None
     prompt: str | None = None
     category: str | None = None
+    earlier: tuple[EarlierTurn, ...] = ()
+    earlier_left_out: int = 0
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,8 @@ class Response:
     where: str
     scores: Mapping[str, float] = field(default_factory=dict)
     category: str | None = None  # the prompt's category, from the row or the questions file
+    # With data.turn: the conversation's earlier turns, (the user's message, this system's reply)
+    history: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

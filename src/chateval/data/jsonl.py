@@ -98,6 +98,32 @@ def optional_id(record: dict[str, Any], key: str, where: str) -> str | None:
     return str(raw)
 
 
+def turn_texts(record: dict[str, Any], key: str, where: str, turn: int) -> list[str]:
+    """The texts of a conversation's turns at field ``key`` (``data.turn``): a list of strings,
+    or of message records with a ``content`` string (Arena-Hard's turns), at least ``turn``
+    long; the first ``turn`` are returned."""
+    value = field_value(record, key)
+    if is_absent(value):
+        raise DataError(f"{where}: {missing_text(key, value)}")
+    if not isinstance(value, list):
+        raise DataError(
+            f"{where}: field {key!r} must list the conversation's turns (data.turn), "
+            f"got {type(value).__name__}"
+        )
+    if len(value) < turn:
+        raise DataError(f"{where}: field {key!r} has {len(value)} turns; data.turn {turn} needs {turn}")
+    texts = []
+    for number, entry in enumerate(value[:turn], 1):
+        text = entry.get("content") if isinstance(entry, dict) else entry
+        if not isinstance(text, str) or not text.strip():
+            raise DataError(
+                f"{where}: field {key!r}, turn {number}: expected a non-empty string (or a record "
+                f"with one at 'content'), got {text!r:.60}"
+            )
+        texts.append(text)
+    return texts
+
+
 def category(record: dict[str, Any], key: str | None, where: str) -> str | None:
     """The record's category from field ``key`` (``fields.category``; None when unset). Set, every
     record must have one: a string or integer, not empty."""

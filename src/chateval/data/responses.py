@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.items import DirectItem, Item, PairwiseItem, Response, Responses
+from chateval.core.items import DirectItem, EarlierTurn, Item, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
 from chateval.data.fields import field_value, is_absent
 from chateval.data.files import read_records, response_files
-from chateval.data.jsonl import category, numeric_scores, required_id, text_field
+from chateval.data.jsonl import category, numeric_scores, required_id, text_field, turn_texts
 from chateval.data.loaders import RESPONSE_LOADERS
 from chateval.data.side_files import PairKey, PairLabels, read_pair_labels, read_questions
 from chateval.data.table import mapped_scores
@@ -48,14 +48,24 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
     ``data.questions`` when given, the human labels from ``data.labels_file``."""
     prompt_key, question_key, system_key, response_key = keys
     questions_file = data.questions.path if data.questions else None
-    questions = read_questions(data.questions) if data.questions else None
+    questions = read_questions(data.questions, data.turn) if data.questions else None
+    turn = data.turn
 
-    def question(record: dict[str, Any], prompt: str, where: str) -> str:
+    def question(record: dict[str, Any], prompt: str, where: str) -> list[str]:
+        """The user's messages up to the judged one (one turn: just the question)."""
         if questions is None:
-            return text_field(record, question_key, where)
+            if turn is None:
+                return [text_field(record, question_key, where)]
+            return turn_texts(record, question_key, where, turn)
         if prompt not in questions.text:
             raise DataError(f"{where}: prompt {prompt!r} is not in the questions file {questions_file}")
-        return questions.text[prompt]
+        return questions.turns[prompt] if turn is not None else [questions.text[prompt]]
+
+    def replies(record: dict[str, Any], where: str) -> list[str]:
+        """The system's replies up to the judged one (one turn: just the response)."""
+        if turn is None:
+            return [text_field(record, response_key, where)]
+        return turn_texts(record, response_key, where, turn)
 
     def prompt_category(record: dict[str, Any], prompt: str, where: str) -> str | None:
         """The row's category (fields.category), else its prompt's in the questions file."""
@@ -77,15 +87,17 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
     for file in files:
         for where, record in read_records(file.path):
             prompt = required_id(record, prompt_key, where)
+            asked, said = question(record, prompt, where), replies(record, where)
             rows.append(
                 Response(
                     prompt,
-                    question(record, prompt, where),
+                    asked[-1],
                     file.system or system(record, where),
-                    text_field(record, response_key, where),
+                    said[-1],
                     where,
                     numeric_scores(record, where) if jsonl else mapped_scores(record, data, where),
                     prompt_category(record, prompt, where),
+                    tuple(zip(asked[:-1], said[:-1], strict=True)),
                 )
             )
     if data.labels_file is None:
@@ -235,7 +247,7 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
                 items.append(
                     DirectItem(
                         item_id,
-                        row.question,
+                        _conversation(row),
                         row.response,
                         "",
                         row.scores,
@@ -262,10 +274,23 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
                     system_b=b,
                     prompt=prompt,
                     category=rows[a].category or rows[b].category,
+                    earlier=tuple(
+                        EarlierTurn(asked, said_a, said_b)
+                        for (asked, said_a), (_, said_b) in zip(rows[a].history, rows[b].history, strict=True)
+                    ),
                 )
             )
     _report_unjoined(labels, used, set(prompts), set(systems), table)
     return items
+
+
+def _conversation(row: Response) -> str:
+    """A direct item's context: the question, after the turns before it (``data.turn``) with
+    this system's own replies."""
+    if not row.history:
+        return row.question
+    turns = [f"User: {asked}\nAssistant: {said}" for asked, said in row.history]
+    return "\n".join([*turns, f"User: {row.question}"])
 
 
 def _check_label_systems(labels: PairLabels, systems: Sequence[str]) -> None:

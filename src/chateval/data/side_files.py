@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from chateval.core.items import Label
 from chateval.data.fields import Missing, field_value, is_absent, label_problem
 from chateval.data.files import read_records
-from chateval.data.jsonl import category, required_id, text_field
+from chateval.data.jsonl import category, required_id, text_field, turn_texts
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -28,17 +28,24 @@ class Questions:
 
     text: Mapping[str, str]
     categories: Mapping[str, str]
+    turns: Mapping[str, list[str]]  # with data.turn: every turn's message up to the judged one
 
 
-def read_questions(source: "QuestionsFile") -> Questions:
+def read_questions(source: "QuestionsFile", turn: int | None = None) -> Questions:
     """Each prompt's question (and category) by prompt id; a prompt given twice with different
-    text is refused."""
+    text is refused. With ``turn`` the question field lists a conversation's user messages and
+    the question is the ``turn``-th."""
     questions: dict[str, str] = {}
     categories: dict[str, str] = {}
+    turns: dict[str, list[str]] = {}
     first: dict[str, str] = {}
     for where, record in read_records(source.path):
         prompt = required_id(record, source.prompt, where)
-        question = text_field(record, source.question, where)
+        if turn is None:
+            question = text_field(record, source.question, where)
+        else:
+            turns[prompt] = turn_texts(record, source.question, where, turn)
+            question = turns[prompt][-1]
         if prompt in questions and questions[prompt] != question:
             raise DataError(f"{where}: prompt {prompt!r} has another question at {first[prompt]}")
         questions.setdefault(prompt, question)
@@ -47,7 +54,7 @@ def read_questions(source: "QuestionsFile") -> Questions:
             categories.setdefault(prompt, kind)
     if not questions:
         raise DataError(f"{source.path}: no records")
-    return Questions(questions, categories)
+    return Questions(questions, categories, turns)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ A debate's prompts grow with the discussion, so the bound that matters for an it
 worst turn: the prompt a referee sees with every visible utterance at its maximum length, plus
 the tokens that turn may generate. Items over a model's window are either refused up front
 (policy ``fail``) or have their answer texts cut, longest first, with a logged warning (policy
-``truncate``) -- never a crash in the middle of a run.
+``truncate``) -- never a crash in the middle of a run. An item that carries the turns of a
+conversation before the judged one loses its earliest turns first (the prompt says how many).
 """
 
 import concurrent.futures
@@ -46,9 +47,27 @@ class Truncation:
     fields: dict[str, tuple[int, int]]
 
 
+EARLIER_TURNS = "earlier_turns"  # a cut's field: the conversation's turns before the judged one
+
+
 def cut_fields_text(fields: Mapping[str, Sequence[int]]) -> str:
-    """An item's cuts in words: ``answer_a 900->600 tokens, answer_b 800->600 tokens``."""
-    return ", ".join(f"{name} {before}->{after} tokens" for name, (before, after) in fields.items())
+    """An item's cuts in words: ``earlier_turns 3->1 turns, answer_a 900->600 tokens``."""
+    return ", ".join(
+        f"{name} {before}->{after} {'turns' if name == EARLIER_TURNS else 'tokens'}"
+        for name, (before, after) in fields.items()
+    )
+
+
+def _drop_earlier_turns(
+    panel: Panel, item: PairwiseItem, backend: TokenCounter, needed: int
+) -> tuple[PairwiseItem, int]:
+    """``item`` without as many of its conversation's first turns as it takes to fit (all of
+    them if that is not enough: the answers are cut next), and the tokens it then needs. The
+    earliest turns go first: the last ones are what the judged turn follows."""
+    while item.earlier and needed > backend.context_window:
+        item = replace(item, earlier=item.earlier[1:], earlier_left_out=item.earlier_left_out + 1)
+        needed = worst_turn_tokens(panel, item, backend)
+    return item, needed
 
 
 def worst_turn_tokens(panel: Panel, item: Item, backend: TokenCounter) -> int:
@@ -132,25 +151,20 @@ def fit_item(
         )
     original: dict[str, int] = {}
     fitted = item
+    if isinstance(item, PairwiseItem) and item.earlier:
+        dropped, needed = _drop_earlier_turns(panel, item, backend, needed)
+        if dropped.earlier_left_out > item.earlier_left_out:
+            original[EARLIER_TURNS] = len(item.earlier)
+        fitted = dropped
+        if needed <= window:
+            return _fitted(where, fitted, original, backend)
     for _ in range(_MAX_PASSES):
         fitted, cut = _cut(fitted, backend, needed - window)
         for name, (before, _after) in cut.items():
             original.setdefault(name, before)
         needed = worst_turn_tokens(panel, fitted, backend)
         if needed <= window:
-            fields = {
-                name: (before, backend.count_tokens(getattr(fitted, name)))
-                for name, before in original.items()
-            }
-            log.warning(
-                "%s: cut %s to fit model %r's %d-token context",
-                where,
-                cut_fields_text(fields),
-                backend.model,
-                window,
-                extra=once("truncated", "items cut to fit a model's context (verdicts.jsonl: truncated)"),
-            )
-            return fitted, Truncation(backend.model, fields)
+            return _fitted(where, fitted, original, backend)
         if not cut:
             break
     raise DataError(
@@ -158,6 +172,28 @@ def fit_item(
         f"{backend.model!r} holds {window}; lower rounds or sampling.discussion_max_tokens, or "
         "shorten the question"
     )
+
+
+def _fitted(
+    where: str, fitted: Item, original: Mapping[str, int], backend: TokenCounter
+) -> tuple[Item, Truncation]:
+    """``fitted`` with what was cut to get it (logged once per run)."""
+
+    def after(name: str) -> int:
+        if name == EARLIER_TURNS:
+            return len(fitted.earlier) if isinstance(fitted, PairwiseItem) else 0
+        return backend.count_tokens(getattr(fitted, name))
+
+    fields = {name: (before, after(name)) for name, before in original.items()}
+    log.warning(
+        "%s: cut %s to fit model %r's %d-token context",
+        where,
+        cut_fields_text(fields),
+        backend.model,
+        backend.context_window,
+        extra=once("truncated", "items cut to fit a model's context (verdicts.jsonl: truncated)"),
+    )
+    return fitted, Truncation(backend.model, fields)
 
 
 def fit_items(

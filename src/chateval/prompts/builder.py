@@ -107,6 +107,22 @@ def _render(name: str, **context: Any) -> str:
     return _environment().get_template(name).render(**context)
 
 
+def _earlier_block(item: PairwiseItem, swapped: bool) -> str:
+    """The conversation before the judged turn (empty for a one-turn item), each turn's replies
+    in the order the answers are shown: Assistant 1 is the answer shown first."""
+    if not item.earlier:
+        return ""
+    turns = [
+        {
+            "question": t.question,
+            "first": t.answer_b if swapped else t.answer_a,
+            "second": t.answer_a if swapped else t.answer_b,
+        }
+        for t in item.earlier
+    ]
+    return _render("earlier.j2", turns=turns, left_out=item.earlier_left_out)
+
+
 SeenAt = Callable[[Turn], Sequence[Utterance]]
 """What a referee saw at one of its turns."""
 
@@ -211,8 +227,16 @@ class PromptBuilder:
             first, second = (item.answer_b, item.answer_a) if swapped else (item.answer_a, item.answer_b)
             template = "paper_pairwise.j2" if paper else "pairwise.j2"
             low, high = self.scale
+            earlier = _earlier_block(item, swapped)
             return _render(
-                template, item=item, answer_1=first, answer_2=second, panel=self.panel, low=low, high=high
+                template,
+                item=item,
+                answer_1=first,
+                answer_2=second,
+                panel=self.panel,
+                low=low,
+                high=high,
+                earlier=earlier,
             )
         assert isinstance(item, DirectItem)
         template = "paper_direct.j2" if paper else "direct.j2"

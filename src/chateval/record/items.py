@@ -3,16 +3,19 @@ or an export never goes back to the data file (which may have changed, or be gon
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
-from chateval.core.items import DirectItem, Item, PairwiseItem
+from chateval.core.items import DirectItem, EarlierTurn, Item, PairwiseItem
 from chateval.core.schema.records import ItemRecord
 
 
 def item_record(item: Item) -> ItemRecord:
     """``item`` as one line of items.jsonl."""
     fields = dataclasses.asdict(item)
-    if fields.get("category") is None:  # items.jsonl of data without categories stays as it was
-        fields.pop("category", None)
+    # What one-turn items without categories lack stays out: their items.jsonl is as it was.
+    for key, empty in (("category", None), ("earlier", []), ("earlier_left_out", 0)):
+        if key in fields and fields[key] == empty:
+            del fields[key]
     kind = "pairwise" if isinstance(item, PairwiseItem) else "direct"
     record: ItemRecord = {"kind": kind, **fields}  # type: ignore[typeddict-item]
     return record
@@ -20,10 +23,11 @@ def item_record(item: Item) -> ItemRecord:
 
 def item_of_record(record: ItemRecord) -> Item:
     """The item one line of items.jsonl holds (validated: its keys are the item's fields)."""
-    fields = {key: value for key, value in record.items() if key != "kind"}
+    fields: dict[str, Any] = {key: value for key, value in record.items() if key != "kind"}
     if record["kind"] == "pairwise":
-        return PairwiseItem(**fields)  # type: ignore[arg-type]
-    return DirectItem(**fields)  # type: ignore[arg-type]
+        fields["earlier"] = tuple(EarlierTurn(**turn) for turn in fields.get("earlier", ()))
+        return PairwiseItem(**fields)
+    return DirectItem(**fields)
 
 
 def records_of_items(items: Sequence[Item]) -> list[ItemRecord]:

@@ -246,6 +246,15 @@ class RunInfo(TypedDict):
 
 
 @record_schema
+class EarlierTurnRecord(TypedDict):
+    """A conversation's turn before the judged one (chateval.core.items.EarlierTurn)."""
+
+    question: str
+    answer_a: str
+    answer_b: str
+
+
+@record_schema
 class ItemRecord(TypedDict, total=False):
     """One line of items.jsonl: an item exactly as its debates showed it (cut to fit the models'
     contexts where the run had to; its verdict record's ``truncated`` says where), with its human
@@ -269,6 +278,8 @@ class ItemRecord(TypedDict, total=False):
     group: str | None
     system: str | None
     category: str  # both kinds; absent when the data has no categories
+    earlier: list[EarlierTurnRecord]  # pairwise, the turns before the judged one (data.turn)
+    earlier_left_out: int  # of those, the first ones cut to fit a model's context
 
 
 @record_schema
