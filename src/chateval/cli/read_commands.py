@@ -1,4 +1,4 @@
-"""The commands that read finished run folders: rescore, report and export."""
+"""The commands that read finished run folders: rescore, report, export and compare."""
 
 from pathlib import Path
 from typing import Annotated
@@ -142,3 +142,44 @@ def export(
     output.parent.mkdir(parents=True, exist_ok=True)
     write(result, chosen, output)
     typer.echo(f"exported {len(result.rows)} rows ({result.what}, {chosen}) to {output}")
+
+
+@app.command(cls=FlagsCommand)
+def compare(
+    run_dirs: Annotated[
+        list[Path], typer.Argument(metavar="RUN RUN...", help="Finished runs that judged the same items.")
+    ],
+    outdir: Annotated[
+        Path | None,
+        typer.Option("-o", "--outdir", help="Write compare.md (and with --html report.html) here."),
+    ] = None,
+    html: Annotated[
+        bool,
+        typer.Option("--html", help="Also write report.html: the runs side by side, with the comparison."),
+    ] = False,
+) -> None:
+    """Compare judges: for every two runs, their agreement with each other, each one's
+    agreement with the humans on the same items (paired), their leaderboards side by side and
+    the items where they differ most."""
+    from rich.console import Console
+
+    from chateval.reporting.judges_view import judges_tables, load_runs, write_compare
+    from chateval.reporting.measure_views import print_table
+
+    try:
+        runs = load_runs(run_dirs)
+        tables = judges_tables(runs)
+        console = Console()
+        for table in tables:
+            print_table(console, table)
+        if outdir is not None:
+            typer.echo(f"compare: {write_compare(tables, runs, outdir)}")
+        if html:
+            from chateval.reporting.html import write_html_report
+
+            page = write_html_report(
+                run_dirs, outdir or Path("compare"), sections=[("Judges compared", tables)]
+            )
+            typer.echo(f"report: {page}")
+    except ChatEvalError as exc:
+        raise fail(exc) from None

@@ -10,6 +10,7 @@ clicked; a run whose page would pass ``split_above_mb`` gets an index page and o
 item under ``items/``.
 """
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from chateval.core.file_access import private_folder
 from chateval.core.progress import Progress
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
+from chateval.evaluation.measures import Table
 from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
@@ -76,17 +78,19 @@ def write_html_report(
     outdir: Path,
     split_above_mb: float = DEFAULT_SPLIT_ABOVE_MB,
     progress: Progress | None = None,
+    sections: Sequence[tuple[str, list[Table]]] = (),
 ) -> Path:
     """Write ``report.html`` for one run, or several runs of the same data side by side.
 
     When the single page would be larger than ``split_above_mb``, the index links to one
     page per item in ``items/`` instead of holding every item itself. ``progress`` counts the
-    items built (the CLI shows it on large runs).
+    items built (the CLI shows it on large runs); ``sections`` adds headed tables after the
+    runs' own (``chateval compare``'s).
     """
     if split_above_mb <= 0:
         raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
     runs = [load_finished_run(folder) for folder in folders]
-    report = build_report(runs, progress)
+    report = dataclasses.replace(build_report(runs, progress), sections=list(sections))
     figures = report_plots(runs)
     private_folder(outdir)
     page = render_index(report, figures, split=False)

@@ -14,6 +14,7 @@ from chateval.core.progress import Progress
 from chateval.core.schema.records import TranscriptMessage, VerdictRecord
 from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
+from chateval.evaluation.measures import Table
 from chateval.record.finished import FinishedRun
 from chateval.reporting.html_debates import (
     DebateView,
@@ -256,6 +257,8 @@ class Report:
     item_columns: list[str]
     items: list[ItemView]
     notices: list[str] = field(default_factory=list)  # items not as the data file has them, and why
+    # sections beside the runs' own (``chateval compare``'s "Judges compared"): heading, tables
+    sections: list[tuple[str, list[Table]]] = field(default_factory=list)
 
     @property
     def title(self) -> str:

@@ -1,0 +1,177 @@
+"""``chateval compare``: judges compared, as tables every output lays out alike (the console,
+compare.md, and the HTML report's "Judges compared"): for each two runs, their agreement with
+each other, each one's agreement with the humans on the same items (paired), their leaderboards
+side by side, and the items where they differ most (chateval.evaluation.agreement.judges)."""
+
+from collections.abc import Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from chateval.core.file_access import private_folder
+from chateval.core.formatting import ci_text, reading, signed_ci
+from chateval.core.items import PairwiseItem
+from chateval.core.textfile import write_text
+from chateval.errors import DataError
+from chateval.evaluation.agreement.judges import (
+    BoardComparison,
+    JudgeComparison,
+    compare_boards,
+    compare_judges,
+)
+from chateval.evaluation.measures import Table
+from chateval.record.finished import FinishedRun, load_finished_run
+from chateval.reporting.measure_views import markdown_table
+
+_SNIPPET = 60
+
+
+def _snippets(run: FinishedRun) -> dict[str, str]:
+    """Each item's question (direct: response) start, from the run's items.jsonl."""
+    out = {}
+    for item in run.items() or []:
+        text = " ".join((item.question if isinstance(item, PairwiseItem) else item.response).split())
+        out[item.id] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1] + "…"
+    return out
+
+
+def load_runs(folders: Sequence[Path]) -> list[FinishedRun]:
+    """The runs to compare: at least two finished runs of one task; DataError otherwise."""
+    if len(folders) < 2:
+        raise DataError("compare needs at least two run folders")
+    runs = [load_finished_run(folder) for folder in folders]
+    tasks = {run.task for run in runs}
+    if len(tasks) > 1:
+        raise DataError(
+            "compare takes runs of one task; got " + ", ".join(f"{r.folder} ({r.task})" for r in runs)
+        )
+    return runs
+
+
+def _between_cells(found: JudgeComparison) -> list[str]:
+    between: Any = found["between"]  # the task's metrics (pairwise or direct)
+    identical = "-" if found["identical"] is None else f"{found['identical']:.0%}"
+    if found["task"] == "pairwise":
+        kappa = ci_text(between["kappa"]) if between else "-"
+        return [str(found["shared"]), str(found["decided"]), identical, kappa]
+    average = (between or {}).get("average") or {}
+    return [str(found["shared"]), str(found["decided"]), identical, ci_text(average.get("spearman"))]
+
+
+def _humans_row(a: str, b: str, found: JudgeComparison) -> list[str] | None:
+    humans: Any = found["humans"]  # the task's paired comparison
+    if not humans:
+        return None
+    if "mcnemar" in humans:
+        accuracy, p_value = humans["accuracy"], humans["mcnemar"]["p_value"]
+        return [
+            a,
+            b,
+            str(humans["n"]),
+            f"{accuracy['a']:.3f}",
+            f"{accuracy['b']:.3f}",
+            signed_ci(accuracy["difference"]),
+            f"{p_value:.3f}",
+            reading(accuracy["difference"], p_value),
+        ]
+    spearman = (humans.get("average") or {}).get("spearman")
+    if not spearman:
+        return None
+    side = ["undefined" if spearman[k] is None else f"{spearman[k]:.3f}" for k in ("a", "b")]
+    return [
+        a,
+        b,
+        str(humans["n"]),
+        *side,
+        signed_ci(spearman["difference"]),
+        "-",
+        reading(spearman["difference"]),
+    ]
+
+
+def _board_table(a: str, b: str, boards: BoardComparison) -> Table:
+    rows = [[s, str(ranks[0]), str(ranks[1])] for s, ranks in boards["ranks"].items()]
+    tau = "undefined (a board ranks every system alike)" if boards["tau"] is None else f"{boards['tau']:.3f}"
+    notes = [
+        f"Kendall's tau-b between the ranks: {tau} (no interval: the boards rest on the same prompts, "
+        "and an interval for their correlation is not simulated yet); "
+        f"{boards['same_order']} of {boards['pairs']} pairs of systems ordered alike; "
+        f"resolved by both the same way: {boards['resolved_both']}, in opposite directions: "
+        f"{boards['resolved_opposite']}."
+    ]
+    return Table(
+        f"leaderboards side by side: {a} and {b}", ["system", f"rank in {a}", f"rank in {b}"], rows, notes
+    )
+
+
+def _differences_table(a: str, b: str, found: JudgeComparison, snippets: dict[str, str]) -> Table:
+    """The items where the two differ most; their text's start when a run kept its items."""
+    rows = []
+    for d in found["most_different"]:
+        text = [snippets.get(d["item_id"], "")] if snippets else []
+        rows.append([d["item_id"], *text, d["a"], d["b"], d["human"] or "-", f"{d['gap']:g}"])
+    gap = "margin gap" if found["task"] == "pairwise" else "mean score gap"
+    headers = ["item", *(["text"] if snippets else []), a, b, "human", gap]
+    note = f"{found['differences']} of {found['decided']} items decided differently; the largest gaps first."
+    return Table(f"where {a} and {b} differ most", headers, rows, [note])
+
+
+def judges_tables(runs: Sequence[FinishedRun]) -> list[Table]:
+    """The tables of ``chateval compare`` for every two of ``runs`` (each pair in the order
+    named). ValueError when two runs share no item."""
+    task = runs[0].task
+    pairwise = task == "pairwise"
+    between_rows, humans_rows, extra = [], [], []
+    for first, second in combinations(runs, 2):
+        seed = first.config.sampling.seed
+        try:
+            found = compare_judges(task, first.verdicts(), second.verdicts(), seed)
+        except ValueError as exc:
+            raise DataError(
+                f"{first.folder} and {second.folder}: {exc}; compare runs of the same data"
+            ) from None
+        a, b = first.name, second.name
+        between_rows.append([a, b, *_between_cells(found)])
+        if (row := _humans_row(a, b, found)) is not None:
+            humans_rows.append(row)
+        metrics_a: Any = first.metrics or {}  # a pairwise run's systems have leaderboards
+        metrics_b: Any = second.metrics or {}
+        board_a, board_b = metrics_a.get("systems") or {}, metrics_b.get("systems") or {}
+        if board_a.get("leaderboard") and board_b.get("leaderboard"):
+            boards = compare_boards(board_a["leaderboard"], board_b["leaderboard"])
+            if boards is not None:
+                extra.append(_board_table(a, b, boards))
+        extra.append(_differences_table(a, b, found, _snippets(first) or _snippets(second)))
+    measure = "kappa [95% CI]" if pairwise else "average spearman [95% CI]"
+    identical = "identical labels" if pairwise else "equal scores"
+    between = Table(
+        "agreement between the judges",
+        ["A", "B", "items shared", "both decided", identical, measure],
+        between_rows,
+        [
+            "B against A as the reference, on the items both decided: the intervals of agreement "
+            "with humans (exact binomial, kappa mapped from it; direct: Fisher z)."
+        ],
+    )
+    value = "accuracy" if pairwise else "average rho"
+    humans = Table(
+        "each against the humans, same items (paired)",
+        ["A", "B", "labelled n", f"{value} A", f"{value} B", "B minus A [95% CI]", "McNemar p", "reading"],
+        humans_rows,
+        [
+            "paired bootstrap interval of the difference; pairwise, the exact McNemar test on "
+            "the items only one got right."
+        ],
+    )
+    return [between, *([humans] if humans_rows else []), *extra]
+
+
+def write_compare(tables: Sequence[Table], runs: Sequence[FinishedRun], outdir: Path) -> Path:
+    """compare.md in ``outdir``: the tables, as Markdown."""
+    private_folder(outdir)
+    parts = ["# chateval compare", "", f"Runs: {', '.join(run.name for run in runs)}", ""]
+    for table in tables:
+        parts += [f"## {table.title}", "", markdown_table(table), ""]
+    path = outdir / "compare.md"
+    write_text(path, "\n".join(parts))
+    return path
