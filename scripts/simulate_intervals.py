@@ -60,6 +60,7 @@ from pathlib import Path
 import numpy as np
 
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.systems.against_baseline import lc_win_rate
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
@@ -274,6 +275,40 @@ def rating_run(
     return out
 
 
+BASELINE_LENGTH_SD = 60.0  # words: the spread of a system's answer length minus the baseline's
+BASELINE_TIES = 0.3
+
+
+def baseline_comparisons(
+    prompts: int, theta: float, phi: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One comparison of a system with the baseline per prompt (``compare: {against: X}``):
+    outcomes (ties half), length differences and prompt ids."""
+    differences = np.round(rng.normal(0.0, BASELINE_LENGTH_SD, prompts))
+    strength = theta + phi * np.tanh(differences / BASELINE_LENGTH_SD) + rng.normal(0.0, 0.5, prompts)
+    win = 1 / (1 + np.exp(-strength))
+    draw = rng.random(prompts)
+    outcomes = np.where(draw < BASELINE_TIES, 0.5, np.where(rng.random(prompts) < win, 1.0, 0.0))
+    return outcomes, differences, np.arange(prompts).astype(str)
+
+
+def planted_lc_win_rate(theta: float, phi: float) -> float:
+    """What the length-controlled win rate estimates: its value on 400,000 comparisons."""
+    outcomes, differences, prompts = baseline_comparisons(400_000, theta, phi, np.random.default_rng(7))
+    rate, _, _ = lc_win_rate(outcomes, differences, prompts, float(np.std(differences)))
+    return rate["value"]
+
+
+def baseline_run(
+    prompts: int, theta: float, phi: float, truth: float, rng: np.random.Generator
+) -> tuple[bool, float]:
+    """Whether the length-controlled win rate's interval holds the truth, and its width."""
+    outcomes, differences, ids = baseline_comparisons(prompts, theta, phi, rng)
+    rate, _, _ = lc_win_rate(outcomes, differences, ids, float(np.std(differences)))
+    low, high = rate["ci95"]
+    return low <= truth <= high, high - low
+
+
 def summarise(
     label: str, setting: str, cases: list[tuple[bool, float]], rows: list[dict[str, object]]
 ) -> None:
@@ -360,6 +395,16 @@ def rating_rows(reps: int, rows: Rows) -> None:
                 )
 
 
+def baseline_rows(reps: int, rows: Rows) -> None:
+    for theta, phi in ((0.0, 0.0), (1.0, 1.0)):
+        truth = planted_lc_win_rate(theta, phi)
+        for prompts in (3, 4, 5, 10, 20, 40):
+            rng = np.random.default_rng([prompts, int(10 * theta), int(10 * phi)])
+            cases = [baseline_run(prompts, theta, phi, truth, rng) for _ in range(reps)]
+            setting = f"{prompts} prompts against the baseline, logit {theta:g} + {phi:g} x length"
+            summarise("length-controlled win rate", setting, cases, rows)
+
+
 # family -> (its rows, the statistics it writes); every row of a family is seeded on its own,
 # so one family rerun (``--only``) gives the rows a whole run would.
 FAMILIES = {
@@ -369,6 +414,7 @@ FAMILIES = {
     "calibrated-pair": (calibrated_pair_rows, ("calibrated pair",)),
     "calibrated-field": (field_rows, ("calibrated field win rate",)),
     "calibrated-rating": (rating_rows, ("calibrated rating",)),
+    "baseline": (baseline_rows, ("length-controlled win rate",)),
 }
 
 

@@ -96,6 +96,7 @@ def test_the_earliest_turns_go_first_when_the_context_is_short() -> None:
     )
 
 
+@pytest.mark.slow  # a scripted run end to end
 def test_a_run_judges_the_second_turn_and_records_it(tmp_path: Path) -> None:
     seen: list[str] = []
 

@@ -75,6 +75,7 @@ def test_the_config_in_configs_reads_each_prompts_category() -> None:
     assert {item.category for item in shipped} == {"writing", "reasoning", "math"}
 
 
+@pytest.mark.slow  # a scripted run end to end; the fast tier keeps the loaders' tests
 def test_every_figure_per_category_from_the_records(categories_run: tuple[Path, RunResult]) -> None:
     folder, result = categories_run
     metrics = json.loads((folder / "metrics.json").read_text())
@@ -99,6 +100,7 @@ def test_every_figure_per_category_from_the_records(categories_run: tuple[Path, 
     assert {item["category"] for item in items} == {"writing", "reasoning"}
 
 
+@pytest.mark.slow  # a scripted run end to end; the fast tier keeps the loaders' tests
 def test_agreement_per_category_is_the_whole_runs_statistic_on_its_items(tmp_path: Path) -> None:
     rows = [
         {
@@ -130,6 +132,7 @@ def test_agreement_per_category_is_the_whole_runs_statistic_on_its_items(tmp_pat
         assert entry["systems"] is None  # the items name no systems
 
 
+@pytest.mark.slow  # a scripted run end to end; the fast tier keeps the loaders' tests
 def test_every_report_shows_the_categories(
     categories_run: tuple[Path, RunResult], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -149,6 +152,7 @@ def test_every_report_shows_the_categories(
     assert all(row["win_rate_low"] <= row["win_rate"] <= row["win_rate_high"] for row in table)
 
 
+@pytest.mark.slow  # a scripted run end to end; the fast tier keeps the loaders' tests
 def test_a_run_without_categories_has_no_section_and_its_items_file_is_unchanged(tmp_path: Path) -> None:
     run(tiny_config(), tmp_path, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
     assert "categories" not in json.loads((tmp_path / "metrics.json").read_text())["measures"]

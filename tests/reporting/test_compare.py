@@ -21,6 +21,8 @@ from tests.support.helpers import SAMPLE_SYSTEMS, prompt_dependent, read_jsonl, 
 from tests.support.scripted import soft_checksum_referee
 
 runner = CliRunner()
+# Scripted runs end to end (0.8 s): the suite's integration tier; the fast tier keeps its 60 s.
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

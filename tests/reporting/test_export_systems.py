@@ -44,6 +44,7 @@ def _metrics(folder: Path) -> dict[str, Any]:
     return metrics
 
 
+@pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_the_leaderboard_has_a_row_per_system_read_from_metrics(systems_run: Path) -> None:
     section = _metrics(systems_run)["systems"]
     rows = json.loads(export(systems_run, "--what", "leaderboard", "--format", "json"))
@@ -72,6 +73,7 @@ def test_the_leaderboard_has_a_row_per_system_read_from_metrics(systems_run: Pat
         assert row["calibrated_rating"] is None and row["labelled"] is None
 
 
+@pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_pairs_have_a_row_per_pair_of_systems(systems_run: Path) -> None:
     pairs = _metrics(systems_run)["systems"]["win_rates"]["pairs"]
     rows = list(csv.DictReader(io.StringIO(export(systems_run, "--what", "pairs"))))
@@ -83,6 +85,7 @@ def test_pairs_have_a_row_per_pair_of_systems(systems_run: Path) -> None:
         assert row["calibrated_win_rate"] == ""  # null: no labels
 
 
+@pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_csv_json_and_parquet_hold_the_same_rows(systems_run: Path, tmp_path: Path) -> None:
     as_json = json.loads(export(systems_run, "--what", "leaderboard", "--format", "json"))
     said = export(systems_run, "--what", "leaderboard", "-o", tmp_path / "board.parquet")
@@ -155,6 +158,7 @@ def test_a_direct_runs_leaderboard_and_pairs() -> None:
     ]
 
 
+@pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_a_run_without_systems_and_bad_options_are_refused(systems_run: Path, tmp_path: Path) -> None:
     def refused(*args: str | Path) -> str:
         result = runner.invoke(app, ["export", *map(str, args)])

@@ -47,6 +47,7 @@ def _board_row(board: Leaderboard | None, system: str) -> Mapping[str, Any] | No
 def _pairwise_leaderboard(section: PairwiseSystems) -> list[Row]:
     board, controlled = section["leaderboard"], section.get("length_controlled")
     calibrated = section.get("calibrated_leaderboard")
+    against = section.get("against_baseline")
     overall = {row["system"]: row for row in section["win_rates"]["overall"]}
     ranked = [row["system"] for row in board["rows"]] if board else list(overall)
     rows = []
@@ -69,6 +70,10 @@ def _pairwise_leaderboard(section: PairwiseSystems) -> list[Row]:
         row |= _interval("calibrated_rating", {"value": cal["rating"], "ci95": cal["ci95"]} if cal else None)
         row |= _interval("calibrated_field_win_rate", cal["field"] if cal else None, "estimate", "ci")
         row["labelled"] = cal["labelled"] if cal else None
+        if against is not None:  # a baseline: AlpacaEval 2's figures against it
+            vs = next((r for r in against["rows"] if r["system"] == system), None)
+            row |= _interval("baseline_win_rate", vs["win_rate"] if vs else None)
+            row |= _interval("baseline_lc_win_rate", vs["lc_win_rate"] if vs else None)
         rows.append(row)
     return rows
 

@@ -15,9 +15,10 @@ and a judge whose verdicts were made elsewhere.
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, TypedDict
+from typing import Any
 
 from scipy.stats import kendalltau
+from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import DirectComparison, DirectMetrics, PairwiseComparison, PairwiseMetrics
 from chateval.core.schema.records import VerdictRecord

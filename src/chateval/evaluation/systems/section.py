@@ -26,6 +26,7 @@ from typing_extensions import TypedDict
 from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.core.strict_model import record_schema
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.evaluation.systems.against_baseline import AgainstBaseline, against_baseline
 from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
 from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
@@ -88,6 +89,9 @@ class PairwiseSystems(TypedDict):
     # Absent in runs written before the calibrated leaderboard; None with the reason beside it.
     calibrated_leaderboard: NotRequired[CalibratedLeaderboard | None]
     calibrated_leaderboard_error: NotRequired[str | None]
+    # With a baseline (compare: {against: X}): each system's raw and length-controlled win rate
+    # against it (runs before release 6 lack it).
+    against_baseline: NotRequired[AgainstBaseline | None]
 
 
 @record_schema
@@ -197,7 +201,7 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
             calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
     except ValueError as exc:  # too few labels, or ratings the comparisons cannot pin down
         calibrated_error = str(exc)
-    return {
+    section: PairwiseSystems = {
         "task": "pairwise",
         "comparisons": len(comparisons),
         "undecided": len(judged) - len(decided),
@@ -211,6 +215,9 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
         "calibrated_leaderboard": calibrated,
         "calibrated_leaderboard_error": calibrated_error,
     }
+    if against in systems:
+        section["against_baseline"] = against_baseline(comparisons, against)
+    return section
 
 
 def _calibrated_pairs(

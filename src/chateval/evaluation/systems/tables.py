@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from chateval.core.formatting import ci_text, signed_ci
 from chateval.evaluation.measures import Table
+from chateval.evaluation.systems.against_baseline import baseline_table
 from chateval.evaluation.systems.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
 from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
 from chateval.evaluation.systems.leaderboard import Leaderboard
@@ -363,7 +364,12 @@ def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> li
     if section["task"] == "direct":
         tables = _direct(section)
     else:
-        found = (_leaderboard(section), _pairs(section), _calibrated_leaderboard(section))
+        found = (
+            _leaderboard(section),
+            baseline_table(section.get("against_baseline")),
+            _pairs(section),
+            _calibrated_leaderboard(section),
+        )
         tables = [t for t in found if t is not None]
     calibrated = _calibrated(section)
     return tables + ([calibrated] if calibrated else [])

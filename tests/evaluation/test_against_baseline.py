@@ -1,0 +1,107 @@
+"""Win rates against a baseline, raw and length-controlled as AlpacaEval 2 fits them: the point
+estimate against an independent maximum-likelihood fit, the length effect taken out, the raw
+rate equal to the pair's, and a scripted run with compare: {against: X} in every output."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from typer.testing import CliRunner
+
+from chateval.backends.scripted import ScriptedBackend
+from chateval.cli import app
+from chateval.engines.models import DEFAULT_MODEL
+from chateval.evaluation.systems.against_baseline import INDEPENDENT, against_baseline, lc_win_rate
+from chateval.evaluation.systems.comparisons import Comparison
+from chateval.evaluation.systems.win_rates import win_rates
+from chateval.reporting.markdown import write_report
+from chateval.run.runner import run
+from tests.support.helpers import SAMPLE_SYSTEMS, tiny_config
+from tests.support.scripted import soft_checksum_referee
+
+runner = CliRunner()
+
+
+def _planted(prompts: int, seed: int = 0) -> list[Comparison]:
+    """'long' wins when its answer is longer than the baseline's, loses when shorter: a pure
+    length effect. 'sharp' wins 70% whatever the lengths."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for p in range(prompts):
+        extra = int(rng.integers(-80, 80))
+        out.append(Comparison(f"p{p}", "long", "base", 1.0 if extra > 0 else 0.0, None, 100 + extra, 100))
+        sharp = 1.0 if rng.random() < 0.7 else 0.0
+        out.append(
+            Comparison(f"p{p}", "base", "sharp", 1 - sharp, None, 100, 100 + int(rng.integers(-80, 80)))
+        )
+    return out
+
+
+def test_the_point_estimate_is_the_maximum_likelihood_fit() -> None:
+    rng = np.random.default_rng(3)
+    outcomes = rng.choice([0.0, 0.5, 1.0], size=40, p=[0.3, 0.2, 0.5])
+    differences = rng.normal(0, 50, 40).round()
+    scale = float(np.std(differences))
+    rate, phi, clustered = lc_win_rate(outcomes, differences, np.arange(40).astype(str), scale)
+    x = np.tanh(differences / scale)
+
+    def negative_log_likelihood(params: np.ndarray) -> float:
+        logits = params[0] + params[1] * x
+        return float(-np.sum(outcomes * logits - np.log1p(np.exp(logits))))
+
+    theta, slope = minimize(negative_log_likelihood, np.zeros(2), method="BFGS").x
+    assert rate["value"] == pytest.approx(1 / (1 + np.exp(-theta)), abs=1e-4)
+    assert phi is not None and phi["value"] == pytest.approx(slope, abs=1e-3)
+    assert clustered and rate["ci95"][0] < rate["value"] < rate["ci95"][1]
+
+
+def test_the_length_effect_is_taken_out_and_the_raw_rate_is_the_pairs() -> None:
+    comparisons = _planted(60)
+    found = against_baseline(comparisons, "base")
+    assert found is not None and found["baseline"] == "base"
+    rows = {row["system"]: row for row in found["rows"]}
+    long, sharp = rows["long"], rows["sharp"]
+    # 'long' only wins by being longer: its length-controlled rate is far below its raw one.
+    assert long["length_coefficient"] is not None and long["length_coefficient"]["value"] > 1
+    assert long["lc_win_rate"] is not None and long["lc_win_rate"]["value"] < long["win_rate"]["value"] - 0.1
+    assert sharp["lc_win_rate"] is not None
+    assert sharp["lc_win_rate"]["value"] == pytest.approx(sharp["win_rate"]["value"], abs=0.1)
+    # The raw win rate is the pair's, seen from the system's side.
+    (pair,) = [
+        p for p in win_rates(comparisons)["pairs"] if {p["system_a"], p["system_b"]} == {"base", "sharp"}
+    ]
+    assert pair["system_a"] == "base"
+    assert sharp["win_rate"]["value"] == pytest.approx(1 - pair["win_rate"]["value"])
+    assert sharp["win_rate"]["ci95"] == pytest.approx([1 - x for x in reversed(pair["win_rate"]["ci95"])])
+    assert (sharp["wins"], sharp["losses"]) == (pair["losses"], pair["wins"])
+
+
+def test_few_prompts_are_said_and_no_baseline_gives_nothing() -> None:
+    found = against_baseline(_planted(4), "base")
+    assert found is not None and "fewer than 5 prompts" in found["warning"]
+    assert all(row["interval_method"] == INDEPENDENT for row in found["rows"])
+    assert against_baseline(_planted(4), "nobody") is None
+
+
+@pytest.mark.slow  # a scripted run end to end; the fast tier keeps the statistics' tests
+def test_a_run_against_a_baseline_reports_it_everywhere(tmp_path: Path) -> None:
+    data = {"format": "jsonl_responses", "path": SAMPLE_SYSTEMS, "compare": {"against": "brief"}}
+    run(
+        tiny_config(data=data),
+        tmp_path,
+        backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)},
+    )
+    section = json.loads((tmp_path / "metrics.json").read_text())["systems"]["against_baseline"]
+    assert section["baseline"] == "brief" and {r["system"] for r in section["rows"]} == {
+        "careful",
+        "rambling",
+    }
+    report = write_report([tmp_path], tmp_path / "md").read_text()
+    assert "### against the baseline brief" in report and "length-controlled" in report
+    exported = runner.invoke(app, ["export", str(tmp_path), "--what", "leaderboard", "--format", "json"])
+    rows = {row["system"]: row for row in json.loads(exported.stdout)}
+    careful = next(r for r in section["rows"] if r["system"] == "careful")
+    assert rows["careful"]["baseline_lc_win_rate"] == careful["lc_win_rate"]["value"]
+    assert rows["brief"]["baseline_win_rate"] is None  # the baseline against itself: nothing
