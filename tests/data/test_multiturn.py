@@ -133,3 +133,20 @@ def test_turns_that_are_not_there_name_the_file_record_and_field(
 def test_turn_is_read_by_responses_files_only() -> None:
     with pytest.raises(ConfigError, match="turn: only the formats jsonl_responses, table_responses read"):
         tiny_config(data={"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "turn": 2})
+
+
+def test_a_one_turn_items_line_is_as_before() -> None:
+    """items.jsonl of data without conversations or categories keeps its earlier shape."""
+    record = item_record(PairwiseItem("x", "Q?", "a", "b"))
+    assert not {"earlier", "earlier_left_out", "category"} & set(record)
+
+
+def test_a_labels_file_with_a_turn_is_refused() -> None:
+    labels = {
+        "path": "samples/systems_labels.csv",
+        "system_a": "first",
+        "system_b": "second",
+        "label": "preferred",
+    }
+    with pytest.raises(ConfigError, match="labels_file and turn together are not supported yet"):
+        tiny_config(data=_data(labels_file=labels))

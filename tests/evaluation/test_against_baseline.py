@@ -105,3 +105,15 @@ def test_a_run_against_a_baseline_reports_it_everywhere(tmp_path: Path) -> None:
     careful = next(r for r in section["rows"] if r["system"] == "careful")
     assert rows["careful"]["baseline_lc_win_rate"] == careful["lc_win_rate"]["value"]
     assert rows["brief"]["baseline_win_rate"] is None  # the baseline against itself: nothing
+
+
+def test_the_length_scale_is_the_systems_length_minus_the_baselines_on_either_side() -> None:
+    """The baseline shown first in some comparisons: d is still the system's length minus the
+    baseline's, so two comparisons where the system is 100 words longer have no spread."""
+    comparisons = [
+        Comparison("p1", "sys", "base", 1.0, None, 200, 100),
+        Comparison("p2", "base", "sys", 0.0, None, 100, 200),
+    ]
+    found = against_baseline(comparisons, "base")
+    assert found is not None and found["length_scale"] == 0.0
+    assert found["rows"][0]["length_coefficient"] is None  # no spread: no length term

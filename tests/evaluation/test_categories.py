@@ -141,9 +141,9 @@ def test_every_report_shows_the_categories(
     out = capsys.readouterr().out
     assert "systems per category" in out and "writing" in out and "reasoning" in out
     report = write_report([folder], tmp_path / "md").read_text()
-    assert "## Per category: test" in report and "### systems per category" in report
+    assert "## Per category: test" in report and "### systems per category (hard decisions)" in report
     page = write_html_report([folder], tmp_path / "html").read_text()
-    assert "<h3>systems per category</h3>" in page and "<td>reasoning</td>" in page
+    assert "<h3>systems per category (hard decisions)</h3>" in page and "<td>reasoning</td>" in page
     exported = runner.invoke(app, ["export", str(folder), "--what", "categories"])
     assert exported.exit_code == 0, exported.output
     table = list(csv.DictReader(io.StringIO(exported.stdout)))

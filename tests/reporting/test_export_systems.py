@@ -175,3 +175,27 @@ def test_a_run_without_systems_and_bad_options_are_refused(systems_run: Path, tm
     run(tiny_config(), plain, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     assert "the run judged no named systems (its items name none)" in refused(plain, "--what", "leaderboard")
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_a_categories_table_whose_rows_differ_writes_every_column(tmp_path: Path) -> None:
+    """One category with systems, one without: CSV and Parquet take every row's columns."""
+    from chateval.reporting.export import Export, render, write
+    from chateval.reporting.export_systems import category_rows
+
+    rate = {"value": 0.5, "ci95": [0.2, 0.8]}
+    with_systems = {
+        "category": "math",
+        "items": 2,
+        "agreement": None,
+        "systems": {"rows": [{"system": "x", "n": 2, "wins": 1, "ties": 0, "losses": 1, "win_rate": rate}]},
+    }
+    section = {
+        "categories": [{"category": "art", "items": 1, "agreement": None, "systems": None}, with_systems]
+    }
+    rows = category_rows(section, "pairwise")
+    export = Export(tmp_path, "pairwise", (), [dict(row) for row in rows], True, "categories")
+    header = next(csv.reader(io.StringIO(render(export, "csv"))))
+    assert "system" in header and "win_rate_high" in header and header[0] == "category"
+    write(export, "parquet", tmp_path / "c.parquet")
+    table = pq.read_table(tmp_path / "c.parquet")
+    assert table.column_names == header and table.to_pylist()[0]["system"] is None

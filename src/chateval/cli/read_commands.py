@@ -140,7 +140,10 @@ def export(
         typer.echo(text, nl=False)
         return
     output.parent.mkdir(parents=True, exist_ok=True)
-    write(result, chosen, output)
+    try:
+        write(result, chosen, output)
+    except ChatEvalError as exc:
+        raise fail(exc) from None
     typer.echo(f"exported {len(result.rows)} rows ({result.what}, {chosen}) to {output}")
 
 

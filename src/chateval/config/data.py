@@ -363,6 +363,11 @@ class DataConfig(StrictModel):
                 f"{', '.join(unread)}: only the formats {', '.join(FILE_RESPONSES_FORMATS)} read "
                 f"them; format {self.format!r} does not"
             )
+        if self.turn is not None and self.labels_file is not None:
+            raise ValueError(
+                "labels_file and turn together are not supported yet: a labels file names no turn, "
+                "so the labels of every turn would join the judged one"
+            )
         if isinstance(self.path, dict):
             if not self.path:
                 raise ValueError("path: the mapping system -> file is empty")

@@ -87,11 +87,11 @@ def _pairwise_systems(settings: StatisticsSettings, records: Sequence[VerdictRec
     return {"anchor": anchor, "rows": rows, "leaderboard_error": None, "interval_method": method}
 
 
-def _direct_systems(settings: StatisticsSettings, records: Sequence[VerdictRecord], soft: bool) -> Any:
+def _direct_systems(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Any:
     scored = [
         ScoredResponse(str(r.get("prompt", r.get("group", r["item_id"]))), r["system"], dict(found))
         for r in records
-        if "system" in r and (found := _scores(r, soft))
+        if "system" in r and (found := r.get("scores"))
     ]
     return direct_systems(scored, seed=settings.seed) if scored else None
 
@@ -114,10 +114,11 @@ class Categories:
         for category, group in by_category.items():
             entry: Section = {"category": category, "items": len(group)}
             entry["agreement"] = _agreement(settings, group, soft)
+            # The systems' figures rest on the hard decisions, as the run's systems section does.
             if settings.task == "pairwise":
                 entry["systems"] = _pairwise_systems(settings, group)
             else:
-                entry["systems"] = _direct_systems(settings, group, soft)
+                entry["systems"] = _direct_systems(settings, group)
             found.append(entry)
         return {"verdicts": "soft" if soft else "hard", "categories": found}
 
@@ -189,7 +190,7 @@ def _pairwise_systems_table(entries: Sequence[Mapping[str, Any]]) -> Table:
             "prompt's comparisons go together."
         )
     headers = ["category", "rank", "system", "W/T/L", "win rate", "rating"]
-    return Table("systems per category", headers, rows, notes)
+    return Table("systems per category (hard decisions)", headers, rows, notes)
 
 
 def _direct_systems_table(entries: Sequence[Mapping[str, Any]]) -> Table:
@@ -203,7 +204,7 @@ def _direct_systems_table(entries: Sequence[Mapping[str, Any]]) -> Table:
                 [e["category"], mean["system"], mean["dimension"], str(mean["n"]), ci_text(mean["mean"])]
             )
     headers = ["category", "system", "dimension", "prompts", "mean score"]
-    return Table("systems per category (mean score, 95% CI)", headers, rows)
+    return Table("systems per category (mean decoded score, 95% CI)", headers, rows)
 
 
 CATEGORIES = Categories()

@@ -13,8 +13,8 @@ def item_record(item: Item) -> ItemRecord:
     """``item`` as one line of items.jsonl."""
     fields = dataclasses.asdict(item)
     # What one-turn items without categories lack stays out: their items.jsonl is as it was.
-    for key, empty in (("category", None), ("earlier", []), ("earlier_left_out", 0)):
-        if key in fields and fields[key] == empty:
+    for key in ("category", "earlier", "earlier_left_out"):
+        if key in fields and not fields[key]:  # None, (), 0
             del fields[key]
     kind = "pairwise" if isinstance(item, PairwiseItem) else "direct"
     record: ItemRecord = {"kind": kind, **fields}  # type: ignore[typeddict-item]

@@ -159,7 +159,7 @@ def _export_systems(folder: Path, what: What) -> Export:
                 f"{folder}: its items have no categories (map the data's category field with "
                 "data.fields.category, or questions.category, and run it)"
             )
-        by_category: list[Row] = [dict(row) for row in category_rows(found)]
+        by_category: list[Row] = [dict(row) for row in category_rows(found, run.task)]
         return Export(folder, run.task, (), by_category, True, what)
     section = run.metrics.get("systems")
     if not section:
@@ -324,8 +324,9 @@ def flatten(row: Row) -> dict[str, Cell]:
 
 
 def columns(export: Export) -> list[str]:
-    """The CSV header: the flattened fields of a row (every row has the same)."""
-    return list(flatten(export.rows[0])) if export.rows else []
+    """The CSV header: every row's flattened fields, in order of first appearance (the rows of a
+    run's comparisons all have the same; a categories table's rows may lack a system's)."""
+    return list(dict.fromkeys(key for row in export.rows for key in flatten(row)))
 
 
 def render(export: Export, fmt: Format) -> str:
@@ -341,7 +342,7 @@ def render(export: Export, fmt: Format) -> str:
     writer = csv.DictWriter(buffer, fieldnames=columns(export), lineterminator="\n")
     writer.writeheader()
     for row in export.rows:
-        writer.writerow({k: "" if v is None else v for k, v in flatten(row).items()})
+        writer.writerow({k: "" if v is None else v for k, v in flatten(row).items()})  # absent: empty
     return buffer.getvalue()
 
 
@@ -353,6 +354,12 @@ def write(export: Export, fmt: Format, output: Path) -> None:
         return
     # pyarrow has no type stubs; the data loaders import it the same way (data/files.py).
     pa, pq = importlib.import_module("pyarrow"), importlib.import_module("pyarrow.parquet")
-    buffer = pa.BufferOutputStream()
-    pq.write_table(pa.Table.from_pylist([flatten(row) for row in export.rows]), buffer)
+    header = columns(export)  # every row's columns, absent ones null (from_pylist keeps only the first's)
+    flat = [flatten(row) for row in export.rows]
+    try:
+        table = pa.Table.from_pydict({key: [row.get(key) for row in flat] for key in header})
+        buffer = pa.BufferOutputStream()
+        pq.write_table(table, buffer)
+    except pa.lib.ArrowException as exc:  # a column whose cells mix types Parquet cannot hold
+        raise DataError(f"{output}: cannot write these rows as Parquet ({exc}); use --format csv") from None
     write_bytes(output, buffer.getvalue().to_pybytes())

@@ -134,7 +134,7 @@ def pair_rows(section: PairwiseSystems | DirectSystemsMetrics) -> list[Row]:
     return _pairwise_pairs(section)
 
 
-def category_rows(section: Mapping[str, Any]) -> list[Row]:
+def category_rows(section: Mapping[str, Any], task: str) -> list[Row]:
     """One row per category, or per category and system when the run judged named systems:
     the category's items and agreement with humans (pairwise: accuracy and kappa; direct: the
     average Spearman and Kendall), then the system's W/T/L, win rate against the field and
@@ -143,7 +143,7 @@ def category_rows(section: Mapping[str, Any]) -> list[Row]:
     for entry in section["categories"]:
         agreement = entry.get("agreement") or {}
         base: Row = {"category": entry["category"], "items": entry["items"], "labelled": agreement.get("n")}
-        if "accuracy" in agreement or not agreement:
+        if task == "pairwise":
             base |= _interval("accuracy", agreement.get("accuracy")) | _interval(
                 "kappa", agreement.get("kappa")
             )

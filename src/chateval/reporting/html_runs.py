@@ -13,7 +13,7 @@ from chateval.evaluation.measures import Table, line_titles
 from chateval.record.finished import FinishedRun
 from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
         "backend": ", ".join(f"{m}: {b}" for m, b in (info.get("backends") or {}).items())
         or str(info.get("backend")),
         "cost": (
-            f"{info.get('debates')} debates, {info.get('requests')} requests, "
+            f"{info.get('debates')} debates, {info.get('requests')} requests{requests_by_model(info)}, "
             f"{info.get('prompt_tokens')} prompt / {info.get('generated_tokens')} generated tokens, "
             f"{float(info.get('wall_seconds') or 0):.0f} s"
         ),

@@ -29,7 +29,7 @@ from chateval.reporting import plots
 from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 
 
 def _counts(panel: PairwiseMetrics | None) -> str:
@@ -206,8 +206,9 @@ def cost_table(runs: Sequence[FinishedRun]) -> str:
         i = run.info
         # run.json of older releases: backend_calls
         calls = i.get("batches") or i.get("engine_steps") or i.get("backend_calls", 0)
+        requests = f"{i['requests']}{requests_by_model(i)}"
         lines.append(
-            f"| {run.name} | {i['backend']} | {i['debates']} | {calls} | {i['requests']} "
+            f"| {run.name} | {i['backend']} | {i['debates']} | {calls} | {requests} "
             f"| {i['prompt_tokens']} | {i['generated_tokens']} | {i['debate_seconds']:.0f} "
             f"| {i['wall_seconds']:.0f} |"
         )

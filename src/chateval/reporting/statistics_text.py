@@ -1,12 +1,13 @@
 """Plain-words lines that read more than one section of a run, shared by the CLI summary,
 report.md and the HTML report: a panel below its reference baselines, and what an adaptive run
-chose to compare (each measure says its own section: chateval.evaluation.measures).
+chose to compare, and each model's requests (each measure says its own section:
+chateval.evaluation.measures).
 
 Each reads metrics.json as written by any release: a key an older run lacks gives ``None``,
 never an error.
 """
 
-from chateval.core.schema.records import AdaptiveInfo
+from chateval.core.schema.records import AdaptiveInfo, RunInfo
 from chateval.reporting.metrics_view import DirectView, MetricsView, PairwiseView
 
 
@@ -43,3 +44,12 @@ def adaptive_text(adaptive: AdaptiveInfo) -> str:
         f"adaptive design: {adaptive['chosen']} of {adaptive['candidates']} candidate comparisons "
         f"in {waves} wave{'' if waves == 1 else 's'}; stopped: {adaptive['stop'] or 'not yet'}"
     )
+
+
+def requests_by_model(info: RunInfo) -> str:
+    """`` (smollm2-135m: 48, gemma: 48)``, each model's requests, for a panel of several models
+    (run.json's ``per_model``); empty for one."""
+    counts = info.get("per_model") or {}
+    if len(counts) < 2:
+        return ""
+    return " (" + ", ".join(f"{model}: {c.get('requests', '-')}" for model, c in counts.items()) + ")"

@@ -7,10 +7,9 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.records import RunInfo
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 from chateval.run.runner import RunResult
 
 
@@ -61,14 +60,6 @@ def _print_soft(console: Console, view: MetricsView) -> None:
         console.print(f"soft verdicts: {status}", highlight=False)
 
 
-def _per_model_requests(info: RunInfo) -> str:
-    """`` (SmolLM2: 48, gemma: 48)`` for a panel of several models; empty for one."""
-    counts = info.get("per_model") or {}
-    if len(counts) < 2:
-        return ""
-    return " (" + ", ".join(f"{model}: {c.get('requests', '-')}" for model, c in counts.items()) + ")"
-
-
 def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables."""
     info = result.run_info
@@ -95,7 +86,7 @@ def print_summary(result: RunResult) -> None:
         "debate_seconds",
         "wall_seconds",
     ):
-        table.add_row(key, str(info.get(key, "-")) + (_per_model_requests(info) if key == "requests" else ""))
+        table.add_row(key, str(info.get(key, "-")) + (requests_by_model(info) if key == "requests" else ""))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine,
             # and so do scores after an empty assessment (measures with a console row).

@@ -6,7 +6,8 @@ and a judge whose verdicts were made elsewhere.
   reference: its intervals are the validated accuracy and kappa intervals of agreement with
   humans); direct, per dimension the rank correlation of their scores and the share of equal
   scores.
-- **Each one against the humans** on the items both decided and humans labelled, paired
+- **Each one against the humans** on the items both judged and humans labelled (an item a
+  judge could not decide counts as wrong for it, as in every accuracy here), paired
   (chateval.evaluation.agreement.paired: the difference B - A with a paired bootstrap interval,
   pairwise the exact McNemar test).
 - **Where they differ most**: the items whose decisions differ, largest gap first (pairwise:
@@ -102,6 +103,7 @@ def _direct(a: dict[str, VerdictRecord], b: dict[str, VerdictRecord], shared: li
     decided = [i for i in shared if a[i].get("scores") and b[i].get("scores")]
     truth: dict[str, list[float]] = {}
     predicted: dict[str, list[float]] = {}
+    groups: dict[str, list[str]] = {}
     equal = total = 0
     found: list[Difference] = []
     for i in decided:
@@ -110,6 +112,7 @@ def _direct(a: dict[str, VerdictRecord], b: dict[str, VerdictRecord], shared: li
         for d in dims:
             truth.setdefault(d, []).append(scores_a[d])
             predicted.setdefault(d, []).append(scores_b[d])
+            groups.setdefault(d, []).append(str(a[i].get("group", "")))
         equal += sum(scores_a[d] == scores_b[d] for d in dims)
         total += len(dims)
         gap = sum(abs(scores_a[d] - scores_b[d]) for d in dims) / len(dims) if dims else 0.0
@@ -124,7 +127,9 @@ def _direct(a: dict[str, VerdictRecord], b: dict[str, VerdictRecord], shared: li
                     "gap": gap,
                 }
             )
-    between = direct_metrics(truth, predicted, seed) if truth else None
+    # Grouped items (Topical-Chat's dialogues) resample whole groups, as the headline does.
+    grouped = all("group" in a[i] for i in decided)
+    between = direct_metrics(truth, predicted, seed, groups if grouped else None) if truth else None
     humans = compare_direct_records([a[i] for i in shared], [b[i] for i in shared], seed)
     return decided, between, (equal / total if total else None), humans, found
 

@@ -138,8 +138,11 @@ def against_baseline(comparisons: Sequence[Comparison], baseline: str) -> Agains
     pairs = {
         frozenset((p["system_a"], p["system_b"])): p for p in win_rates(own, [baseline, *others])["pairs"]
     }
-    all_differences = np.array([c.length_a - c.length_b for c in own], dtype=float)
-    scale = float(np.std(all_differences))
+    # d is a system's length minus the baseline's, whichever side each comparison has it on.
+    oriented = [
+        (c.length_b - c.length_a) if c.system_a == baseline else (c.length_a - c.length_b) for c in own
+    ]
+    scale = float(np.std(np.array(oriented, dtype=float)))
     rows: list[BaselineRate] = []
     few = []
     for system in others:
