@@ -46,3 +46,8 @@ def reading(difference: Interval | CorrelationInterval, p_value: float | None = 
     if p_value is not None and (p_value < 0.05) != excludes_zero:
         return "borderline (the tests disagree)"
     return "more than noise" if excludes_zero else "within noise"
+
+
+def percent(share: float | None) -> str:
+    """A share as ``12.5%``; ``-`` when absent."""
+    return "-" if share is None else f"{100 * share:.1f}%"

@@ -17,9 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chateval.core.formatting import ci_text
-from chateval.core.items import Label
 from chateval.core.schema.records import VerdictRecord
-from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.agreement.panel import direct_panel, pairwise_panel
 from chateval.evaluation.measures import Section, Table
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
@@ -37,35 +36,12 @@ def _soft(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> boo
     return settings.aggregation == "soft" and any(r.get(key) is not None for r in records)
 
 
-def _label(record: VerdictRecord, soft: bool) -> Label | None:
-    return record.get("soft_label") if soft else record.get("label")
-
-
-def _scores(record: VerdictRecord, soft: bool) -> Mapping[str, float] | None:
-    return record.get("soft_scores") if soft else record.get("scores")
-
-
 def _agreement(settings: StatisticsSettings, records: Sequence[VerdictRecord], soft: bool) -> Any:
-    """The panel's agreement with the humans on ``records`` (None: no human label)."""
+    """The panel's agreement with the humans on ``records`` (None: no human label), the
+    statistic of the run's headline on the category's records."""
     if settings.task == "pairwise":
-        labelled = [(h, _label(r, soft)) for r in records if (h := r.get("human_label"))]
-        if not labelled:
-            return None
-        return pairwise_metrics([h for h, _ in labelled], [p for _, p in labelled], settings.seed)
-    truth: dict[str, list[float]] = {}
-    predicted: dict[str, list[float]] = {}
-    groups: dict[str, list[str]] = {}
-    for r in records:
-        scores, human = _scores(r, soft) or {}, r.get("human_scores") or {}
-        for dimension in scores:
-            if dimension in human:
-                truth.setdefault(dimension, []).append(human[dimension])
-                predicted.setdefault(dimension, []).append(scores[dimension])
-                groups.setdefault(dimension, []).append(str(r.get("group", "")))
-    if not truth:
-        return None
-    grouped = all("group" in r for r in records)
-    return direct_metrics(truth, predicted, settings.seed, groups if grouped else None)
+        return pairwise_panel(records, settings.seed, soft)
+    return direct_panel(records, settings.seed, soft)
 
 
 def _pairwise_systems(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:

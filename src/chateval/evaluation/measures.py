@@ -169,15 +169,6 @@ def registered_measures() -> list[AnyMeasure]:
     return measures
 
 
-def measure_sections(
-    settings: StatisticsSettings, records: Sequence[VerdictRecord]
-) -> dict[str, Section | None]:
-    """Each registered measure's section by its name (None: nothing to say of the run); the
-    caller puts ``top_level`` ones at ``metrics[name]`` and the others, when not None, under
-    ``metrics["measures"]``."""
-    return {measure.name: measure.compute(settings, records) for measure in registered_measures()}
-
-
 def _recorded(measure: AnyMeasure, metrics: Mapping[str, Any]) -> tuple[bool, Any]:
     """Whether a run's ``metrics`` recorded ``measure``'s section, and the section."""
     sections = metrics if top_level(measure) else metrics.get("measures") or {}

@@ -35,8 +35,16 @@ from chateval.core.schema.metrics import (
 )
 from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
 from chateval.core.strict_model import record_schema
-from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
-from chateval.evaluation.measures import measure_sections, registered_measures, top_level
+from chateval.evaluation.agreement.metrics import pairwise_metrics
+from chateval.evaluation.agreement.panel import (
+    collect_scores,
+    correlations,
+    direct_panel,
+    pairwise_panel,
+    panel_label,
+    panel_scores,
+)
+from chateval.evaluation.measures import registered_measures, top_level
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
 
@@ -98,9 +106,8 @@ Agreement = TypeVar("Agreement", PairwiseAgreement, DirectAgreement)
 
 def _labels(record: VerdictRecord, soft: bool) -> tuple[Label | None, dict[str, Label]]:
     """The panel's label of a pairwise record and each referee's, hard or soft."""
-    if soft:
-        return record.get("soft_label"), record.get("soft_referee_labels", {})
-    return record.get("label"), record.get("referee_labels", {})
+    referees = record.get("soft_referee_labels", {}) if soft else record.get("referee_labels", {})
+    return panel_label(record, soft), referees
 
 
 def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> PairwiseAgreement | None:
@@ -110,24 +117,21 @@ def _pairwise_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool)
     (every verdict, or that referee's, failed to parse) is wrong, so failures cannot shrink
     ``n`` to the easy items.
     """
-    decided = [label for r in records if (label := _labels(r, soft)[0])]
+    decided = [label for r in records if (label := panel_label(r, soft))]
     if not decided:
         return None
     out: PairwiseAgreement = {"items_scored": len(decided), "tie_share": decided.count("tie") / len(decided)}
-    labelled = [(human, *_labels(r, soft)) for r in records if (human := r.get("human_label"))]
-    if not labelled:
+    panel = pairwise_panel(records, seed, soft)
+    if panel is None:
         return out
-    out["panel"] = pairwise_metrics([h for h, _, _ in labelled], [p for _, p, _ in labelled], seed)
-    agents = dict.fromkeys(a for _, _, referees in labelled for a in referees)
+    out["panel"] = panel
+    labelled = [(human, _labels(r, soft)[1]) for r in records if (human := r.get("human_label"))]
+    agents = dict.fromkeys(a for _, referees in labelled for a in referees)
     out["referees"] = {}
     for agent in agents:
-        mine = [(human, referees.get(agent)) for human, _, referees in labelled]
+        mine = [(human, referees.get(agent)) for human, referees in labelled]
         out["referees"][agent] = pairwise_metrics([h for h, _ in mine], [p for _, p in mine], seed)
     return out
-
-
-def _panel_scores(record: VerdictRecord, soft: bool) -> dict[str, float] | None:
-    return record.get("soft_scores") if soft else record.get("scores")
 
 
 def _referee_scores(row: RefereeRow, soft: bool) -> Mapping[str, float] | None:
@@ -136,38 +140,14 @@ def _referee_scores(row: RefereeRow, soft: bool) -> Mapping[str, float] | None:
 
 def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -> DirectAgreement | None:
     """Correlations of the panel and of each referee, from decoded or expected scores."""
-    scored = [r for r in records if _panel_scores(r, soft) is not None]
+    scored = [r for r in records if panel_scores(r, soft) is not None]
     if not scored:
         return None
     out: DirectAgreement = {"items_scored": len(scored)}
-    # Grouped items (Topical-Chat's dialogues) get a cluster bootstrap over their groups.
-    grouped = all("group" in r for r in records)
-
-    Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]
-
-    def collect(scores_of: Callable[[VerdictRecord], Mapping[str, float] | None]) -> Collected:
-        truth: dict[str, list[float]] = {}
-        predicted: dict[str, list[float]] = {}
-        groups: dict[str, list[str]] = {}
-        for r in records:
-            scores, human = scores_of(r), r["human_scores"]
-            if not human or not scores:
-                continue
-            for name, value in scores.items():
-                if name in human:
-                    truth.setdefault(name, []).append(human[name])
-                    predicted.setdefault(name, []).append(value)
-                    groups.setdefault(name, []).append(r.get("group", ""))
-        return truth, predicted, groups
-
-    def metrics(collected: Collected) -> DirectMetrics:
-        truth, predicted, groups = collected
-        return direct_metrics(truth, predicted, seed, groups if grouped else None)
-
-    panel = collect(lambda r: _panel_scores(r, soft))
-    if not panel[0]:
+    panel = direct_panel(records, seed, soft)
+    if panel is None:
         return out
-    out["panel"] = metrics(panel)
+    out["panel"] = panel
     out["referees"] = {}
     agents = dict.fromkeys(x["agent"] for r in records for x in r["referees"] if _referee_scores(x, soft))
     for agent in agents:
@@ -176,8 +156,7 @@ def _direct_agreement(records: Sequence[VerdictRecord], seed: int, soft: bool) -
             rows = [x for x in r["referees"] if x["agent"] == agent]
             return _referee_scores(rows[0], soft) if rows else None
 
-        own = collect(own_scores)
-        out["referees"][agent] = metrics(own)
+        out["referees"][agent] = correlations(records, collect_scores(records, own_scores), seed)
     return out
 
 
@@ -260,10 +239,9 @@ def _measures(
 ) -> None:
     """Every registered measure (chateval.evaluation.measures): the built-ins at their
     top-level keys (where they have something to say), the others under ``measures``."""
-    sections = measure_sections(settings, records)
     measured = {}
     for measure in registered_measures():
-        section = sections[measure.name]
+        section = measure.compute(settings, records)
         if section is None:
             continue
         if top_level(measure):

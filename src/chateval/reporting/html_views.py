@@ -303,7 +303,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
         if len(runs) > 1:
             flags["runs"] = len({o.label for o in present}) > 1 or len(present) < len(runs)
         item = data.get(item_id)
-        cells = [_snippet(item), *human_cells]
+        cells = [item_snippet(item), *human_cells]
         items.append(ItemView(number, item_id, human, cells, item, outcomes, debates, flags))
         bar.update(1, 1)
     filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
@@ -325,9 +325,10 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
     return Report(task, run_views, filters, item_columns, items, notices)
 
 
-def _snippet(item: Item | None) -> str:
-    """The start of an item's question (direct: of its response), for its index row."""
+def item_snippet(item: Item | None, chars: int = _SNIPPET_CHARS) -> str:
+    """The start of an item's question (direct: of its response), at most ``chars`` long: its
+    index row's text, or a cell of ``chateval compare``'s table."""
     if item is None:
         return ""
     text = " ".join((item.question if isinstance(item, PairwiseItem) else item.response).split())
-    return text if len(text) <= _SNIPPET_CHARS else text[: _SNIPPET_CHARS - 1] + "…"
+    return text if len(text) <= chars else text[: chars - 1] + "…"

@@ -10,7 +10,6 @@ from typing import Any
 
 from chateval.core.file_access import private_folder
 from chateval.core.formatting import ci_text, reading, signed_ci
-from chateval.core.items import PairwiseItem
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
 from chateval.evaluation.agreement.judges import (
@@ -21,6 +20,7 @@ from chateval.evaluation.agreement.judges import (
 )
 from chateval.evaluation.measures import Table
 from chateval.record.finished import FinishedRun, load_finished_run
+from chateval.reporting.html_views import item_snippet
 from chateval.reporting.measure_views import markdown_table
 
 _SNIPPET = 60
@@ -28,11 +28,7 @@ _SNIPPET = 60
 
 def _snippets(run: FinishedRun) -> dict[str, str]:
     """Each item's question (direct: response) start, from the run's items.jsonl."""
-    out = {}
-    for item in run.items() or []:
-        text = " ".join((item.question if isinstance(item, PairwiseItem) else item.response).split())
-        out[item.id] = text if len(text) <= _SNIPPET else text[: _SNIPPET - 1] + "…"
-    return out
+    return {item.id: item_snippet(item, _SNIPPET) for item in run.items() or []}
 
 
 def load_runs(folders: Sequence[Path]) -> list[FinishedRun]:

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from chateval.core.file_access import private_folder
-from chateval.core.formatting import ci_text, reading, signed_ci
+from chateval.core.formatting import ci_text, percent, reading, signed_ci
 from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.agreement.baselines import BASELINES
@@ -35,10 +35,6 @@ from chateval.reporting.statistics_text import adaptive_text, below_baselines, r
 def _counts(panel: PairwiseMetrics | None) -> str:
     counts = panel["label_counts"]["predicted"] if panel and "label_counts" in panel else None
     return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def _panel_desc(run: FinishedRun) -> str:
@@ -62,7 +58,7 @@ def pairwise_table(runs: Sequence[FinishedRun]) -> str:
             f"| {BASELINES.text(view.metrics.get('baselines'))} "
             f"| {ci_text(panel['kappa'] if panel else None)} | {_counts(panel)} "
             f"| {consistency_text(position) or '-'} "
-            f"| {_pct(position.get('first_position_win_share') if position else None)} "
+            f"| {percent(position.get('first_position_win_share') if position else None)} "
             f"| {run.info['verdict_parse_failures']} |"
         )
     return "\n".join(lines)
@@ -85,7 +81,7 @@ def aggregation_table(runs: Sequence[FinishedRun]) -> str:
             cells = [
                 [row.aggregation, _or_dash(row.items_scored), _or_dash(row.panel["n"] if row.panel else None)]
                 + [ci_text(row.accuracy), ci_text(row.kappa)]
-                + [_pct(row.tie_share)]
+                + [percent(row.tie_share)]
                 for row in view.aggregations
             ]
         else:

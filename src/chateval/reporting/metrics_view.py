@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
-from chateval.core.schema.diagnostics import CutOffSummary, EmptyAssessments, ParrotingSummary, ScoreExtremes
 from chateval.core.schema.metrics import (
     Aggregations,
     BlindFinalDirect,
@@ -157,22 +156,6 @@ class _View:
     def soft_status(self) -> str | None:
         """``"read"``, or why there are no soft verdicts; None: a run before soft verdicts."""
         return self.metrics.get("soft_verdicts")
-
-    @property
-    def parroting(self) -> ParrotingSummary | None:
-        return self.metrics.get("parroting")
-
-    @property
-    def cut_off(self) -> CutOffSummary | None:
-        return self.metrics.get("cut_off")
-
-    @property
-    def empty_assessments(self) -> EmptyAssessments | None:
-        return self.metrics.get("empty_assessments")
-
-    @property
-    def ceiling(self) -> ScoreExtremes | None:
-        return self.metrics.get("ceiling")
 
     @property
     def diagnosed(self) -> bool:

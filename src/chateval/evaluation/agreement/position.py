@@ -6,14 +6,11 @@ verdicts that went to the answer shown first (chateval.judging.aggregate.positio
 
 from collections.abc import Sequence
 
+from chateval.core.formatting import percent
 from chateval.core.schema.metrics import PositionStats
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.judging.aggregate import position_stats
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def consistency_text(position: PositionStats | None) -> str | None:
@@ -27,7 +24,7 @@ def consistency_text(position: PositionStats | None) -> str | None:
         return None
     if "decisive_items" not in position:
         old = position.get("consistency")
-        return None if old is None else f"{_pct(old)} of all items (tie/tie counted as agreement; rescore)"
+        return None if old is None else f"{percent(old)} of all items (tie/tie counted as agreement; rescore)"
     both, decisive = position["items_in_both_orders"], position["decisive_items"]
     ties = f"{position.get('tie_in_both_orders')} of {both} tie in both orders"
     if not decisive:
@@ -36,8 +33,8 @@ def consistency_text(position: PositionStats | None) -> str | None:
     # The rest of the decisive items have a winner in one order and a tie in the other.
     one_order = None if same is None or flips is None else max(0.0, 1.0 - same - flips)
     return (
-        f"{_pct(same)} of {decisive} items decisive in either order "
-        f"(winner flips in {_pct(flips)}, a tie in the other order in {_pct(one_order)}); {ties}"
+        f"{percent(same)} of {decisive} items decisive in either order "
+        f"(winner flips in {percent(flips)}, a tie in the other order in {percent(one_order)}); {ties}"
     )
 
 
@@ -58,7 +55,7 @@ class Position:
             return "-"
         share = section["first_position_win_share"]
         # No decisive verdict means no evidence either way, not a 0% share.
-        wins = "no decisive verdicts" if share is None else f"first-position wins {_pct(share)}"
+        wins = "no decisive verdicts" if share is None else f"first-position wins {percent(share)}"
         if by_position := section.get("soft_mean_by_position"):
             first, second = by_position["first"], by_position["second"]
             wins += f"; soft mean score shown first {first:.2f}, second {second:.2f}"

@@ -33,7 +33,7 @@ from chateval.core.strict_model import record_schema
 from chateval.evaluation.measures import Table
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED, ProportionInterval
-from chateval.evaluation.systems.win_rates import win_rates
+from chateval.evaluation.systems.win_rates import WinRates
 
 RIDGE = 1e-4  # keeps theta finite when a system won (or lost) every comparison
 CLUSTERED = "prompt-clustered sandwich, t quantile"
@@ -129,15 +129,17 @@ def lc_win_rate(
     return rate, phi, clustered
 
 
-def against_baseline(comparisons: Sequence[Comparison], baseline: str) -> AgainstBaseline | None:
-    """Every other system against ``baseline`` (module doc); None when no comparison has it."""
+def against_baseline(
+    comparisons: Sequence[Comparison], baseline: str, rates: WinRates
+) -> AgainstBaseline | None:
+    """Every other system against ``baseline`` (module doc), its raw win rates read from
+    ``rates`` (the run's ``win_rates`` of the same comparisons); None when no comparison has
+    the baseline."""
     own = [c for c in comparisons if baseline in (c.system_a, c.system_b)]
     if not own:
         return None
     others = list(dict.fromkeys(c.system_b if c.system_a == baseline else c.system_a for c in own))
-    pairs = {
-        frozenset((p["system_a"], p["system_b"])): p for p in win_rates(own, [baseline, *others])["pairs"]
-    }
+    pairs = {frozenset((p["system_a"], p["system_b"])): p for p in rates["pairs"]}
     # d is a system's length minus the baseline's, whichever side each comparison has it on.
     oriented = [
         (c.length_b - c.length_a) if c.system_a == baseline else (c.length_a - c.length_b) for c in own
@@ -161,7 +163,7 @@ def against_baseline(comparisons: Sequence[Comparison], baseline: str) -> Agains
         if not clustered:
             few.append(system)
         pair = pairs[frozenset((system, baseline))]
-        flipped = pair["system_a"] != system  # the pair is oriented baseline first
+        flipped = pair["system_a"] != system  # the run orients each pair by first appearance
         raw = pair["win_rate"]
         if flipped:
             low, high = raw["ci95"]

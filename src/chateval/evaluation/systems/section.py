@@ -201,12 +201,13 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
             calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
     except ValueError as exc:  # too few labels, or ratings the comparisons cannot pin down
         calibrated_error = str(exc)
+    rates = win_rates(comparisons, systems)
     section: PairwiseSystems = {
         "task": "pairwise",
         "comparisons": len(comparisons),
         "undecided": len(judged) - len(decided),
         "anchor": anchor,
-        "win_rates": win_rates(comparisons, systems),
+        "win_rates": rates,
         "leaderboard": plain,
         "length_controlled": controlled,
         "leaderboard_error": error,
@@ -216,7 +217,7 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
         "calibrated_leaderboard_error": calibrated_error,
     }
     if against in systems:
-        section["against_baseline"] = against_baseline(comparisons, against)
+        section["against_baseline"] = against_baseline(comparisons, against, rates)
     return section
 
 
