@@ -9,7 +9,14 @@ import pytest
 
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
-from tests.support.helpers import MODELS_DIR, SECOND_MODEL, prompt_dependent, quickstart_config, tiny_config
+from tests.support.helpers import (
+    MODELS_DIR,
+    SAMPLE_SYSTEMS,
+    SECOND_MODEL,
+    prompt_dependent,
+    quickstart_config,
+    tiny_config,
+)
 
 
 @pytest.fixture(scope="session")
@@ -20,6 +27,20 @@ def scripted_reference(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     out = tmp_path_factory.mktemp("scripted_reference")
     run(quickstart_config(), out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
+    return out
+
+
+@pytest.fixture(scope="session")
+def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The systems sample (3 systems x 4 prompts), all pairs, both answer orders, judged by the
+    scripted referee with soft verdicts; read only by the tests that share it."""
+    from chateval.backends.scripted import ScriptedBackend
+    from chateval.run.runner import run
+    from tests.support.scripted import soft_checksum_referee
+
+    out = tmp_path_factory.mktemp("systems_run")
+    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE_SYSTEMS})
+    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
     return out
 
 

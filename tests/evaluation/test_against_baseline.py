@@ -59,7 +59,7 @@ def test_the_point_estimate_is_the_maximum_likelihood_fit() -> None:
 
 def test_the_length_effect_is_taken_out_and_the_raw_rate_is_the_pairs() -> None:
     comparisons = _planted(60)
-    found = against_baseline(comparisons, "base")
+    found = against_baseline(comparisons, "base", win_rates(comparisons))
     assert found is not None and found["baseline"] == "base"
     rows = {row["system"]: row for row in found["rows"]}
     long, sharp = rows["long"], rows["sharp"]
@@ -79,10 +79,10 @@ def test_the_length_effect_is_taken_out_and_the_raw_rate_is_the_pairs() -> None:
 
 
 def test_few_prompts_are_said_and_no_baseline_gives_nothing() -> None:
-    found = against_baseline(_planted(4), "base")
+    found = against_baseline(_planted(4), "base", win_rates(_planted(4)))
     assert found is not None and "fewer than 5 prompts" in found["warning"]
     assert all(row["interval_method"] == INDEPENDENT for row in found["rows"])
-    assert against_baseline(_planted(4), "nobody") is None
+    assert against_baseline(_planted(4), "nobody", win_rates(_planted(4))) is None
 
 
 @pytest.mark.slow  # a scripted run end to end; the fast tier keeps the statistics' tests
@@ -114,6 +114,6 @@ def test_the_length_scale_is_the_systems_length_minus_the_baselines_on_either_si
         Comparison("p1", "sys", "base", 1.0, None, 200, 100),
         Comparison("p2", "base", "sys", 0.0, None, 100, 200),
     ]
-    found = against_baseline(comparisons, "base")
+    found = against_baseline(comparisons, "base", win_rates(comparisons))
     assert found is not None and found["length_scale"] == 0.0
     assert found["rows"][0]["length_coefficient"] is None  # no spread: no length term

@@ -27,14 +27,6 @@ from tests.support.scripted import soft_checksum_referee
 SAMPLE = SAMPLE_SYSTEMS
 
 
-@pytest.fixture(scope="module")
-def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("systems_metrics")
-    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
-    return out
-
-
 def test_a_systems_run_reports_win_rates_and_leaderboards(systems_run: Path) -> None:
     metrics = json.loads((systems_run / "metrics.json").read_text())
     section = metrics["systems"]

@@ -21,12 +21,12 @@ from tests.support.helpers import (
     SAMPLE_SYSTEMS,
     asks_for_scores,
     direct_responses_config,
+    export_stdout,
     prompt_text,
     read_jsonl,
     speaker_of,
     tiny_config,
 )
-from tests.support.scripted import soft_checksum_referee
 
 SAMPLE = SAMPLE_SYSTEMS
 REFEREES = ["Critic", "Everyday Reader"]
@@ -43,21 +43,6 @@ REFEREE_FIELDS = [
     "parse_error",
 ]
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The systems sample, all pairs (12 items, both orders), with soft verdicts."""
-    out = tmp_path_factory.mktemp("systems_run")
-    config = tiny_config(data={"format": "jsonl_responses", "path": SAMPLE})
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
-    return out
-
-
-def export(*args: str | Path) -> str:
-    result = runner.invoke(app, ["export", *map(str, args)])
-    assert result.exit_code == 0, result.output
-    return result.stdout
 
 
 def csv_rows(text: str) -> list[dict[str, str]]:
@@ -90,7 +75,7 @@ def win_rates(decisions: Iterable[tuple[str, str, str | None]]) -> WinRates:
 
 def test_csv_has_a_row_per_item_and_order_with_every_referee(systems_run: Path) -> None:
     records = read_jsonl(systems_run / "verdicts.jsonl")
-    rows = csv_rows(export(systems_run))
+    rows = csv_rows(export_stdout(systems_run))
     assert len(records) == 12 and len(rows) == 24
     header = list(rows[0])
     assert header[:5] == ["item_id", "prompt", "system_a", "system_b", "order"]
@@ -133,7 +118,7 @@ def test_jsonl_nests_the_referees_and_matches_the_csv(systems_run: Path, tmp_pat
     rows = jsonl_rows(out.read_text(encoding="utf-8"))
     assert [r["referee"] for r in rows[0]["referees"]] == REFEREES
     assert list(rows[0]["referees"][0]) == ["referee", *REFEREE_FIELDS]
-    flat = csv_rows(export(systems_run, "--format", "csv"))
+    flat = csv_rows(export_stdout(systems_run, "--format", "csv"))
     for row, cells in zip(rows, flat, strict=True):
         for ref in row["referees"]:
             for field in REFEREE_FIELDS:
@@ -145,7 +130,7 @@ def test_jsonl_nests_the_referees_and_matches_the_csv(systems_run: Path, tmp_pat
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_round_trip_the_exported_rows_recompute_the_win_rates(systems_run: Path, fmt: str) -> None:
     records = read_jsonl(systems_run / "verdicts.jsonl")
-    text = export(systems_run, "--format", fmt)
+    text = export_stdout(systems_run, "--format", fmt)
     rows: list[dict[str, Any]] = csv_rows(text) if fmt == "csv" else jsonl_rows(text)
     firsts = [r for r in rows if r["order"] == "original"]  # each item once
     deduped = list({r["item_id"]: r for r in rows}.values())
@@ -177,7 +162,7 @@ def first_shown_wins(request: GenerationRequest) -> str | GenerationResult:
 
 def test_scores_are_in_the_item_frame_and_flags_are_set(tmp_path: Path) -> None:
     run(tiny_config(), tmp_path, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, first_shown_wins)})
-    rows = jsonl_rows(export(tmp_path, "--format", "jsonl"))
+    rows = jsonl_rows(export_stdout(tmp_path, "--format", "jsonl"))
     assert [(r["item_id"], r["order"]) for r in rows] == [
         ("q01", "original"),
         ("q01", "swapped"),
@@ -208,7 +193,7 @@ def test_scores_are_in_the_item_frame_and_flags_are_set(tmp_path: Path) -> None:
 
 def test_a_run_without_systems_exports_with_empty_system_columns(scripted_reference: Path) -> None:
     records = read_jsonl(scripted_reference / "verdicts.jsonl")
-    rows = csv_rows(export(scripted_reference))
+    rows = csv_rows(export_stdout(scripted_reference))
     assert len(rows) == 2 * len(records) == 24
     for column in ("prompt", "system_a", "system_b", "words_a", "words_b"):
         assert {row[column] for row in rows} == {""}
@@ -219,7 +204,7 @@ def test_a_run_without_systems_exports_with_empty_system_columns(scripted_refere
 def test_a_run_without_position_calibration_has_one_row_per_item(tmp_path: Path) -> None:
     config = tiny_config(position_calibration=False)
     run(config, tmp_path, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, first_shown_wins)})
-    rows = jsonl_rows(export(tmp_path, "--format", "jsonl"))
+    rows = jsonl_rows(export_stdout(tmp_path, "--format", "jsonl"))
     assert [(r["order"], r["panel_label"], r["panel_score_a"]) for r in rows] == [("original", "A", None)] * 2
 
 
@@ -245,7 +230,7 @@ def test_a_direct_run_has_a_row_per_response(tmp_path: Path) -> None:
 
     out = tmp_path / "run"
     run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, fluency)})
-    rows = csv_rows(export(out))
+    rows = csv_rows(export_stdout(out))
     per_referee = ["scores.fluency", "soft_scores.fluency", *REFEREE_FIELDS[-4:]]
     assert list(rows[0]) == [
         "item_id",
@@ -267,7 +252,7 @@ def test_a_direct_run_has_a_row_per_response(tmp_path: Path) -> None:
     scores = {(r["Critic.scores.fluency"], r["Everyday Reader.scores.fluency"]) for r in rows}
     assert scores == {("3", "2")} and {r["panel_scores.fluency"] for r in rows} == {"2.5"}
     assert {r["response_words"] for r in rows} == {"3"}
-    nested = jsonl_rows(export(out, "--format", "jsonl"))[0]
+    nested = jsonl_rows(export_stdout(out, "--format", "jsonl"))[0]
     assert nested["referees"][0]["scores"] == {"fluency": 3} and nested["panel_scores"] == {"fluency": 2.5}
 
 
@@ -321,5 +306,5 @@ def test_a_run_killed_after_its_verdicts_exports_with_a_note(systems_run: Path, 
         shutil.copy(systems_run / name, tmp_path)
     result = runner.invoke(app, ["export", str(tmp_path)])
     assert result.exit_code == 0 and "has no run.json" in result.stderr
-    assert result.stdout == export(systems_run)
+    assert result.stdout == export_stdout(systems_run)
     assert not export_run(tmp_path).finished and export_run(systems_run).finished

@@ -17,26 +17,10 @@ from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.systems.section import DirectSystemsMetrics
 from chateval.reporting.export_systems import leaderboard_rows, pair_rows
 from chateval.run.runner import run
-from tests.support.helpers import SAMPLE_SYSTEMS, tiny_config
+from tests.support.helpers import export_stdout, tiny_config
 from tests.support.scripted import soft_checksum_referee
 
 runner = CliRunner()
-
-
-@pytest.fixture(scope="module")
-def systems_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The systems sample, all pairs, both answer orders, with soft verdicts."""
-    out = tmp_path_factory.mktemp("systems_run")
-    data = {"format": "jsonl_responses", "path": SAMPLE_SYSTEMS}
-    config = tiny_config(data=data)
-    run(config, out, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, soft_checksum_referee)})
-    return out
-
-
-def export(*args: str | Path) -> str:
-    result = runner.invoke(app, ["export", *map(str, args)])
-    assert result.exit_code == 0, result.output
-    return result.stdout
 
 
 def _metrics(folder: Path) -> dict[str, Any]:
@@ -47,7 +31,7 @@ def _metrics(folder: Path) -> dict[str, Any]:
 @pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_the_leaderboard_has_a_row_per_system_read_from_metrics(systems_run: Path) -> None:
     section = _metrics(systems_run)["systems"]
-    rows = json.loads(export(systems_run, "--what", "leaderboard", "--format", "json"))
+    rows = json.loads(export_stdout(systems_run, "--what", "leaderboard", "--format", "json"))
     board, controlled = section["leaderboard"], section["length_controlled"]
     assert [r["system"] for r in rows] == [r["system"] for r in board["rows"]]
     overall = {r["system"]: r for r in section["win_rates"]["overall"]}
@@ -76,7 +60,7 @@ def test_the_leaderboard_has_a_row_per_system_read_from_metrics(systems_run: Pat
 @pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_pairs_have_a_row_per_pair_of_systems(systems_run: Path) -> None:
     pairs = _metrics(systems_run)["systems"]["win_rates"]["pairs"]
-    rows = list(csv.DictReader(io.StringIO(export(systems_run, "--what", "pairs"))))
+    rows = list(csv.DictReader(io.StringIO(export_stdout(systems_run, "--what", "pairs"))))
     assert [(r["system_a"], r["system_b"]) for r in rows] == [(p["system_a"], p["system_b"]) for p in pairs]
     for row, pair in zip(rows, pairs, strict=True):
         assert int(row["comparisons"]) == pair["n"] and int(row["wins"]) == pair["wins"]
@@ -87,16 +71,16 @@ def test_pairs_have_a_row_per_pair_of_systems(systems_run: Path) -> None:
 
 @pytest.mark.slow  # on a scripted run; the direct rows' unit test stays in the fast tier
 def test_csv_json_and_parquet_hold_the_same_rows(systems_run: Path, tmp_path: Path) -> None:
-    as_json = json.loads(export(systems_run, "--what", "leaderboard", "--format", "json"))
-    said = export(systems_run, "--what", "leaderboard", "-o", tmp_path / "board.parquet")
+    as_json = json.loads(export_stdout(systems_run, "--what", "leaderboard", "--format", "json"))
+    said = export_stdout(systems_run, "--what", "leaderboard", "-o", tmp_path / "board.parquet")
     assert f"exported {len(as_json)} rows (leaderboard, parquet)" in said
     assert pq.read_table(tmp_path / "board.parquet").to_pylist() == as_json
-    as_csv = list(csv.DictReader(io.StringIO(export(systems_run, "--what", "leaderboard"))))
+    as_csv = list(csv.DictReader(io.StringIO(export_stdout(systems_run, "--what", "leaderboard"))))
     assert list(as_csv[0]) == list(as_json[0])
     assert [r["system"] for r in as_csv] == [r["system"] for r in as_json]
     # The comparisons table writes to Parquet too, one column per CSV column.
-    export(systems_run, "-o", tmp_path / "comparisons.parquet")
-    header = next(csv.reader(io.StringIO(export(systems_run))))
+    export_stdout(systems_run, "-o", tmp_path / "comparisons.parquet")
+    header = next(csv.reader(io.StringIO(export_stdout(systems_run))))
     assert pq.read_table(tmp_path / "comparisons.parquet").column_names == header
 
 

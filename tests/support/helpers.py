@@ -159,3 +159,14 @@ def run_diagnostics(records: Sequence[VerdictRecord], scales: Scales | None = No
     found = {m.name: m.compute(settings, records) for m in measures}
     found["ceiling"] = panel_measures.CEILING.compute(settings, records) if scales is not None else None
     return found
+
+
+def export_stdout(*args: str | Path) -> str:
+    """``chateval export ARGS...`` through the CLI, which must succeed: its stdout."""
+    from typer.testing import CliRunner
+
+    from chateval.cli import app
+
+    result = CliRunner().invoke(app, ["export", *map(str, args)])
+    assert result.exit_code == 0, result.output
+    return result.stdout
