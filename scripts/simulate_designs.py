@@ -27,12 +27,16 @@ and records:
   system of its best k against every other) that the planted strengths have equal or the other
   way round.
 
-A second table (``ties``) plants two equal systems, the best two or the middle two of N with
-the others evenly spaced, where every "resolved" is a false claim (those two cannot be told
-apart): ``false_resolved`` is the stop's error rate, which must stay at or under 5%.
+A second table (``stops``) asks whether the adaptive design's "resolved" stop can be
+trusted, 1,000 runs a row: at 8 systems over the same spread and at 4 systems over a spread
+of 4 (neighbours at odds of 3.8 to 1, where the stop fires), with none, the best two or the
+middle two made equal. With two equal, every "resolved" of the design testing them (top_k 1
+for the best two, the whole order for the middle two) is a false claim: ``false_resolved``
+is the stop's error rate, which must stay at or under 5%; ``resolved`` and ``comparisons``
+say how often and how early it stops where it may.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 100 \
-        --tie-repetitions 1000 -o docs/performance/designs.json
+        --stop-repetitions 1000 -o docs/performance/designs.json
 
 prints a Markdown table (docs/performance.md) and writes the numbers as JSON.
 """
@@ -72,9 +76,9 @@ POOL = 80  # prompts the adaptive design may choose from (FairEval has 80 questi
 ADAPTIVE = "adaptive"
 
 
-def planted(n: int, rng: random.Random) -> dict[str, float]:
+def planted(n: int, rng: random.Random, spread: float = SPREAD) -> dict[str, float]:
     """N systems named s01.. with evenly spaced log-strengths, in a shuffled listing order."""
-    values = [SPREAD * (i / (n - 1) - 0.5) for i in range(n)]
+    values = [spread * (i / (n - 1) - 0.5) for i in range(n)]
     rng.shuffle(values)
     return {f"s{i + 1:02d}": v for i, v in enumerate(values)}
 
@@ -122,10 +126,10 @@ def fixed_comparisons(
     return simulate_davidson(strengths, NU, pairs, np.random.default_rng(seed)), design.against or systems[0]
 
 
-def planted_ties(n: int, tied: str, rng: random.Random) -> dict[str, float]:
+def planted_ties(n: int, tied: str, rng: random.Random, spread: float = SPREAD) -> dict[str, float]:
     """``planted`` with two systems made equal: the best two (``tied`` "best") or the middle
     two ("middle") take the mean of their two strengths."""
-    values = sorted((SPREAD * (i / (n - 1) - 0.5) for i in range(n)), reverse=True)
+    values = sorted((spread * (i / (n - 1) - 0.5) for i in range(n)), reverse=True)
     first = 0 if tied == "best" else n // 2 - 1
     values[first] = values[first + 1] = (values[first] + values[first + 1]) / 2
     rng.shuffle(values)
@@ -215,52 +219,80 @@ def one_run(
 
 COLUMNS = ["systems", "design", "budget", "comparisons", "prompts", "Kendall tau", "top-1", "top-3"]
 COLUMNS += ["rating CI coverage", "CI width (points)", "win-rate CI coverage", "resolved", "false resolved"]
-TIE_COLUMNS = ["systems", "equal", "design", "budget", "runs", "comparisons", "resolved", "false resolved"]
+STOP_COLUMNS = ["systems", "spread", "equal", "design", "budget", "runs", "comparisons", "resolved"]
+STOP_COLUMNS += ["false resolved", "top-1"]
 
 
 def _share(row: dict[str, float | int | str], key: str) -> str:
     return f"{float(row[key]):.1%}" if key in row else "-"
 
 
-def tie_rows(systems: int, budgets: list[int], repetitions: int) -> list[dict[str, float | int | str]]:
-    """The ``ties`` table: every "resolved" stop is false there (the module doc)."""
+def stop_rows(
+    systems: int, spread: float, tied: str | None, budgets: list[int], repetitions: int
+) -> list[dict[str, float | int | str]]:
+    """Rows of the ``stops`` table: how often the adaptive design stops resolved, after how many
+    comparisons, and how often its claim is false, at ``systems`` systems evenly spaced over
+    ``spread``; with ``tied`` ("best" or "middle"), two of them made equal, so that every
+    "resolved" of the design testing them (top_k 1 for the best two, the whole order for the
+    middle two) is false (the module doc)."""
     rows: list[dict[str, float | int | str]] = []
-    for tied, design, label in (
-        ("best", Adaptive(1), "adaptive top_k=1"),
-        ("middle", Adaptive(), "adaptive"),
-    ):
+    chosen = {"best": [Adaptive(1)], "middle": [Adaptive()], None: [Adaptive(), Adaptive(1)]}[tied]
+    for design in chosen:
+        label = ADAPTIVE if design.top_k is None else f"{ADAPTIVE} top_k={design.top_k}"
         for budget in budgets:
-            runs = [
-                one_run(planted_ties(systems, tied, random.Random(f"ties:{tied}:{rep}")), design, budget, rep)
-                for rep in range(repetitions)
-            ]
-            done = [r for r in runs if r is not None]
+            runs = []
+            for rep in range(repetitions):
+                rng = random.Random(f"stops:{systems}:{spread}:{tied}:{rep}")
+                if tied is None:
+                    strengths = planted(systems, rng, spread)
+                else:
+                    strengths = planted_ties(systems, tied, rng, spread)
+                run = one_run(strengths, design, budget, rep)
+                if run is not None:
+                    runs.append(run)
             row: dict[str, float | int | str] = {
                 "systems": systems,
-                "equal": tied,
+                "spread": spread,
+                "equal": tied or "none",
                 "design": label,
                 "budget": budget,
-                "runs": len(done),
-                "comparisons": float(np.mean([r["comparisons"] for r in done])),
-                "resolved": float(np.mean([r["resolved"] for r in done])),
-                "false_resolved": float(np.mean([r["false_resolved"] for r in done])),
+                "runs": len(runs),
+                "comparisons": float(np.mean([r["comparisons"] for r in runs])),
+                "resolved": float(np.mean([r["resolved"] for r in runs])),
+                "false_resolved": float(np.mean([r["false_resolved"] for r in runs])),
+                "top1": float(np.mean([r["top1"] for r in runs])),
             }
             rows.append(row)
             print(
-                f"| {systems} | the {tied} two | {label} | {budget} | {len(done)} | "
-                f"{row['comparisons']:.0f} | {_share(row, 'resolved')} | {_share(row, 'false_resolved')} |",
+                f"| {systems} | {spread} | {row['equal']} | {label} | {budget} | {len(runs)} | "
+                f"{row['comparisons']:.0f} | {_share(row, 'resolved')} | {_share(row, 'false_resolved')} | "
+                f"{_share(row, 'top1')} |",
                 flush=True,
             )
     return rows
 
 
+# The stops table's settings: (systems, spread, which two are equal), each at STOP_BUDGETS.
+# 8 systems over the main table's spread: close neighbours, the stop rarely fires; 4 systems
+# over a spread of 4 (neighbours at odds of 3.8 to 1): it fires, so a false "resolved" can
+# happen and is counted.
+STOP_SETTINGS: list[tuple[int, float, str | None]] = [
+    (8, SPREAD, "best"),
+    (8, SPREAD, "middle"),
+    (4, 4.0, None),
+    (4, 4.0, "best"),
+    (4, 4.0, "middle"),
+]
+STOP_BUDGETS = {8: [240, 480], 4: [120, 240]}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--systems", type=int, nargs="+", default=[8, 16])
+    parser.add_argument("--systems", type=int, nargs="*", default=[8, 16], help="none: the stops table only")
     parser.add_argument("--budgets", type=int, nargs="+", default=[240, 960])
     parser.add_argument("--adaptive-budgets", type=int, nargs="+", default=[120, 240, 480, 960])
     parser.add_argument("--repetitions", type=int, default=100)
-    parser.add_argument("--tie-repetitions", type=int, default=1000, help="runs per row of the ties table")
+    parser.add_argument("--stop-repetitions", type=int, default=1000, help="runs per row of the stops table")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
     results = []
@@ -293,9 +325,13 @@ def main() -> int:
                     f"{_share(row, 'false_resolved')} |",
                     flush=True,
                 )
-    print("\n| " + " | ".join(TIE_COLUMNS) + " |")
-    print("|" + " --- |" * len(TIE_COLUMNS))
-    ties = tie_rows(8, [240, 480], args.tie_repetitions) if args.tie_repetitions > 0 else []
+    print("\n| " + " | ".join(STOP_COLUMNS) + " |")
+    print("|" + " --- |" * len(STOP_COLUMNS))
+    stops = [
+        row
+        for systems, spread, tied in (STOP_SETTINGS if args.stop_repetitions > 0 else [])
+        for row in stop_rows(systems, spread, tied, STOP_BUDGETS[systems], args.stop_repetitions)
+    ]
     seconds = time.perf_counter() - start
     print(
         f"\n{args.repetitions} repetitions per row, spread {SPREAD}, nu {NU}; {seconds:.0f} s",
@@ -308,10 +344,10 @@ def main() -> int:
             "nu": NU,
             "pool": POOL,
             "repetitions": args.repetitions,
-            "tie_repetitions": args.tie_repetitions,
+            "stop_repetitions": args.stop_repetitions,
             "seconds": round(seconds, 1),
         }
-        document = {"settings": meta, "rows": results, "ties": ties}
+        document = {"settings": meta, "rows": results, "stops": stops}
         args.output.write_text(json.dumps(document, indent=2) + "\n")
     return 0 if all(math.isfinite(float(r["tau"])) for r in results) else 1
 

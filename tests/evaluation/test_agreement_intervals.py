@@ -49,6 +49,19 @@ def test_an_items_rows_that_always_agree_are_one_row_of_evidence() -> None:
     assert width["doubled"] >= width["items"] > width["independent"]
 
 
+def test_fewer_right_never_gives_a_higher_clustered_lower_bound() -> None:
+    """40 items x 2 orders: every row right takes the items as the count; one wrong row must
+    not claim more (its design effect, measured on one wrong row, looks like independence)."""
+    groups = [f"q{i}" for i in range(40)] * 2
+    lows = []
+    for wrong in range(6):
+        predicted = ["B" if i < wrong else "A" for i in range(80)]  # wrong rows in distinct items
+        accuracy = pairwise_metrics(["A"] * 80, predicted, groups=groups, seed=2)["accuracy"]
+        lows.append(accuracy["ci95"][0])
+    assert all(a >= b for a, b in zip(lows, lows[1:], strict=False)), lows
+    assert lows[0] == pytest.approx(clopper_pearson(40, 40)[0])
+
+
 def test_kappa_interval_holds_the_value_and_stays_in_bounds() -> None:
     rng = np.random.default_rng(3)
     for n in (5, 12, 60):

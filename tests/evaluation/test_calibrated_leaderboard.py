@@ -150,6 +150,37 @@ def test_a_system_that_lost_every_labelled_comparison_is_bounded_and_named() -> 
     assert np.isfinite(low) and low < rows["c"]["rating"] < high
 
 
+def test_a_group_that_beat_the_rest_in_every_label_is_named() -> None:
+    """Four systems: a and b trade wins, c and d trade wins, and a and b beat c and d in every
+    labelled comparison. No single system is one-sided, but how far {a, b} lies above {c, d}
+    rests on the prior: the group is named, with the side it is on."""
+    systems = ["a", "b", "c", "d"]
+
+    def outcome(prompt: int, first: str, second: str) -> float:
+        if {first, second} in ({"a", "b"}, {"c", "d"}):
+            return float(prompt % 2)  # the pair trades wins prompt by prompt
+        return float(first in ("a", "b"))
+
+    comparisons = [
+        Comparison(f"p{p}", first, second, outcome(p, first, second), None, 0, 0)
+        for p in range(6)
+        for first, second in itertools.combinations(systems, 2)
+    ]
+    human: list[float | None] = [c.outcome if k < 24 else None for k, c in enumerate(comparisons)]
+    board = calibrated_leaderboard(comparisons, human, anchor="a", soft=False)
+    assert board["one_sided"] == []
+    assert board["one_sided_groups"] == [
+        {"systems": ["a", "b"], "side": "won"},
+        {"systems": ["c", "d"], "side": "lost"},
+    ] or board["one_sided_groups"] == [
+        {"systems": ["c", "d"], "side": "lost"},
+        {"systems": ["a", "b"], "side": "won"},
+    ]
+    # One labelled win of c over a joins the graph both ways: nothing is one-sided any more.
+    human[comparisons.index(next(c for c in comparisons if (c.system_a, c.system_b) == ("a", "c")))] = 0.0
+    assert calibrated_leaderboard(comparisons, human, anchor="a", soft=False)["one_sided_groups"] == []
+
+
 def test_a_system_without_labels_of_its_own_is_named() -> None:
     comparisons, _ = _planted_run(prompts=10)
     human: list[float | None] = [

@@ -105,6 +105,18 @@ def test_field_win_rates_on_few_labels_are_named() -> None:
     ) in notes
 
 
+def test_a_group_the_labels_do_not_place_is_named() -> None:
+    board = copy.deepcopy(_board())
+    board["one_sided_groups"] = [{"systems": ["s1", "s2"], "side": "won"}]
+    section = _old_section() | {"calibrated_leaderboard": board, "calibrated_leaderboard_error": None}
+    notes = [note for t in systems_tables(section) for note in t.notes]
+    assert (
+        "warning: s1 and s2 never lost a labelled comparison to the other systems: the labels place "
+        "them against each other, but how far the group lies from the rest rests on the prior and "
+        "the panel."
+    ) in notes
+
+
 def test_a_reason_is_shown_when_there_is_no_calibrated_leaderboard() -> None:
     section = _old_section() | {
         "calibrated_leaderboard": None,

@@ -16,7 +16,11 @@ limits illustrated in the case of the binomial"):
   intervals for proportions with small expected number of positive counts estimated from
   survey data"). The interval is Clopper-Pearson's with p_o n_eff successes out of n_eff
   (beta quantiles take fractional counts). When every row is right (or every row wrong) the
-  variance measures nothing and the count is the number of clusters;
+  variance measures nothing and the count is the number of clusters. A few wrong rows measure
+  it poorly too (one wrong row of 80 looks like independence), so no clustered interval claims
+  more than the all-right one does: its lower bound is at most the all-right lower bound, its
+  upper at least the all-wrong upper bound, which keeps the bounds monotone in the count right
+  (40 items x 2 orders: 80 of 80 gives 0.912; 79 of 80 gave 0.929 before this rule);
 - **accuracy** is p_o: its interval is that one (for independent rows, n itself);
 - **kappa** is (p_o - p_e) / (1 - p_e), increasing in p_o at the observed chance agreement
   p_e: its interval is p_o's mapped through that line, clipped to [-1, 1], with the design
@@ -74,6 +78,17 @@ def _variance(replicates: np.ndarray) -> float:
     return float(np.var(defined)) if len(defined) > 1 else float("nan")
 
 
+def observed_bounds(p_o: float, count: float, clusters: int | None) -> tuple[float, float]:
+    """Clopper-Pearson's bounds of ``p_o`` at the effective ``count``, no narrower at either end
+    than those of every row right (wrong) over ``clusters`` (the module doc)."""
+    low, high = clopper_pearson(p_o * count, count)
+    if clusters is not None and clusters > 0:
+        all_right_low, _ = clopper_pearson(clusters, clusters)
+        _, all_wrong_high = clopper_pearson(0, clusters)
+        low, high = min(low, all_right_low), max(high, all_wrong_high)
+    return low, high
+
+
 def _method(clusters: int | None) -> Method:
     return "clopper-pearson" if clusters is None else "clopper-pearson-clustered"
 
@@ -87,7 +102,7 @@ def accuracy_interval(
     count = float(n)
     if clusters is not None:
         count = effective_n(n, _variance(replicates), accuracy * (1 - accuracy) / max(n, 1), clusters)
-    low, high = clopper_pearson(accuracy * count, count)
+    low, high = observed_bounds(accuracy, count, clusters)
     return {"value": accuracy, "ci95": [low, high], "method": _method(clusters), "effective_n": count}
 
 
@@ -100,7 +115,7 @@ def kappa_interval(
         return {"value": kappa, "ci95": [-1.0, 1.0], "method": _method(clusters), "effective_n": float(n)}
     variance = _variance(replicates) * (1 - chance) ** 2  # kappa's spread on p_o's scale
     count = effective_n(n, variance, observed * (1 - observed) / n, clusters)
-    low, high = clopper_pearson(observed * count, count)
+    low, high = observed_bounds(observed, count, clusters)
 
     def mapped(p: float) -> float:
         return float(np.clip((p - chance) / (1 - chance), -1.0, 1.0))

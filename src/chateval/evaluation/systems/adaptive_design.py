@@ -38,16 +38,20 @@ time; with half of every wave exploring, 1.1 times (what fixed designs of that s
 Stopping. The design stops when the budget is spent, when every candidate is taken, or when the
 ranking is *resolved*: every tested pair's interval of the rating difference (the leaderboard's
 own, ``leaderboard.rating_difference``) excludes 0 (every adjacent pair told apart; with
-``top_k``, every system of the best k told apart from every other). The test is repeated after
-every wave, so each look spends a share of the 5% error: the budget and the wave size bound the
-number of looks (``planned_looks``: one per wave after the two seeded ones, plus one), and each
-look tests at 0.05 / planned_looks, split over all K (K - 1) / 2 pairs (Bonferroni over looks and
-pairs: each interval at 1 - 0.05 / (planned_looks K (K - 1) / 2); over every pair, not only the
-ones a look tests, because which pairs are tested depends on the fitted order). A ranking
-called resolved is then wrong (a pair told apart that the truth has equal or the other way
-round) at most 5% of the time, where 95% tests repeated after every wave had no such bound
-(``scripts/simulate_designs.py`` measures ``false_resolved``). The price is power: a ranking
-resolves later, often not within the budget, and larger waves (fewer looks) resolve sooner.
+``top_k``, every system of the best k told apart from every other). It looks at three
+checkpoints (``CHECKPOINTS``: the first wave boundary at which a quarter, half and three quarters
+of the budget have finished), not after every wave: every look spends a share of the 5% error,
+and a look after each of 30 waves left each so little that the stop hardly ever fired. Each look
+tests at 0.05 / 3, split over the pairs that a false claim must involve (Bonferroni over looks
+and pairs): for the whole order every one of the K (K - 1) / 2 pairs (which pairs are adjacent
+depends on the fitted order); for ``top_k`` the k (K - k) pairs across the *true* best k, since
+a false claim that S is the best k puts some system of S below (or level with) one outside it,
+and any such pair crosses the true boundary (with ties there, any fixed choice of the true
+best k). A ranking called resolved is then wrong (a pair told apart that the truth has equal or
+the other way round) at most 5% of the time, where 95% tests repeated after every wave had no
+such bound (``scripts/simulate_designs.py`` measures ``false_resolved``, with planted ties where
+every "resolved" is false). The price is power: with close systems the design usually spends its
+budget.
 """
 
 import hashlib
@@ -69,6 +73,8 @@ TOP_K_RESOLVED = "top-k resolved"  # the best k told apart from the rest
 # The share of each chosen wave spent on the pairs compared least (see the module doc).
 EXPLORE = 0.5
 STOP_ALPHA = 0.05  # the stop's error over all its looks (see the module doc)
+# The shares of the budget finished at which the stop looks (see the module doc).
+CHECKPOINTS = (0.25, 0.5, 0.75)
 
 
 @dataclass(frozen=True)
@@ -242,7 +248,7 @@ class AdaptiveDesign:
         theta = board.log_strengths()
         order = sorted(range(len(theta)), key=lambda i: (-theta[i], i))
         targets = self._targets(order)
-        if self._resolved(board, order, targets):
+        if self._looks(last_finished) and self._resolved(board, order, targets):
             self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
             self.stop_order = [board.arrays.systems[i] for i in order]
             return []
@@ -261,17 +267,28 @@ class AdaptiveDesign:
         return [(i, j) for i in order[:k] for j in order[k:]]
 
     def planned_looks(self) -> int:
-        """At most how many times the design tests whether it is resolved: once per wave after
-        the two seeded ones (each at least 1 comparison), and once more."""
-        return math.ceil(max(self.settings.budget - 2, 0) / self.settings.wave) + 1
+        """At most how many times the design tests whether it is resolved: once per checkpoint."""
+        return len(CHECKPOINTS)
+
+    def _passed(self, waves: int) -> int:
+        """How many checkpoints the first ``waves`` waves' comparisons reach."""
+        spent = sum(len(wave) for wave in self.waves[:waves])
+        return sum(spent >= share * self.settings.budget for share in CHECKPOINTS)
+
+    def _looks(self, last_finished: int) -> bool:
+        """Whether the stop looks once waves 0..``last_finished`` have finished: they reach a
+        checkpoint the waves before them did not (one look however many they pass)."""
+        return self._passed(last_finished + 1) > self._passed(last_finished)
 
     def _resolved(self, board: FittedBoard, order: Sequence[int], targets: Sequence[tuple[int, int]]) -> bool:
         """Every adjacent pair of the order told apart (``top_k``: every target), each look at
-        its share of the error (the module doc)."""
-        if self.settings.top_k is None:
+        its share of the error, over the pairs a false claim must involve (the module doc)."""
+        systems, k = len(order), self.settings.top_k
+        if k is None:
             targets = list(zip(order, order[1:], strict=False))
-        # Which pairs are tested depends on the fitted order: the union bound is over every pair.
-        pairs = len(order) * (len(order) - 1) // 2
+            pairs = systems * (systems - 1) // 2
+        else:
+            pairs = k * (systems - k)
         alpha = STOP_ALPHA / self.planned_looks()
         return all(board.told_apart(i, j, pairs, alpha) for i, j in targets)
 

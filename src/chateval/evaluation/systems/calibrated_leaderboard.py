@@ -16,7 +16,10 @@ every system's rating and field win rate, where no single pair has enough.
   was shown; with it such a rating is pulled towards the anchor by one tie's worth, and its
   interval, widened by that tie's gradient, held at least 94% in the simulations of
   scripts/simulate_intervals.py (three systems, one far behind, 10 to 40 labels). Such systems
-  are named (``one_sided``): their rating says "below" (or "above") more than how far.
+  are named (``one_sided``): their rating says "below" (or "above") more than how far; so are
+  groups of systems that never lost (or never won) a labelled comparison against the rest, or
+  were never compared with it (``one_sided_groups``, ``label_graph``): the labels bound their
+  members' ratings against each other, not the group's distance from the rest.
 - Every comparison labelled: the same fit of the labels alone (``labels_only``, lambda 0), the
   panel taking no part; no field win rates (nothing left to calibrate: the human win rates are
   the estimate).
@@ -41,6 +44,7 @@ from typing_extensions import TypedDict
 from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
+from chateval.evaluation.systems.label_graph import OneSidedGroup, one_sided_groups
 from chateval.evaluation.systems.leaderboard import shared_ranks
 from chateval.evaluation.systems.ppi import PPIMean, Quantile, ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import (
@@ -99,6 +103,8 @@ class CalibratedLeaderboard(TypedDict):
     quantile: NotRequired[Quantile]  # of the ratings' intervals; absent in runs whose were normal
     # systems that won, or lost, every labelled comparison they took part in (release 5 on)
     one_sided: NotRequired[list[str]]
+    # groups of 2 or more systems the labels do not place against the rest (release 6 on)
+    one_sided_groups: NotRequired[list[OneSidedGroup]]
     labels_only: NotRequired[bool]  # every comparison labelled: the labels alone (release 5 on)
     rows: list[CalibratedRow]
     best: BestSystem  # by rating
@@ -220,6 +226,11 @@ def calibrated_leaderboard(
         "alpha": alpha,
         "quantile": "t",
         "one_sided": one_sided,
+        "one_sided_groups": [
+            group
+            for group in one_sided_groups(systems, a[labelled], b[labelled], outcome[labelled])
+            if len(group["systems"]) > 1 or group["side"] == "apart"
+        ],
         "labels_only": n == len(comparisons),
         "rows": rows,
         "best": best_system(rows, lambda r: (r["rating"], r["ci95"])),

@@ -233,6 +233,16 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
                 else "."
             )
         )
+    for group in board.get("one_sided_groups", []):
+        how = {
+            "won": "never lost a labelled comparison to the other systems",
+            "lost": "never won a labelled comparison against the other systems",
+            "apart": "were never compared with the other systems in a labelled comparison",
+        }[group["side"]]
+        notes.append(
+            f"warning: {_listed(group['systems'])} {how}: the labels place them against each "
+            "other, but how far the group lies from the rest rests on the prior and the panel."
+        )
     few = [
         f"{row['system']} ({row['labelled']})"
         for row in board["rows"]
