@@ -65,6 +65,7 @@ from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leader
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.leaderboard import leaderboard
 from chateval.evaluation.systems.ppi import ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import bradley_terry_design, classical_logistic
 from chateval.evaluation.systems.win_rates import win_rates
@@ -73,6 +74,8 @@ NU = 0.5
 STRENGTHS = {"a": 0.6, "b": 0.2, "c": -0.2, "d": -0.6}
 EQUAL = dict.fromkeys(STRENGTHS, 0.0)
 PAIRS = list(itertools.combinations(STRENGTHS, 2))
+PROMPT_SPREAD = 0.7  # sd of a system's own log-strength on one prompt, with ``prompt effect``
+TRUTH_PROMPTS = 20_000  # prompts of the large run whose fit is the panel-only ratings' truth
 
 
 LABEL_NAMES = ["A", "B", "tie"]
@@ -177,6 +180,58 @@ def length_share_run(
         return None
     low, high = share["ci95"]
     return low <= 0.5 <= high, high - low
+
+
+def panel_comparisons(prompts: int, effect: bool, rng: np.random.Generator) -> list[Comparison]:
+    """All pairs on each of ``prompts`` prompts, answer order drawn at random; with ``effect``
+    each system's log-strength on a prompt is its own plus N(0, PROMPT_SPREAD^2)."""
+    comparisons: list[Comparison] = []
+    for p in range(prompts):
+        noise = rng.normal(0.0, PROMPT_SPREAD, len(STRENGTHS)) if effect else np.zeros(len(STRENGTHS))
+        strengths = {s: v + float(u) for (s, v), u in zip(STRENGTHS.items(), noise, strict=True)}
+        pairs = [(f"p{p}", a, b) if rng.random() < 0.5 else (f"p{p}", b, a) for a, b in PAIRS]
+        comparisons += simulate_davidson(strengths, NU, pairs, rng)
+    return comparisons
+
+
+def panel_truth(effect: bool) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
+    """What the panel-only leaderboard and win rates estimate: each system's rating as fitted on
+    TRUTH_PROMPTS prompts (the anchor a at 1000), and each pair's win rate (ties half) averaged
+    over 10^6 draws of the prompt effect."""
+    rng = np.random.default_rng([17, int(effect)])
+    board = leaderboard(panel_comparisons(TRUTH_PROMPTS, effect, rng), list(STRENGTHS), anchor="a")
+    ratings = {row["system"]: row["rating"] for row in board["rows"]}
+    draws = rng.normal(0.0, PROMPT_SPREAD if effect else 0.0, (1_000_000, 2))
+    rates = {}
+    for a, b in PAIRS:
+        pa, pb = np.exp(STRENGTHS[a] + draws[:, 0]), np.exp(STRENGTHS[b] + draws[:, 1])
+        tie = NU * np.sqrt(pa * pb)
+        rates[(a, b)] = float(np.mean((pa + tie / 2) / (pa + pb + tie)))
+    return ratings, rates
+
+
+def panel_run(
+    prompts: int,
+    effect: bool,
+    truth: tuple[dict[str, float], dict[tuple[str, str], float]],
+    rng: np.random.Generator,
+) -> tuple[list[tuple[bool, float]], list[tuple[bool, float]]]:
+    """The non-anchor ratings' and the pairs' win-rate (coverage, width) cases of one run."""
+    ratings, rates = truth
+    comparisons = panel_comparisons(prompts, effect, rng)
+    board = leaderboard(comparisons, list(STRENGTHS), anchor="a")
+    rating_cases = [
+        (row["ci95"][0] <= ratings[row["system"]] <= row["ci95"][1], row["ci95"][1] - row["ci95"][0])
+        for row in board["rows"]
+        if row["system"] != "a"
+    ]
+    rate_cases = []
+    for pair in win_rates(comparisons, list(STRENGTHS))["pairs"]:
+        a, b = pair["system_a"], pair["system_b"]
+        planted = rates[(a, b)] if (a, b) in rates else 1 - rates[(b, a)]
+        low, high = pair["win_rate"]["ci95"]
+        rate_cases.append((low <= planted <= high, high - low))
+    return rating_cases, rate_cases
 
 
 def panel_copy(human: list[Comparison], agreement: float, rng: np.random.Generator) -> list[float]:
@@ -395,6 +450,17 @@ def rating_rows(reps: int, rows: Rows) -> None:
                 )
 
 
+def panel_rows(reps: int, rows: Rows) -> None:
+    for effect in (False, True):
+        truth = panel_truth(effect)
+        for prompts in (2, 3, 4, 5, 8, 20, 40):
+            rng = np.random.default_rng([prompts, int(effect), 5])
+            runs = [panel_run(prompts, effect, truth, rng) for _ in range(reps)]
+            setting = f"4 systems x {prompts} prompts" + (", prompt effect" if effect else "")
+            summarise("rating", setting, [c for run in runs for c in run[0]], rows)
+            summarise("win rate", setting, [c for run in runs for c in run[1]], rows)
+
+
 def baseline_rows(reps: int, rows: Rows) -> None:
     for theta, phi in ((0.0, 0.0), (1.0, 1.0)):
         truth = planted_lc_win_rate(theta, phi)
@@ -415,6 +481,7 @@ FAMILIES = {
     "calibrated-field": (field_rows, ("calibrated field win rate",)),
     "calibrated-rating": (rating_rows, ("calibrated rating",)),
     "baseline": (baseline_rows, ("length-controlled win rate",)),
+    "panel": (panel_rows, ("rating", "win rate")),
 }
 
 
@@ -452,7 +519,8 @@ def main() -> int:
             fresh = iter(rows)
             rows = [next(fresh) if row["statistic"] in replaced else row for row in kept["rows"]]
             rows += list(fresh)
-            meta = {**kept["settings"], "rerun": {", ".join(chosen): round(seconds, 1)}}
+            reruns = {**kept["settings"].get("rerun", {}), ", ".join(chosen): round(seconds, 1)}
+            meta = {**kept["settings"], "rerun": reruns}
         else:
             meta["seconds"] = round(seconds, 1)
         args.output.write_text(json.dumps({"settings": meta, "rows": rows}, indent=2) + "\n")

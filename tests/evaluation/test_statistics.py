@@ -11,6 +11,7 @@ from chateval.evaluation.agreement.paired import (
     compare_records,
     mcnemar_exact,
 )
+from chateval.evaluation.agreement.paired_interval import accuracy_difference_interval
 from chateval.evaluation.bootstrap import N_RESAMPLES, resample_indices
 
 
@@ -36,17 +37,18 @@ def test_paired_pairwise_comparison_by_hand() -> None:
     assert out["kappa"]["b"] == pytest.approx(cohen_kappa_score(truth, run_b))
     # Item 5 only run A got right; items 2 and 4 only run B: P(X <= 1 | n=3) = 4/8, doubled -> 1.
     assert out["mcnemar"] == {"a_only_right": 1, "b_only_right": 2, "p_value": pytest.approx(1.0)}
-    # The interval is the percentile interval of the difference on the SAME resampled items.
-    t, a, b = (np.asarray(x) for x in (truth, run_a, run_b))
-    diffs = [np.mean(b[i] == t[i]) - np.mean(a[i] == t[i]) for i in resample_indices(5, 3)]
-    assert out["accuracy"]["difference"]["ci95"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])))
+    # The interval is Tango's from the discordant counts (tests/evaluation/test_paired_interval.py).
+    assert out["accuracy"]["difference"]["ci95"] == pytest.approx(list(accuracy_difference_interval(2, 1, 5)))
 
 
 def test_identical_runs_differ_by_exactly_zero() -> None:
     truth = ["A", "B", "tie", "A", "B", "A"]
     labels = ["A", "B", "B", "A", "A", "A"]
     out = compare_pairwise(truth, labels, labels)
-    assert out["accuracy"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    # Two runs that never disagree: the difference is 0, and 6 items bound it, not to [0, 0].
+    difference = out["accuracy"]["difference"]
+    assert difference["value"] == 0.0 and difference["ci95"][0] == pytest.approx(-difference["ci95"][1])
+    assert difference["ci95"][1] > 0.3
     assert out["kappa"]["difference"]["ci95"] == [0.0, 0.0]
     assert out["mcnemar"]["p_value"] == 1.0
 

@@ -4,10 +4,14 @@ The paper's gaps between configurations are 2 to 5 items of 80, so two runs' sep
 confidence intervals overlap almost always and say little. Paired statistics use the fact that
 both runs judged the same items:
 
-- **paired bootstrap**: resample the shared items (whole groups where items come in groups,
-  e.g. Topical-Chat dialogues), compute each run's metric on the same resample and keep the
-  difference (run B minus run A); the interval is its 2.5th-97.5th percentile. An interval
-  that excludes 0 is a gap the data supports.
+- **accuracy**: the difference (run B minus run A) with Tango's score interval for paired
+  proportions (``paired_interval``), which holds its 95% with few items and few disagreements
+  (the percentile bootstrap it replaced gave [0, 0] when the runs never disagreed).
+- **paired bootstrap** for kappa and the correlations: resample the shared items (whole groups
+  where items come in groups, e.g. Topical-Chat dialogues), compute each run's metric on the
+  same resample and keep the difference; the interval is its 2.5th-97.5th percentile (its
+  small-sample coverage is not yet measured). An interval that excludes 0 is a gap the data
+  supports.
 - **exact McNemar test** for pairwise accuracy: only items that exactly one run got right
   carry information about which run is more accurate; under "equally accurate" each of them
   is a fair coin, so the two-sided binomial test on those discordant items gives the p-value.
@@ -41,6 +45,7 @@ from chateval.core.schema.metrics import (
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.correlations import correlation_or_nan, undefined_reason
 from chateval.evaluation.agreement.metrics import CORRELATION_DIMENSIONS, kappa_from_codes, label_codes
+from chateval.evaluation.agreement.paired_interval import accuracy_difference_interval
 from chateval.evaluation.bootstrap import bootstrap, difference_interval, interval
 
 
@@ -58,22 +63,22 @@ def compare_pairwise(
     truth: Sequence[str], labels_a: Sequence[str], labels_b: Sequence[str], seed: int = 0
 ) -> PairwiseComparison:
     """Accuracy and kappa of two runs' labels on the same items, their paired differences
-    (B - A) with bootstrap intervals, and the exact McNemar test on accuracy."""
+    (B - A) with their intervals (the module doc), and the exact McNemar test on accuracy."""
     t, a, b = label_codes(truth), label_codes(labels_a), label_codes(labels_b)
 
-    def statistic(idx: np.ndarray) -> tuple[float, float, float, float]:
-        ti, ai, bi = t[idx], a[idx], b[idx]
-        acc_a, acc_b = float(np.mean(ai == ti)), float(np.mean(bi == ti))
-        return acc_a, acc_b, kappa_from_codes(ti, ai), kappa_from_codes(ti, bi)
+    def kappas(idx: np.ndarray) -> tuple[float, float]:
+        return kappa_from_codes(t[idx], a[idx]), kappa_from_codes(t[idx], b[idx])
 
-    (acc_a, acc_b, kappa_a, kappa_b), reps = bootstrap(len(t), statistic, seed)
-    diffs = (reps[:, [1, 3]] - reps[:, [0, 2]]) if len(reps) else np.empty((0, 2))
+    (kappa_a, kappa_b), reps = bootstrap(len(t), kappas, seed)
+    kappa_differences = reps[:, 1] - reps[:, 0] if len(reps) else np.empty(0)
+    acc_a, acc_b = float(np.mean(a == t)), float(np.mean(b == t))
     a_only = int(np.sum((a == t) & (b != t)))
     b_only = int(np.sum((b == t) & (a != t)))
+    low, high = accuracy_difference_interval(b_only, a_only, len(t))
     return {
         "n": len(t),
-        "accuracy": {"a": acc_a, "b": acc_b, "difference": interval(acc_b - acc_a, diffs[:, 0])},
-        "kappa": {"a": kappa_a, "b": kappa_b, "difference": interval(kappa_b - kappa_a, diffs[:, 1])},
+        "accuracy": {"a": acc_a, "b": acc_b, "difference": {"value": acc_b - acc_a, "ci95": [low, high]}},
+        "kappa": {"a": kappa_a, "b": kappa_b, "difference": interval(kappa_b - kappa_a, kappa_differences)},
         "mcnemar": {"a_only_right": a_only, "b_only_right": b_only, "p_value": mcnemar_exact(a_only, b_only)},
     }
 
