@@ -1,6 +1,7 @@
 """The command line's app: its command groups, the options every command shares, and how a
 refusal is reported. The commands are in run_commands.py (run, preview, check, sweep, bench),
-read_commands.py (rescore, report, export) and setup_commands.py (models, roles, env)."""
+import_commands.py (import), read_commands.py (rescore, report, export, compare) and
+setup_commands.py (models, roles, env)."""
 
 import signal
 from collections.abc import Iterator
@@ -30,7 +31,18 @@ class FlagsCommand(TyperCommand):
 
 
 # --help lists the commands in the order a user meets them, whichever module defines them.
-COMMAND_ORDER = ("run", "preview", "check", "sweep", "bench", "rescore", "report", "export", "models")
+COMMAND_ORDER = (
+    "run",
+    "preview",
+    "check",
+    "sweep",
+    "bench",
+    "import",
+    "rescore",
+    "report",
+    "export",
+    "models",
+)
 
 
 class FlagsGroup(TyperGroup):

@@ -19,6 +19,7 @@ RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
 ITEM_FORMATS = (
     "chateval_faireval",
     "faireval",
+    "imported",
     "jsonl_direct",
     "jsonl_pairwise",
     "table_direct",
@@ -214,7 +215,8 @@ class DataConfig(StrictModel):
     format: str = Field(
         description="jsonl_pairwise, jsonl_direct, faireval, chateval_faireval, topical_chat, "
         "table_pairwise or table_direct; responses (one row per prompt and system): "
-        "jsonl_responses, table_responses or faireval_systems."
+        "jsonl_responses, table_responses or faireval_systems; `imported`: the verdicts file "
+        "of a run folder `chateval import` wrote without data (nothing to debate)."
     )
     path: Path | dict[str, Path] = Field(
         description="The data file or folder, relative to the config file. Responses formats "

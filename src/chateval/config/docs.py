@@ -1,8 +1,9 @@
 """docs/config.md, generated from the run config's models so it cannot drift from the code.
 
 Every key of ``RunConfig`` with its type, default and the description given in its ``Field``;
-nested settings get a section each. ``python scripts/write_config_docs.py`` rewrites the file
-and a test checks that the committed file is what this module generates.
+nested settings get a section each; then the same for ``ImportConfig`` (``chateval import``).
+``python scripts/write_config_docs.py`` rewrites the file and a test checks that the committed
+file is what this module generates.
 """
 
 import types
@@ -14,6 +15,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from chateval.config.data import DataConfig
+from chateval.config.imports import ImportConfig
 from chateval.config.run import RunConfig
 
 HEADER = """# Config reference
@@ -69,7 +72,11 @@ def _default(field: FieldInfo) -> str:
     return f"`{value}`"
 
 
-def _section(title: str, model: type[BaseModel], prefix: str) -> list[str]:
+def _section(
+    title: str, model: type[BaseModel], prefix: str, shared: tuple[type[BaseModel], ...] = ()
+) -> list[str]:
+    """The section of ``model``'s keys, then one per nested model (``shared``: documented
+    elsewhere, not repeated)."""
     lines = [f"## {title}", "", (model.__doc__ or "").strip().splitlines()[0], ""]
     lines += ["| key | type | default | description |", "| --- | --- | --- | --- |"]
     nested: dict[str, type[BaseModel]] = {}
@@ -77,10 +84,11 @@ def _section(title: str, model: type[BaseModel], prefix: str) -> list[str]:
         key = f"{prefix}{name}"
         lines.append(f"| `{key}` | {_field_type(field)} | {_default(field)} | {field.description or ''} |")
         for sub, many in _models_in(field.annotation):
-            nested[f"{key}[]" if many else key] = sub
+            if sub not in shared:
+                nested[f"{key}[]" if many else key] = sub
     out = lines + [""]
     for key, sub in nested.items():
-        out += _section(f"`{key}`", sub, f"{key}.")
+        out += _section(f"`{key}`", sub, f"{key}.", shared)
     return out
 
 
@@ -92,9 +100,21 @@ def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel
     return [found for arg in typing.get_args(annotation) for found in _models_in(arg, many or is_list)]
 
 
+IMPORT_HEADER = """# Import config reference
+
+Every key of an import config (`chateval import CONFIG`: another tool's pairwise verdicts as a
+run folder; the guide's "Judgments from elsewhere"), validated like a run config: unknown keys
+are errors naming the file and key, `extends` works alike, and paths are relative to the config
+file. Field names (`judgments.prompt`, `labels.label`, ...) may be dotted paths into nested
+records (`judge.0`). Its `data` section is a run config's (`## data` above), a responses format.
+"""
+
+
 def config_reference() -> str:
-    """The whole of docs/config.md."""
-    return "\n".join([HEADER, *_section("Top level", RunConfig, "")]).rstrip() + "\n"
+    """The whole of docs/config.md: the run config, then the import config."""
+    run = _section("Top level", RunConfig, "")
+    imported = _section("Import config: top level", ImportConfig, "", shared=(DataConfig,))
+    return "\n".join([HEADER, *run, IMPORT_HEADER, *imported]).rstrip() + "\n"
 
 
 def write(path: Path) -> None:

@@ -59,9 +59,9 @@ def _settings_models(annotation: Any) -> list[type[BaseModel]]:
     return [model for argument in typing.get_args(annotation) for model in _settings_models(argument)]
 
 
-def _unknown_key(loc: tuple[int | str, ...]) -> str:
+def _unknown_key(loc: tuple[int | str, ...], root: type[BaseModel]) -> str:
     """``unknown key``, with the closest known key and every one the section allows."""
-    model: type[BaseModel] | None = RunConfig
+    model: type[BaseModel] | None = root
     members: list[type[BaseModel]] = []  # the models the last field may hold (a union's members)
     for part in loc[:-1]:
         if isinstance(part, int):
@@ -79,13 +79,15 @@ def _unknown_key(loc: tuple[int | str, ...]) -> str:
     return f"unknown key ({did_you_mean(str(loc[-1]), known)}known: {', '.join(known)})"
 
 
-def _format_validation_error(source: str, exc: ValidationError) -> str:
+def format_validation_error(source: str, exc: ValidationError, root: type[BaseModel] = RunConfig) -> str:
+    """A validation error of a config file (a ``root`` model) in one line naming the file and
+    each key."""
     problems = []
     for err in exc.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         message = err["msg"].removeprefix("Value error, ")  # pydantic's prefix for a validator's message
         if err["type"] == "extra_forbidden":
-            message = _unknown_key(err["loc"])
+            message = _unknown_key(err["loc"], root)
         problems.append(f"{where}: {message}")
     return f"{source}: invalid config: " + "; ".join(problems)
 
@@ -93,9 +95,9 @@ def _format_validation_error(source: str, exc: ValidationError) -> str:
 def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig:
     """Validate a raw mapping; relative paths are resolved against ``base_dir``."""
     try:
-        config = RunConfig.model_validate(_with_absolute_paths(tree, base_dir))
+        config = RunConfig.model_validate(with_absolute_paths(tree, base_dir))
     except ValidationError as exc:
-        raise ConfigError(_format_validation_error(source, exc)) from None
+        raise ConfigError(format_validation_error(source, exc)) from None
     agents = [a.model_copy(update={"model": _model_path(a.model, base_dir)}) for a in config.agents]
     summarizer = config.summarizer
     if summarizer.model is not None:
@@ -103,7 +105,7 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
     return config.model_copy(update={"agents": agents, "summarizer": summarizer})
 
 
-def _with_absolute_paths(tree: dict[str, Any], base_dir: Path) -> dict[str, Any]:
+def with_absolute_paths(tree: dict[str, Any], base_dir: Path) -> dict[str, Any]:
     """A copy of a raw config whose file paths (``models_dir``; the data, a mapping's files, the
     questions and labels files) are made absolute against ``base_dir``; the config itself and
     values of the wrong type (validation names them) are left alone."""
@@ -172,7 +174,7 @@ def _yaml_where(exc: yaml.YAMLError) -> str:
     return f"{where}: {problem}"
 
 
-def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
+def read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     """A config file as a mapping, with ``extends: other.yaml`` resolved (relative paths in
     the base stay relative to the base file's folder)."""
     if not path.is_file():
@@ -191,17 +193,17 @@ def _read_tree(path: Path, chain: tuple[Path, ...] = ()) -> dict[str, Any]:
     if not isinstance(base_name, str):
         raise ConfigError(f"{path}: 'extends' must be a file name")
     base_path = path.parent / base_name
-    base = _read_tree(base_path, chain + (path.resolve(),))
+    base = read_tree(base_path, chain + (path.resolve(),))
     _inherited_labels(path, base_path, base, tree)
     # Paths in the base are relative to the base's folder: make them absolute before merging.
-    return _merge(_with_absolute_paths(base, base_path.parent), tree)
+    return _merge(with_absolute_paths(base, base_path.parent), tree)
 
 
 def load_config(path: Path | str, overrides: list[str] | None = None) -> RunConfig:
     """Read a YAML run config (safe_load only), resolve ``extends``, apply overrides
     (``key=value``, as ``--set`` takes them), validate."""
     path = Path(path)
-    tree = _read_tree(path)
+    tree = read_tree(path)
     apply_overrides(tree, overrides or [])
     return parse_config(tree, str(path), path.parent)
 

@@ -7,6 +7,7 @@ from chateval.core.items import DirectItem, Item, PairwiseItem
 # Importing the loader modules registers their formats.
 from chateval.data import faireval as _faireval  # noqa: F401
 from chateval.data import jsonl as _jsonl  # noqa: F401
+from chateval.data import judgments as _judgments  # noqa: F401
 from chateval.data import responses as _responses
 from chateval.data import table as _table  # noqa: F401
 from chateval.data import topical_chat as _topical_chat  # noqa: F401

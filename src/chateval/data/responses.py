@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.items import DirectItem, EarlierTurn, Item, PairwiseItem, Response, Responses
+from chateval.core.items import DirectItem, EarlierTurn, Item, Label, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
 from chateval.data.fields import field_value, is_absent
 from chateval.data.files import read_records, response_files
@@ -148,6 +148,16 @@ def _table(responses: Responses) -> _Table:
     return _Table(prompts, systems)
 
 
+def responses_table(
+    responses: Responses, data: "DataConfig"
+) -> tuple[dict[str, dict[str, Response]], list[str]]:
+    """Each prompt's responses by system, and the systems in the order comparisons name them
+    (``data.systems``, else first appearance); a system answering a prompt twice, or one
+    prompt's rows with different questions, is refused."""
+    table = _table(responses)
+    return table.prompts, _systems(table, data, responses.source)
+
+
 def _systems(table: _Table, data: "DataConfig", source: str) -> list[str]:
     if data.systems is None:
         return table.systems
@@ -263,25 +273,29 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
             found = labels.find(prompt, a, b)
             if found is not None:
                 used.add(found[0])
-            items.append(
-                PairwiseItem(
-                    item_id,
-                    rows[a].question,
-                    rows[a].response,
-                    rows[b].response,
-                    found[1] if found else None,
-                    system_a=a,
-                    system_b=b,
-                    prompt=prompt,
-                    category=rows[a].category or rows[b].category,
-                    earlier=tuple(
-                        EarlierTurn(asked, said_a, said_b)
-                        for (asked, said_a), (_, said_b) in zip(rows[a].history, rows[b].history, strict=True)
-                    ),
-                )
-            )
+            items.append(comparison_item(item_id, rows[a], rows[b], found[1] if found else None))
     _report_unjoined(labels, used, set(prompts), set(systems), table)
     return items
+
+
+def comparison_item(item_id: str, row_a: Response, row_b: Response, label: Label | None) -> PairwiseItem:
+    """The comparison of two systems' responses to one prompt (``row_a``'s system as A), with
+    the conversation's earlier turns each system answered in its own words."""
+    return PairwiseItem(
+        item_id,
+        row_a.question,
+        row_a.response,
+        row_b.response,
+        label,
+        system_a=row_a.system,
+        system_b=row_b.system,
+        prompt=row_a.prompt,
+        category=row_a.category or row_b.category,
+        earlier=tuple(
+            EarlierTurn(asked, said_a, said_b)
+            for (asked, said_a), (_, said_b) in zip(row_a.history, row_b.history, strict=True)
+        ),
+    )
 
 
 def _conversation(row: Response) -> str:

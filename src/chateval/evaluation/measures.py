@@ -129,6 +129,7 @@ _REGISTRY: dict[str, str | AnyMeasure] = {
     "soft_vs_hard": "chateval.evaluation.agreement.soft_vs_hard:SOFT_VS_HARD",
     "baselines": "chateval.evaluation.agreement.baselines:BASELINES",
     "position": "chateval.evaluation.agreement.position:POSITION",
+    "judgebench": "chateval.evaluation.agreement.judgebench:JUDGEBENCH",
     "systems": "chateval.evaluation.systems.measure:SYSTEMS",
     "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
     "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",

@@ -63,7 +63,7 @@ def _pairwise_leaderboard(section: PairwiseSystems) -> list[Row]:
         row |= {key: field[key] if field else None for key in ("wins", "ties", "losses")}
         row |= _interval("win_rate", field["win_rate"] if field else None)
         row |= _interval("soft_win_rate", field.get("soft_win_rate") if field else None)
-        row["mean_words"] = plain["mean_length"] if plain else None
+        row["mean_words"] = (plain["mean_length"] or None) if plain else None  # 0: no texts (imported)
         row["resolved_above"] = _resolved_above(board, system)
         row["lc_resolved_above"] = _resolved_above(controlled, system)
         row["calibrated_rank"] = cal["rank"] if cal else None

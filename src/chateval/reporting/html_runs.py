@@ -8,6 +8,7 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 from dataclasses import dataclass
 
 from chateval.core.formatting import ci_text
+from chateval.core.schema.records import RunInfo
 from chateval.evaluation.agreement.correlation_rows import CorrelationRow
 from chateval.evaluation.measures import Table, line_titles
 from chateval.record.finished import FinishedRun
@@ -96,6 +97,19 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
         **({"comparisons": adaptive_text(info["adaptive"])} if info.get("adaptive") else {}),
         **_metrics_settings(run_view(run)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
+        **_imported_settings(info),
+    }
+
+
+def _imported_settings(info: RunInfo) -> dict[str, str]:
+    """What an imported run's verdicts are, in place of the debate's settings (none ran)."""
+    imported = info.get("imported")
+    if imported is None:
+        return {}
+    return {
+        "strategy": f"imported from {imported['path']} ({imported['sha256'][:19]}...), {imported['at']}",
+        "verdict": "winners only (imported: no scores)",
+        "sampling": "-",
     }
 
 

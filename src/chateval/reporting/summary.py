@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.core.formatting import ci_text
+from chateval.core.schema.records import RunInfo
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
@@ -60,11 +61,57 @@ def _print_soft(console: Console, view: MetricsView) -> None:
         console.print(f"soft verdicts: {status}", highlight=False)
 
 
+def imported_rows(info: RunInfo) -> list[tuple[str, str]]:
+    """What a run folder `chateval import` wrote holds, in place of a debate's counts; empty
+    for a run that debated."""
+    imported = info.get("imported")
+    if imported is None:
+        return []
+    skipped = ", ".join(f"{n} {value!r}" for value, n in imported["skipped"].items()) or "none"
+    labels = imported["labels"]
+    said = "none"
+    if labels is not None:
+        said = f"{labels['labelled']} comparisons, {labels['kind']}"
+        if labels["path"] is not None:
+            said += f" ({labels['path']}: {labels['votes']} votes, {labels['unused']} comparisons unused)"
+    referees = info.get("referees") or {}
+    return [
+        ("imported from", f"{imported['path']} ({imported['sha256'][:19]}...)"),
+        ("judge", ", ".join(f"{name} ({model})" for name, model in referees.items()) + "; no model ran"),
+        ("comparisons", f"{imported['kept']} of the file's {imported['records']} records"),
+        ("answer orders", "both" if info["position_calibration"] else "one"),
+        ("verdicts skipped", skipped),
+        ("labels", said),
+        ("imported at", imported["at"]),
+    ]
+
+
+def _print_imported(console: Console, info: RunInfo, view: MetricsView) -> None:
+    table = Table(title=f"chateval import: {info['name']}", show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    for label, text in imported_rows(info):
+        table.add_row(label, text)
+    for label, text in view.console_rows():
+        table.add_row(label, text)
+    console.print(table)
+
+
 def print_summary(result: RunResult) -> None:
-    """Print counts and metrics of a finished run as tables."""
+    """Print counts and metrics of a finished run as tables (an imported run: where its
+    verdicts came from, in place of the debate's counts)."""
     info = result.run_info
     view = metrics_view(info["task"], result.metrics)
     console = Console()
+    if "imported" in info:
+        _print_imported(console, info, view)
+    else:
+        _print_run(console, info, view)
+    _print_metrics(console, result, view)
+
+
+def _print_run(console: Console, info: RunInfo, view: MetricsView) -> None:
+    """The debate's counts, what it cost and where its models were."""
     table = Table(title=f"chateval run: {info['name']}", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
@@ -96,6 +143,11 @@ def print_summary(result: RunResult) -> None:
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
     console.print(table)
+
+
+def _print_metrics(console: Console, result: RunResult, view: MetricsView) -> None:
+    """The run's agreement with the humans, its measures and where to read on."""
+    info = result.run_info
     if "adaptive" in info:
         console.print(adaptive_text(info["adaptive"]), highlight=False, soft_wrap=True)
     if any(row.panel is not None for row in view.aggregations):

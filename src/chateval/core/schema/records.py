@@ -198,6 +198,32 @@ class AdaptiveInfo(TypedDict):
 
 
 @record_schema
+class ImportedLabels(TypedDict):
+    """run.json's ``imported.labels``: where an imported run's right answers came from."""
+
+    kind: Literal["human", "objective"]
+    path: str | None  # the labels file; None: a field of the verdicts file
+    labelled: int  # comparisons that got a label
+    votes: int  # the labels file's votes of the kept turn (a field: one per labelled record)
+    unused: int  # comparisons the labels file votes on that no imported verdict judged
+
+
+@record_schema
+class ImportedInfo(TypedDict):
+    """run.json's ``imported``: a run folder ``chateval import`` wrote from another tool's
+    verdicts; no model ran."""
+
+    path: str  # the verdicts file
+    sha256: str  # "sha256:<hex>" of it, when imported
+    config: str  # the import config
+    at: str  # when, ISO 8601 UTC
+    records: int  # records the file holds
+    kept: int  # of those, the comparisons imported (the kept turn and judge)
+    skipped: dict[str, int]  # verdicts the judge did not give, by the file's value (MT-Bench's error)
+    labels: ImportedLabels | None
+
+
+@record_schema
 class RunInfo(TypedDict):
     """run.json: what ran, how, and what it cost."""
 
@@ -238,6 +264,8 @@ class RunInfo(TypedDict):
     # Each input file the run read (data, questions, labels) -> "sha256:<hex>", when it started;
     # runs of releases before format 3 lack it.
     inputs: NotRequired[dict[str, str]]
+    # Folders `chateval import` wrote (no debate, no model): where the verdicts came from.
+    imported: NotRequired[ImportedInfo]
     model_load_seconds: float
     debate_seconds: float
     wall_seconds: float

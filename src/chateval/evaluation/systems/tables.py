@@ -84,7 +84,7 @@ def _leaderboard(section: PairwiseSystems) -> Table | None:
             rating_text(row["rating"], row["ci95"]),
             rating_text(*by_system.get(row["system"], (None, ()))),
             f"{row['wins']}/{row['ties']}/{row['losses']}",
-            f"{row['mean_length']:.0f}",
+            f"{row['mean_length']:.0f}" if row["mean_length"] else "-",  # 0: no texts (imported)
         ]
         for row in board["rows"]
     ]
