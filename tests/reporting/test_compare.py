@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.engines.models import DEFAULT_MODEL
-from chateval.evaluation.agreement.judges import compare_judges
+from chateval.evaluation.agreement.judges import compare_judges, tau_bounds
 from chateval.evaluation.agreement.metrics import pairwise_metrics
 from chateval.evaluation.agreement.paired import compare_pairwise_records
 from chateval.run.runner import run
@@ -90,8 +90,17 @@ def test_the_command_writes_every_table(two_judges: tuple[Path, Path], tmp_path:
     tau = kendalltau([ranks[0][s] for s in systems], [ranks[1][s] for s in systems]).statistic
     said = "undefined" if tau != tau else f"{tau:.3f}"
     assert f"Kendall's tau-b between the ranks: {said}" in markdown
+    # Its bounds: nothing resolved on 4 prompts, so every pair may go either way.
+    assert "the judges' tau with unlimited prompts lies in [-1.000, +1.000]" in markdown
     page = (tmp_path / "report.html").read_text()
     assert "<h2>Judges compared</h2>" in page and "<h3>agreement between the judges</h3>" in page
+
+
+def test_tau_bounds_fix_the_pairs_both_boards_resolve() -> None:
+    # 6 pairs: 2 resolved alike (+1 each), 1 resolved opposite (-1), 3 free (-1 to +1).
+    assert tau_bounds(6, 2, 1) == pytest.approx([-2 / 6, 4 / 6])
+    assert tau_bounds(3, 3, 0) == [1.0, 1.0]  # every pair resolved alike: the orders agree
+    assert tau_bounds(10, 0, 0) == [-1.0, 1.0]
 
 
 def test_runs_that_cannot_be_compared_are_refused(two_judges: tuple[Path, Path], tmp_path: Path) -> None:

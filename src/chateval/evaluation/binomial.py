@@ -30,4 +30,3 @@ def clopper_pearson(successes: float, n: float) -> tuple[float, float]:
         return 0.0, 1.0
     low, high = clopper_pearson_bounds(np.asarray(successes), np.asarray(n))
     return float(low), float(high)
-

@@ -88,9 +88,16 @@ def _humans_row(a: str, b: str, found: JudgeComparison) -> list[str] | None:
 def _board_table(a: str, b: str, boards: BoardComparison) -> Table:
     rows = [[s, str(ranks[0]), str(ranks[1])] for s, ranks in boards["ranks"].items()]
     tau = "undefined (a board ranks every system alike)" if boards["tau"] is None else f"{boards['tau']:.3f}"
+    bounds = boards.get("tau_bounds")
+    if bounds is None:  # compared before the bounds existed
+        said = "no interval"
+    else:
+        said = (
+            f"the judges' tau with unlimited prompts lies in [{bounds[0]:+.3f}, {bounds[1]:+.3f}]: pairs "
+            "both boards resolve are fixed, every other pair may go either way"
+        )
     notes = [
-        f"Kendall's tau-b between the ranks: {tau} (no interval: the boards rest on the same prompts, "
-        "and an interval for their correlation is not simulated yet); "
+        f"Kendall's tau-b between the ranks: {tau} ({said}); "
         f"{boards['same_order']} of {boards['pairs']} pairs of systems ordered alike; "
         f"resolved by both the same way: {boards['resolved_both']}, in opposite directions: "
         f"{boards['resolved_opposite']}."

@@ -16,7 +16,7 @@ and a judge whose verdicts were made elsewhere.
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, NotRequired
 
 from scipy.stats import kendalltau
 from typing_extensions import TypedDict
@@ -67,6 +67,9 @@ class BoardComparison(TypedDict):
     same_order: int  # pairs both boards order alike (a tie in either counts as not alike)
     resolved_both: int  # pairs both boards resolve (all pairs' intervals holding at once), same way
     resolved_opposite: int  # pairs the boards resolve in opposite directions
+    # Where the tau of the two judges' orders with unlimited prompts lies (``tau_bounds``);
+    # absent in comparisons written before it
+    tau_bounds: NotRequired[list[float]]
 
 
 def _margin(record: VerdictRecord) -> float:
@@ -159,13 +162,25 @@ def compare_judges(
     }
 
 
+def tau_bounds(pairs: int, resolved_both: int, resolved_opposite: int) -> list[float]:
+    """The range of Kendall's tau (tau-a) between the two judges' orders of the systems with
+    unlimited prompts, given what their boards resolve: a pair both resolve the same way is
+    ordered alike in both true orders, one they resolve in opposite directions is not, and any
+    other pair may go either way (the bound ignores transitivity, so it is wide, never narrow).
+    It holds whenever both boards' resolved pairs are right, which each board's Bonferroni rule
+    claims at 95%: at least 90% for the two by construction; ``scripts/simulate_intervals.py
+    --only boards`` measures how often it holds where ``chateval compare`` uses it."""
+    free = pairs - resolved_both - resolved_opposite
+    fixed = resolved_both - resolved_opposite
+    return [(fixed - free) / pairs, (fixed + free) / pairs]
+
+
 def compare_boards(board_a: Leaderboard, board_b: Leaderboard) -> BoardComparison | None:
     """Two leaderboards on the systems both rank: their ranks, Kendall's tau-b between the
-    ranks, the pairs ordered alike (a shared rank is no order), and the pairs each resolves
+    ranks, the pairs ordered alike (a shared rank is no order), the pairs each resolves
     (``resolved``: intervals excluding 0 with all pairs' intervals holding at once) the same or
-    the opposite way. None when they share fewer than two systems. No interval for tau: the two
-    boards rest on the same prompts, and an interval for their correlation has not been
-    simulated yet."""
+    the opposite way, and from those the bounds of the judges' tau (``tau_bounds``). None when
+    they share fewer than two systems."""
     # Ranks, not ratings: equal ratings share a rank (a 4e-9-point optimiser difference is no
     # order), so tau-b counts them as ties and says what the ranked tables show.
     rank_a = {row["system"]: row["rank"] for row in board_a["rows"]}
@@ -194,4 +209,5 @@ def compare_boards(board_a: Leaderboard, board_b: Leaderboard) -> BoardCompariso
         "same_order": int(same),
         "resolved_both": both,
         "resolved_opposite": opposite,
+        "tau_bounds": tau_bounds(len(pairs), both, opposite),
     }

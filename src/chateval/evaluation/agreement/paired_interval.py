@@ -19,8 +19,7 @@ reading covers less than 95%. ``scripts/paired_difference_coverage.py`` computes
 coverage (a sum over every trinomial outcome, not a simulation) over a grid of discordance
 rates at 5 to 200 items (docs/performance/paired_difference.json): the normal reading falls to
 92.2% (5 items) and 93.0% (40 items, 20% and 2% discordant one way and the other), this one
-stays at or above 94.8% in every cell. ``scripts/simulate_intervals.py --only paired`` adds simulated rows in the
-settings chateval meets (docs/performance/intervals.json).
+stays at or above 94.8% in every cell.
 
 Why not the paired percentile bootstrap of earlier releases: with no discordant item every
 resample has difference 0 and the interval was [0, 0], a certainty from nothing.
