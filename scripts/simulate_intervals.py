@@ -1,6 +1,7 @@
-"""Do the 95% intervals of accuracy and kappa, the rank correlations, the length share and the
-calibrated estimates hold their 95%, few prompts and few labels included? (The panel-only
-leaderboard's ratings and win rates are in simulate_designs.py.)
+"""Do the 95% intervals of accuracy and kappa, the rank correlations, the panel's ratings and
+win rates, the length share, the calibrated estimates, the direct scores' means and the
+compared judges' tau bounds hold their 95%, few prompts and few labels included? (Designs of
+many systems, adaptive ones included, are in simulate_designs.py.)
 
 - **accuracy** and **kappa** (``pairwise_metrics``, as every run's agreement with human labels):
   n labelled items with human labels drawn from A 45%, B 40%, tie 15%; the panel's label is the
@@ -45,6 +46,20 @@ that hold the true value and their mean width:
   system's interval, and names the runs whose leaderboard was refused (a system with fewer
   than 2 labelled comparisons).
 
+- **rating** and **win rate** (``leaderboard`` and ``win_rates``, the panel alone): the four
+  systems in all pairs on 2 to 40 prompts, answer order drawn at random; with ``prompt effect``
+  each system's log-strength on a prompt is its own plus N(0, 0.7^2). The truth of a rating is
+  the fit on 20,000 prompts of the same design; of a win rate, the planted one averaged over the
+  prompt effect.
+- **tau bounds (compare)** (``judges.compare_boards``): two judges rank 4 or 8 systems on the
+  same 5 to 80 prompts, judge B's strengths A's (or A's plus N(0, 0.5^2) each; or A's with the
+  middle two equal); the truth is tau-a between the two planted orders.
+- **direct mean** and **direct paired difference** (``direct_systems``): three systems scored
+  1-10 on 2 to 40 prompts, each score its system's centre plus a prompt effect shared by the
+  systems plus its own noise, rounded and held within 1-10: spread out (centres 4, 6, 8), or
+  near the top (9.5, 9.8, 8 with little noise, most scores 10). The truth is the mean over a
+  million prompts.
+
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_intervals.py --repetitions 2000 \\
         -o docs/performance/intervals.json
 """
@@ -66,6 +81,7 @@ from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leader
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
+from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
 from chateval.evaluation.systems.leaderboard import leaderboard
 from chateval.evaluation.systems.ppi import ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import bradley_terry_design, classical_logistic
@@ -276,6 +292,55 @@ def boards_run(
         )
     )
     return low - 1e-12 <= truth <= high + 1e-12, high - low
+
+
+# Direct scores: (each system's centre, the prompt effect's sd, the response's own sd), on 1-10.
+DIRECT_SETTINGS = {
+    "spread out": ((4.0, 6.0, 8.0), 1.0, 1.5),
+    "near the top": ((9.5, 9.8, 8.0), 0.3, 0.7),
+}
+
+
+def direct_scores(
+    centres: tuple[float, ...], prompt_sd: float, own_sd: float, prompts: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Scores (prompts x systems): each centre plus the prompt's shared effect plus the
+    response's own noise, rounded and held within 1-10 as a referee's score is."""
+    latent = (
+        np.array(centres)
+        + rng.normal(0.0, prompt_sd, (prompts, 1))
+        + rng.normal(0.0, own_sd, (prompts, len(centres)))
+    )
+    return np.clip(np.round(latent), 1, 10)
+
+
+def direct_run(
+    setting: str, prompts: int, truth: np.ndarray, rng: np.random.Generator
+) -> tuple[list[tuple[bool, float]], list[tuple[bool, float]]]:
+    """The per-system means' and the paired differences' (coverage, width) cases of one run."""
+    centres, prompt_sd, own_sd = DIRECT_SETTINGS[setting]
+    scores = direct_scores(centres, prompt_sd, own_sd, prompts, rng)
+    names = [f"s{i}" for i in range(len(centres))]
+    rows = [
+        ScoredResponse(f"p{p}", name, {"overall": float(scores[p, i])})
+        for p in range(prompts)
+        for i, name in enumerate(names)
+    ]
+    found = direct_systems(rows, names, {"overall": (1, 10)})
+    means = [
+        (
+            m["mean"]["ci95"][0] <= truth[names.index(m["system"])] <= m["mean"]["ci95"][1],
+            m["mean"]["ci95"][1] - m["mean"]["ci95"][0],
+        )
+        for m in found["means"]
+    ]
+    differences = []
+    for d in found["differences"]:
+        assert d["difference"] is not None
+        planted = truth[names.index(d["system_a"])] - truth[names.index(d["system_b"])]
+        low, high = d["difference"]["ci95"]
+        differences.append((low <= planted <= high, high - low))
+    return means, differences
 
 
 def panel_copy(human: list[Comparison], agreement: float, rng: np.random.Generator) -> list[float]:
@@ -518,6 +583,17 @@ def board_rows(reps: int, rows: Rows) -> None:
             summarise("tau bounds (compare)", setting, cases, rows)
 
 
+def direct_rows(reps: int, rows: Rows) -> None:
+    for setting, (centres, prompt_sd, own_sd) in DIRECT_SETTINGS.items():
+        truth = direct_scores(centres, prompt_sd, own_sd, 1_000_000, np.random.default_rng(23)).mean(axis=0)
+        for prompts in (2, 3, 5, 10, 20, 40):
+            rng = np.random.default_rng([prompts, len(setting), 11])
+            runs = [direct_run(setting, prompts, truth, rng) for _ in range(reps)]
+            described = f"3 systems x {prompts} prompts, 1-10 scores {setting}"
+            summarise("direct mean", described, [c for run in runs for c in run[0]], rows)
+            summarise("direct paired difference", described, [c for run in runs for c in run[1]], rows)
+
+
 def baseline_rows(reps: int, rows: Rows) -> None:
     for theta, phi in ((0.0, 0.0), (1.0, 1.0)):
         truth = planted_lc_win_rate(theta, phi)
@@ -540,6 +616,7 @@ FAMILIES = {
     "baseline": (baseline_rows, ("length-controlled win rate",)),
     "panel": (panel_rows, ("rating", "win rate")),
     "boards": (board_rows, ("tau bounds (compare)",)),
+    "direct": (direct_rows, ("direct mean", "direct paired difference")),
 }
 
 

@@ -7,11 +7,13 @@ import itertools
 import numpy as np
 import pytest
 from scipy.stats import beta
+from scipy.stats import t as t_dist
 
 from chateval.evaluation.bootstrap import resample_counts
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
 from chateval.evaluation.systems.length_bias import length_bias
+from chateval.evaluation.systems.mean_interval import mean_interval
 from chateval.evaluation.systems.proportion_interval import mean_intervals, proportion_intervals
 from chateval.evaluation.systems.win_rates import win_rates
 
@@ -173,13 +175,16 @@ def test_direct_means_and_paired_differences_by_hand() -> None:
         ScoredResponse("q2", "b", {"coherence": 4.0, "fluency": 1.0}),
         ScoredResponse("q3", "b", {"coherence": 3.0, "fluency": 2.0}),  # a not scored on q3
     ]
-    out = direct_systems(rows, seed=0)
+    out = direct_systems(rows, scales={"coherence": (1, 5), "fluency": (1, 5)})
     assert (out["systems"], out["dimensions"], out["prompts"]) == (["a", "b"], ["coherence", "fluency"], 3)
     means = {(m["system"], m["dimension"]): m for m in out["means"]}
     assert means["a", "coherence"]["mean"]["value"] == pytest.approx(4.5)
     assert means["a", "coherence"]["n"] == 2
-    assert means["a", "fluency"]["mean"] == {"value": 3.0, "ci95": [3.0, 3.0]}
+    # One prompt measures no spread: the whole scale.
+    assert means["a", "fluency"]["mean"] == {"value": 3.0, "ci95": [1.0, 5.0]}
     assert means["b", "coherence"]["mean"]["value"] == pytest.approx(3.0)
+    # b's coherence 2, 4, 3 on the scale 1-5: mean_interval (tested below) within the scale.
+    assert means["b", "coherence"]["mean"] == mean_interval(np.array([2.0, 4.0, 3.0]), (1, 5))
     assert means["b", "fluency"]["mean"]["value"] == pytest.approx(2.0)
     diffs = {d["dimension"]: d for d in out["differences"]}
     # coherence: a - b on q1 (+2) and q2 (+1); q3 has no a.
@@ -187,9 +192,29 @@ def test_direct_means_and_paired_differences_by_hand() -> None:
     assert diffs["coherence"]["n"] == 2
     coherence = diffs["coherence"]["difference"]
     assert coherence is not None and coherence["value"] == pytest.approx(1.5)
-    assert 1.0 <= coherence["ci95"][0] <= coherence["ci95"][1] <= 2.0
+    assert coherence == mean_interval(np.array([2.0, 1.0]), (-4, 4))
     assert diffs["fluency"]["n"] == 1
-    assert diffs["fluency"]["difference"] == {"value": 0.0, "ci95": [0.0, 0.0]}
+    assert diffs["fluency"]["difference"] == {"value": 0.0, "ci95": [-4.0, 4.0]}
+
+
+def test_a_mean_interval_is_wilsons_at_the_measured_effective_count() -> None:
+    values = np.array([3.0, 4.0, 5.0, 4.0, 3.0, 5.0])  # on 1-10: mean 4, rescaled 1/3
+    p, spread = 1 / 3, 0.8 / 81  # the sample variance 0.8, rescaled by the scale's width 9
+    count, q = 6 * p * (1 - p) / spread, t_dist.ppf(0.975, 5)
+    centre = (p + q * q / (2 * count)) / (1 + q * q / count)
+    half = q / (1 + q * q / count) * np.sqrt(p * (1 - p) / count + q * q / (4 * count * count))
+    expected = [1 + 9 * (centre - half), 1 + 9 * (centre + half)]
+    assert mean_interval(values, (1, 10)) == {"value": 4.0, "ci95": pytest.approx(expected)}
+
+
+def test_scores_that_never_vary_get_a_width_and_all_tens_no_more_than_nine_tens_and_a_nine() -> None:
+    all_sevens = mean_interval(np.full(8, 7.0), (1, 10))["ci95"]
+    assert all_sevens[0] < 7.0 < all_sevens[1]
+    all_tens = mean_interval(np.full(10, 10.0), (1, 10))["ci95"]
+    one_nine = mean_interval(np.array([10.0] * 9 + [9.0]), (1, 10))["ci95"]
+    assert all_tens[1] == 10.0 and 9.0 < all_tens[0] < 10.0
+    assert all_tens[0] >= one_nine[0]
+    assert mean_interval(np.array([5.0]), (1, 10))["ci95"] == [1.0, 10.0]  # one prompt: the scale
 
 
 def test_direct_paired_difference_is_narrower_than_the_means() -> None:
@@ -201,7 +226,7 @@ def test_direct_paired_difference_is_narrower_than_the_means() -> None:
         base = rng.normal(3, 1)
         rows.append(ScoredResponse(f"q{p}", "a", {"overall": base + 0.5 + rng.normal(0, 0.1)}))
         rows.append(ScoredResponse(f"q{p}", "b", {"overall": base + rng.normal(0, 0.1)}))
-    out = direct_systems(rows, seed=1)
+    out = direct_systems(rows)
     width = {m["system"]: m["mean"]["ci95"][1] - m["mean"]["ci95"][0] for m in out["means"]}
     difference = out["differences"][0]["difference"]
     assert difference is not None

@@ -69,7 +69,7 @@ def _direct_systems(settings: StatisticsSettings, records: Sequence[VerdictRecor
         for r in records
         if "system" in r and (found := r.get("scores"))
     ]
-    return direct_systems(scored, seed=settings.seed) if scored else None
+    return direct_systems(scored, scales=settings.scales) if scored else None
 
 
 class Categories:

@@ -1,16 +1,20 @@
 """Per-system means of direct scores, and the paired difference of every two systems on the
-prompts both were scored on, each with a seeded percentile bootstrap interval over prompts
-(``prompt_bootstrap``): the direct-scoring counterpart of the win rates."""
+prompts both were scored on, each with a t interval over prompts (``mean_interval``): the
+direct-scoring counterpart of the win rates."""
 
+import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import NotRequired
 
 import numpy as np
 from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import Interval
 from chateval.core.strict_model import record_schema
-from chateval.evaluation.bootstrap import N_RESAMPLES, ratio_intervals, resample_counts
+from chateval.evaluation.systems.mean_interval import METHOD, mean_interval
+
+DEFAULT_BOUNDS = (1, 10)  # a dimension's scale when the caller names none
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,8 @@ class DirectSystems(TypedDict):
     systems: list[str]
     dimensions: list[str]
     prompts: int
-    resamples: int
+    resamples: NotRequired[int]  # runs scored before release 6: percentile bootstrap intervals
+    method: NotRequired[str]  # release 6 on: ``mean_interval.METHOD``
     means: list[SystemMean]
     differences: list[PairedDifference]
 
@@ -58,11 +63,11 @@ class DirectSystems(TypedDict):
 def direct_systems(
     rows: Sequence[ScoredResponse],
     systems: Sequence[str] | None = None,
-    n_resamples: int = N_RESAMPLES,
-    seed: int = 0,
+    scales: Mapping[str, tuple[int, int]] | None = None,
 ) -> DirectSystems:
     """Each system's mean score per dimension, and the paired difference of every two systems
-    on the prompts both were scored on, with 95% bootstrap intervals over prompts.
+    on the prompts both were scored on, with 95% t intervals over prompts (``mean_interval``)
+    held within each dimension's scale (``scales``; 1-10 where it names none).
 
     Pairing on shared prompts removes the prompts' own difficulty from the difference, which
     is why it is usually much narrower than the two means' intervals suggest. A dimension a row
@@ -91,38 +96,38 @@ def direct_systems(
         filled[p, s] = True
         for dim, score in row.scores.items():
             values[d_index[dim], p, s] = score
-    counts = resample_counts(len(prompts), n_resamples, seed)
-    pairs = [(i, j) for i in range(len(order)) for j in range(i + 1, len(order))]
     means: list[SystemMean] = []
     differences: list[PairedDifference] = []
     for d, dim in enumerate(dimensions):
-        present = ~np.isnan(values[d])
-        sums = np.where(present, values[d], 0.0)
-        for s, interval in enumerate(ratio_intervals(sums, present.astype(float), counts)):
-            n = int(present[:, s].sum())
-            if n:
-                means.append({"system": order[s], "dimension": dim, "n": n, "mean": interval})
-        if not pairs:
-            continue
-        first, second = np.array(pairs).T
-        shared = present[:, first] & present[:, second]
-        diff = np.where(shared, values[d][:, first] - values[d][:, second], 0.0)
-        for k, interval in enumerate(ratio_intervals(diff, shared.astype(float), counts)):
-            n = int(shared[:, k].sum())
+        low, high = (scales or {}).get(dim, DEFAULT_BOUNDS)
+        for s, system in enumerate(order):
+            scored = values[d][:, s][~np.isnan(values[d][:, s])]
+            if len(scored):
+                means.append(
+                    {
+                        "system": system,
+                        "dimension": dim,
+                        "n": len(scored),
+                        "mean": mean_interval(scored, (low, high)),
+                    }
+                )
+        for i, j in itertools.combinations(range(len(order)), 2):
+            gaps = values[d][:, i] - values[d][:, j]
+            gaps = gaps[~np.isnan(gaps)]
             differences.append(
                 {
-                    "system_a": order[pairs[k][0]],
-                    "system_b": order[pairs[k][1]],
+                    "system_a": order[i],
+                    "system_b": order[j],
                     "dimension": dim,
-                    "n": n,
-                    "difference": interval if n else None,
+                    "n": len(gaps),
+                    "difference": mean_interval(gaps, (low - high, high - low)) if len(gaps) else None,
                 }
             )
     return {
         "systems": order,
         "dimensions": dimensions,
         "prompts": len(prompts),
-        "resamples": len(counts),
+        "method": METHOD,
         "means": means,
         "differences": differences,
     }

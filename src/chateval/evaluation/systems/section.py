@@ -25,7 +25,7 @@ from typing_extensions import TypedDict
 
 from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.core.strict_model import record_schema
-from chateval.evaluation.settings import StatisticsSettings
+from chateval.evaluation.settings import Scales, StatisticsSettings
 from chateval.evaluation.systems.against_baseline import AgainstBaseline, against_baseline
 from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
@@ -149,7 +149,7 @@ def systems_metrics(
         return None
     if settings.task == "pairwise":
         return _pairwise(settings, records)
-    return _direct(records, settings.seed)
+    return _direct(records, settings.scales)
 
 
 def _outcome(label: str | None) -> float:
@@ -274,7 +274,7 @@ def _human_win_rate(a: str, b: str, group: Sequence[tuple[str | None, Comparison
     return pair["win_rate"]
 
 
-def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectSystemsMetrics:
+def _direct(records: Sequence[VerdictRecord], scales: Scales) -> DirectSystemsMetrics:
     judged = [r for r in records if "system" in r]
     scored = [r for r in judged if r.get("scores")]
     rows = [
@@ -289,7 +289,7 @@ def _direct(records: Sequence[VerdictRecord], seed: int) -> DirectSystemsMetrics
         "task": "direct",
         "responses": len(rows),
         "unscored": len(judged) - len(scored),
-        "scores": direct_systems(rows, seed=seed),
+        "scores": direct_systems(rows, scales=scales),
         "calibrated": _calibrated_means(scored),
     }
 

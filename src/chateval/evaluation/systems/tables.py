@@ -347,7 +347,10 @@ def _direct(section: DirectSystemsMetrics) -> list[Table]:
             ["system", *dims],
             rows,
             [
-                f"95% intervals from {scores['resamples']} bootstrap resamples of the "
+                f"95% t intervals over the {scores['prompts']} prompts (one score per prompt, "
+                "the standard error at least one scale step over the prompts; held within the scale)."
+                if "method" in scores
+                else f"95% intervals from {scores.get('resamples')} bootstrap resamples of the "
                 f"{scores['prompts']} prompts."
             ],
         )
