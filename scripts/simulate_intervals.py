@@ -10,6 +10,11 @@ many systems, adaptive ones included, are in simulate_designs.py.)
   With ``two orders`` each item gives two rows (its two answer orders, as a model's rows are
   pooled): the second repeats the first label with probability 0.7, else is drawn anew, and the
   item is one cluster.
+- **paired accuracy difference** and **paired kappa difference** (``compare_pairwise``, as
+  ``report A B``, ``compare``, soft against hard and blind against final use it): two panels of
+  the kind above on the same items, agreeing with the humans alike (B repeating A's label on
+  80% or 90% of the items, or never) or not (90% and 50%, 0% and 90%); the truth is the
+  difference of their population values.
 - **Spearman** and **Kendall** (``direct_metrics``, as a direct run's agreement): k units
   (items, or groups of 6 responses as Topical-Chat's dialogues) with a latent quality x (a
   group effect shared by its responses, plus each response's own); the human score is x plus
@@ -76,6 +81,7 @@ import numpy as np
 
 from chateval.evaluation.agreement.judges import compare_boards
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.agreement.paired import compare_pairwise
 from chateval.evaluation.systems.against_baseline import lc_win_rate
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
@@ -132,6 +138,29 @@ def agreement_run(
     for name, planted in zip(("accuracy", "kappa"), planted_agreement(agreement), strict=True):
         low, high = metrics[name]["ci95"]  # type: ignore[literal-required]
         out.append((low - 1e-12 <= planted <= high + 1e-12, high - low))
+    return out
+
+
+# Two panels on the same items: (panel A's agreement, panel B's, the share of items where B
+# repeats A's label instead of drawing its own; only with equal agreements, so that B's own
+# behaviour, and so the truth, is unchanged).
+PAIRED_PANELS = [(0.5, 0.5, 0.8), (0.9, 0.9, 0.9), (0.5, 0.5, 0.0), (0.9, 0.5, 0.0), (0.0, 0.9, 0.0)]
+
+
+def paired_run(
+    items: int, panels: tuple[float, float, float], rng: np.random.Generator
+) -> list[tuple[bool, float]]:
+    """Whether the paired accuracy and kappa differences (B - A) hold the planted ones."""
+    first, second, repeats = panels
+    humans = rng.choice(3, size=items, p=HUMAN_MIX)
+    labels_a = panel_labels(humans, first, rng)
+    labels_b = np.where(rng.random(items) < repeats, labels_a, panel_labels(humans, second, rng))
+    found = compare_pairwise(*([LABEL_NAMES[x] for x in side] for side in (humans, labels_a, labels_b)))
+    planted = np.subtract(planted_agreement(second), planted_agreement(first))
+    out = []
+    for name, truth in zip(("accuracy", "kappa"), planted, strict=True):
+        low, high = found[name]["difference"]["ci95"]  # type: ignore[literal-required]
+        out.append((low - 1e-12 <= truth <= high + 1e-12, high - low))
     return out
 
 
@@ -499,6 +528,18 @@ def agreement_rows(reps: int, rows: Rows) -> None:
                     summarise(statistic, setting, [run[k] for run in runs], rows)
 
 
+def paired_rows(reps: int, rows: Rows) -> None:
+    for panels in PAIRED_PANELS:
+        for items in (5, 10, 16, 40, 200):
+            rng = np.random.default_rng([items, *(int(10 * x) for x in panels)])
+            runs = [paired_run(items, panels, rng) for _ in range(reps)]
+            first, second, repeats = panels
+            setting = f"{items} items, panels agreeing {first:.0%} and {second:.0%}"
+            setting += f", B repeats A on {repeats:.0%}" if repeats else ""
+            for k, statistic in enumerate(("paired accuracy difference", "paired kappa difference")):
+                summarise(statistic, setting, [run[k] for run in runs], rows)
+
+
 def correlation_rows(reps: int, rows: Rows) -> None:
     for per_unit in (1, 6):
         truth = planted_correlations(per_unit)
@@ -608,6 +649,7 @@ def baseline_rows(reps: int, rows: Rows) -> None:
 # so one family rerun (``--only``) gives the rows a whole run would.
 FAMILIES = {
     "agreement": (agreement_rows, ("accuracy", "kappa")),
+    "paired": (paired_rows, ("paired accuracy difference", "paired kappa difference")),
     "correlations": (correlation_rows, ("Spearman", "Kendall")),
     "length": (length_rows, ("length share",)),
     "calibrated-pair": (calibrated_pair_rows, ("calibrated pair",)),

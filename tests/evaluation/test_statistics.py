@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.evaluation.agreement.metrics import direct_metrics
+from chateval.evaluation.agreement.metrics import chance_agreement, direct_metrics, label_codes
 from chateval.evaluation.agreement.paired import (
     compare_direct,
     compare_pairwise,
@@ -29,7 +29,7 @@ def test_paired_pairwise_comparison_by_hand() -> None:
     truth = ["A", "A", "B", "B", "tie"]
     run_a = ["A", "B", "B", "A", "tie"]  # right on items 1, 3, 5
     run_b = ["A", "A", "B", "B", "A"]  # right on items 1-4
-    out = compare_pairwise(truth, run_a, run_b, seed=3)
+    out = compare_pairwise(truth, run_a, run_b)
     assert out["n"] == 5
     assert out["accuracy"]["a"] == pytest.approx(0.6) and out["accuracy"]["b"] == pytest.approx(0.8)
     assert out["accuracy"]["difference"]["value"] == pytest.approx(0.2)
@@ -49,7 +49,12 @@ def test_identical_runs_differ_by_exactly_zero() -> None:
     difference = out["accuracy"]["difference"]
     assert difference["value"] == 0.0 and difference["ci95"][0] == pytest.approx(-difference["ci95"][1])
     assert difference["ci95"][1] > 0.3
-    assert out["kappa"]["difference"]["ci95"] == [0.0, 0.0]
+    # Kappa's: the accuracy interval's arms over 1 - p_e (the two runs' chance agreement).
+    t, x = label_codes(truth), label_codes(labels)
+    slope = 1 / (1 - chance_agreement(t, x))
+    kappa = out["kappa"]["difference"]
+    assert kappa["value"] == 0.0
+    assert kappa["ci95"] == pytest.approx([d * slope for d in difference["ci95"]])
     assert out["mcnemar"]["p_value"] == 1.0
 
 

@@ -148,7 +148,7 @@ def comparison_table(runs: Sequence[FinishedRun]) -> str:
     for run in runs[1:]:
         seed = run.config.sampling.seed
         if task == "pairwise":
-            pairwise = compare_pairwise_records(reference_records, run.verdicts(), seed)
+            pairwise = compare_pairwise_records(reference_records, run.verdicts())
             if pairwise is None:
                 lines.append(f"| {run.name} | 0 | no shared labelled items |" + " - |" * (columns - 3))
                 continue

@@ -98,11 +98,11 @@ def debate_effect(
     if not any("opinions" in row for r in records for row in _rows(r)):
         return None
     if task == "pairwise":
-        return _pairwise(records, seed)
+        return _pairwise(records)
     return _direct(records, seed)
 
 
-def _pairwise(records: Sequence[VerdictRecord], seed: int) -> PairwiseDebateEffect:
+def _pairwise(records: Sequence[VerdictRecord]) -> PairwiseDebateEffect:
     calibrated = any(len(r["orders"]) > 1 for r in records)
     rule = SUMMED_RULE if calibrated else MAJORITY_RULE
     probed = [row for r in records for row in _rows(r) if "opinions" in row]
@@ -123,7 +123,7 @@ def _pairwise(records: Sequence[VerdictRecord], seed: int) -> PairwiseDebateEffe
         "left_out": len(records) - len(both),
         "changed": sum(1 for _, b, f in both if b != f),
         "comparison": compare_blind_final_pairwise(
-            [h for h, _, _ in labelled], [b for _, b, _ in labelled], [f for _, _, f in labelled], seed
+            [h for h, _, _ in labelled], [b for _, b, _ in labelled], [f for _, _, f in labelled]
         )
         if labelled
         else None,

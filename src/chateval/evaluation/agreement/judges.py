@@ -94,7 +94,7 @@ def _pairwise(a: dict[str, VerdictRecord], b: dict[str, VerdictRecord], shared: 
         for i in differing
     ]
     identical = (len(decided) - len(differing)) / len(decided) if decided else None
-    humans = compare_pairwise_records([a[i] for i in shared], [b[i] for i in shared], seed)
+    humans = compare_pairwise_records([a[i] for i in shared], [b[i] for i in shared])
     return decided, between, identical, humans, found
 
 

@@ -45,7 +45,7 @@ class SoftVsHard:
             return None
         softened = [as_soft(r) for r in records]
         if settings.task == "pairwise":
-            return compare_pairwise_records(records, softened, settings.seed)
+            return compare_pairwise_records(records, softened)
         return compare_direct_records(records, softened, settings.seed)
 
     def text(self, section: Any) -> str:
