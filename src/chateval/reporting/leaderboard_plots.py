@@ -47,7 +47,6 @@ KINDS = (
     ("calibrated_leaderboard", "calibrated by human labels", GREEN, "D"),
 )
 MARKER_WORDS = {"o": "circles", "s": "squares", "D": "diamonds"}
-NAME_CHARACTERS = 18  # a run's name over a column of letters, cut to fit
 
 
 def _board_points(board: Board) -> dict[str, Point]:
@@ -113,7 +112,7 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
         r = placed.index(k)
         series.append(
             Series(
-                f"{run_name}: {words}" if several else words,
+                f"run {r + 1} ({run_name}): {words}" if several else words,
                 {tick[name]: point for name, point in _board_points(board).items()},
                 PALETTE[r % len(PALETTE)] if several else colour,
                 marker,
@@ -122,21 +121,23 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
         )
     # The plain boards' letters only: a length-controlled board's, beside them, doubled the
     # columns and read as a second grouping to reconcile (its resolved pairs are in the table).
+    # Headed by the run's place (its name can be long, and two runs can share one).
     columns = [
         (
-            run[:NAME_CHARACTERS] if several else "plain ratings",
+            f"run {placed.index(k) + 1}" if several else "",
             {tick[name]: cell for name, cell in letters.items()},
         )
-        for _, run, kind, board in boards
+        for k, _, kind, board in boards
         if kind == "leaderboard" and (letters := _letters(board, order))
     ]
     rows = [tick[name] for name in order]
-    fig, ax = _rows_figure(rows, len(series), 3, side_width(columns))
+    legend = min(len(placed), 4) if several else 3  # a legend column per run (filled down)
+    fig, ax = _rows_figure(rows, len(series), legend, side_width(columns))
     interval_rows(ax, rows, series)
     side_columns(ax, rows, columns)
     ax.axvline(1000, color="0.3", linewidth=0.8, linestyle=":")
     ax.set_xlabel("rating: 1000 = the anchor; +400 = 10 to 1 odds of winning")
-    legend_below(fig, ax, 3)
+    legend_below(fig, ax, legend)
     kinds = [found for found in KINDS if any(kind == found[0] for _, _, kind, _ in boards)]
     methods = "; ".join(dict.fromkeys(_method(board, kind) for _, _, kind, board in boards))
     caption = (
@@ -151,7 +152,7 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
         + ", ".join(f"{MARKER_WORDS[marker]} {words}" for _, words, _, marker in kinds)
         + (
             "; systems sharing a letter are not told apart (no plain rating difference resolved, 95% "
-            "jointly)."
+            "jointly" + ("; a column of letters per run, in the order named)." if several else ").")
             if columns
             else "."
         )
