@@ -171,6 +171,13 @@ def test_every_report_shows_the_leaderboard(
     assert f"| 1 | {best} |" in report
     html = write_html_report([systems_run], tmp_path / "html").read_text()
     assert "Systems judged" in html and f"<td>{best}</td>" in html
+    # The pictures come first in report.md, each a PNG beside it with its caption; the page
+    # inlines the same pictures as SVG.
+    assert report.index("## Systems at a glance") < report.index("## Pairwise comparison")
+    for name in ("leaderboard", "win_rate_matrix", "win_rates", "referee_scores"):
+        assert f"]({name}.png)" in report
+        assert (tmp_path / "md" / f"{name}.png").read_bytes()[:4] == b"\x89PNG"
+    assert html.count('<figure class="picture"><img src="data:image/svg+xml;base64,') == 4
     # 4 prompts: too few for prompt-clustered intervals, and every report says so.
     assert metrics["systems"]["leaderboard"]["interval_method"].startswith("model-based")
     few = "Only 4 prompts: too few to estimate how much a prompt's comparisons share"

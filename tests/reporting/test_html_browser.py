@@ -16,6 +16,11 @@ from tests.support.helpers import quickstart_config
 from tests.support.scripted import hostile_referee
 
 pytestmark = pytest.mark.slow
+# The systems sample's 4 prompts: win rates with exact intervals (the caption's first words).
+WIN_RATES = (
+    "Win rate against the field (every opponent, ties half) with 95% intervals (exact binomial, "
+    "comparisons taken as independent); the dashed line marks 0.5."
+)
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +75,36 @@ def test_clicking_an_item_shows_its_view_and_only_its_view(report: Path) -> None
     match = re.search(r"<title>heights (\d+) (\d+)</title>", dom)
     assert match, dom[:500]
     assert int(match.group(1)) > 300 and int(match.group(2)) == 0
+
+
+def test_every_picture_of_a_systems_run_is_present_and_drawn(systems_run: Path, tmp_path: Path) -> None:
+    # The systems sample's page in a harness frame: each picture (an SVG data URI) is drawn on a
+    # canvas and its pixels that are not white counted, so an empty or broken SVG fails.
+    page = write_html_report([systems_run], tmp_path / "report")
+    html = page.read_text(encoding="utf-8")
+    said = re.findall(
+        r'<figure class="picture"><img src="data:image/svg\+xml;base64,[^"]+" alt="([^"]+)"', html
+    )
+    assert [caption.split(":")[0] for caption in said] == ["Leaderboard", "Win rates", WIN_RATES, "Referees"]
+    harness = page.parent / "harness.html"
+    harness.write_text(
+        '<!doctype html><title>pending</title><iframe src="report.html" onload="'
+        "const shown=[...this.contentDocument.querySelectorAll('figure.picture img')].map(img=>{"
+        "const c=document.createElement('canvas');c.width=img.naturalWidth;c.height=img.naturalHeight;"
+        "const g=c.getContext('2d');g.fillStyle='#fff';g.fillRect(0,0,c.width,c.height);g.drawImage(img,0,0);"
+        "const p=g.getImageData(0,0,c.width,c.height).data;let ink=0;"
+        "for(let i=0;i<p.length;i+=4){if(p[i]+p[i+1]+p[i+2]<720)ink++;}"
+        "return img.naturalWidth+'x'+img.naturalHeight+':'+ink;});"
+        "document.title='pictures '+shown.join(' ')\"></iframe>",
+        encoding="utf-8",
+    )
+    dom = chromium("--allow-file-access-from-files", "--dump-dom", harness.as_uri()).stdout
+    match = re.search(r"<title>pictures ([^<]*)</title>", dom)
+    assert match, dom[:500]
+    drawn = [re.fullmatch(r"(\d+)x(\d+):(\d+)", picture) for picture in match.group(1).split()]
+    assert len(drawn) == len(said) and all(drawn), match.group(1)
+    for found in drawn:
+        assert found is not None
+        width, height, ink = (int(v) for v in found.groups())
+        # Axes, labels and marks cover at least 2% of a picture; an empty SVG would cover none.
+        assert width > 200 and height > 100 and ink > 0.02 * width * height, found.group(0)

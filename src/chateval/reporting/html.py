@@ -25,6 +25,7 @@ from chateval.evaluation.measures import Table
 from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
+from chateval.reporting.system_pictures import systems_pictures
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -59,10 +60,17 @@ def report_plots(runs: Sequence[FinishedRun]) -> list[Plot]:
     return [Plot(caption, plots.svg_data_uri(figure)) for caption, figure in candidates if figure is not None]
 
 
-def render_index(report: Report, figures: Sequence[Plot], split: bool) -> str:
-    """The index page: runs, metrics, plots, item rows; with every item's view unless ``split``."""
+def system_plots(runs: Sequence[FinishedRun]) -> list[Plot]:
+    """The pictures of the systems the runs judged (chateval.reporting.system_pictures), as SVG
+    data URIs."""
+    return [Plot(picture.caption, plots.svg_data_uri(picture.figure)) for picture in systems_pictures(runs)]
+
+
+def render_index(report: Report, figures: Sequence[Plot], split: bool, pictures: Sequence[Plot] = ()) -> str:
+    """The index page: runs, metrics, the systems' pictures, plots, item rows; with every
+    item's view unless ``split``."""
     template = _environment().get_template("index.html.j2")
-    return template.render(report=report, plots=figures, split=split, csp=CSP)
+    return template.render(report=report, plots=figures, pictures=pictures, split=split, csp=CSP)
 
 
 def render_item_pages(report: Report) -> dict[str, str]:
@@ -92,13 +100,14 @@ def write_html_report(
     runs = [load_finished_run(folder) for folder in folders]
     report = dataclasses.replace(build_report(runs, progress), sections=list(sections))
     figures = report_plots(runs)
+    pictures = system_plots(runs)
     private_folder(outdir)
-    page = render_index(report, figures, split=False)
+    page = render_index(report, figures, split=False, pictures=pictures)
     items = outdir / ITEMS_FOLDER
     for stale in items.glob("item-*.html"):  # pages of an earlier, split render of this report
         stale.unlink()
     if len(page.encode("utf-8")) > split_above_mb * 1e6:
-        page = render_index(report, figures, split=True)
+        page = render_index(report, figures, split=True, pictures=pictures)
         private_folder(items)
         for name, text in render_item_pages(report).items():
             write_text(items / name, text)

@@ -11,7 +11,9 @@ reference baselines, the debate's effect, position, the panel's diagnostics, and
 systems judged and the per-model diagnostics; a warning for a panel below a baseline or
 degenerate. Plots
 (chateval.reporting.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
-correlations, per-referee agreement.
+correlations, per-referee agreement; and first, for runs that judged named systems, their
+pictures (chateval.reporting.system_pictures: leaderboard, win rates, the referees' scores,
+win rates per category).
 """
 
 from collections.abc import Sequence
@@ -30,6 +32,7 @@ from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
+from chateval.reporting.system_pictures import systems_pictures
 
 
 def _counts(panel: PairwiseMetrics | None) -> str:
@@ -223,6 +226,19 @@ def _warnings(runs: Sequence[FinishedRun]) -> list[str]:
     return lines
 
 
+def _pictures(runs: Sequence[FinishedRun], outdir: Path) -> list[str]:
+    """The systems' pictures first, as PNGs beside report.md with their captions: who ranks
+    systems reads the pictures before the tables."""
+    pictures = systems_pictures(runs)
+    if not pictures:
+        return []
+    parts = ["## Systems at a glance", ""]
+    for picture in pictures:
+        plots.save_png(picture.figure, outdir / f"{picture.name}.png")
+        parts += [f"![{picture.name.replace('_', ' ')}]({picture.name}.png)", "", f"*{picture.caption}*", ""]
+    return parts
+
+
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
     runs = [load_finished_run(f) for f in folders]
@@ -240,6 +256,7 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 "those of the items it debated (its items.jsonl).",
                 "",
             ]
+    parts += _pictures(runs, outdir)
     if pairwise:
         parts += [
             "## Pairwise comparison (accuracy and Cohen's kappa vs human labels)",
