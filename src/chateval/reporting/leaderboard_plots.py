@@ -208,10 +208,17 @@ def means_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     interval_rows(ax, order, series)
     ax.set_xlabel("mean score")
     legend_below(fig, ax, 4)
-    resamples = ", ".join(dict.fromkeys(str(scores["resamples"]) for _, scores in found))
+    methods = ", ".join(
+        dict.fromkeys(
+            "Wilson's on the scale at the prompts' effective count, t quantile"
+            if "method" in scores
+            else f"{scores.get('resamples')} bootstrap resamples of the prompts"
+            for _, scores in found
+        )
+    )
     caption = (
         "Mean score per system and dimension"
         + (", every run on one axis" if several else "")
-        + f", with 95% intervals ({resamples} bootstrap resamples of the prompts)."
+        + f", with 95% intervals over prompts ({methods})."
     )
     return Picture("mean_scores", caption, fig)
