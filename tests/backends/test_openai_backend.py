@@ -260,6 +260,7 @@ def test_a_served_run_equals_the_in_process_run_and_streams(base_url: str, tmp_p
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
+@pytest.mark.slow  # a second or more: the fast tier stays under its 60 s
 def test_a_server_that_stops_answering_ends_the_run_with_exit_1_and_it_resumes(
     behaviour: Behaviour, base_url: str, tmp_path: Path
 ) -> None:
@@ -285,6 +286,7 @@ def test_a_server_that_stops_answering_ends_the_run_with_exit_1_and_it_resumes(
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
+@pytest.mark.slow  # a second or more: the fast tier stays under its 60 s
 def test_sigterm_stops_a_run_with_a_word_and_it_resumes(
     behaviour: Behaviour, base_url: str, tmp_path: Path
 ) -> None:
@@ -320,6 +322,7 @@ def test_sigterm_stops_a_run_with_a_word_and_it_resumes(
         assert (out / name).read_bytes() == (reference / name).read_bytes(), name
 
 
+@pytest.mark.slow  # a second or more: the fast tier stays under its 60 s
 def test_without_a_local_tokenizer_the_preflight_counts_items_side_by_side(
     behaviour: Behaviour, base_url: str, tmp_path: Path
 ) -> None:

@@ -73,6 +73,7 @@ def _outputs(folder: Path, into: Path) -> dict[str, str]:
     return {name: text.replace(str(folder), "RUN") for name, text in texts.items()}
 
 
+@pytest.mark.slow  # a second or more: the fast tier stays under its 60 s
 def test_a_copied_folder_reads_the_same_without_its_data_config_or_models(tmp_path: Path) -> None:
     folder = _judged(tmp_path / "node")
     before = _outputs(folder, tmp_path / "before")
