@@ -81,3 +81,20 @@ def test_several_runs_draw_their_leaderboards_on_one_axis() -> None:
         "run2_win_rate_matrix",
         "run2_referee_scores",
     }
+
+
+def test_runs_of_unrelated_systems_get_a_leaderboard_each(tmp_path: Path) -> None:
+    """Two runs of the same systems share one axis; a run of other systems gets its own."""
+    import json
+    import shutil
+
+    other = shutil.copytree(SYSTEMS_FOLDER, tmp_path / "other")
+    text = (other / "metrics.json").read_text()
+    for name in json.loads(text)["systems"]["win_rates"]["systems"]:
+        text = text.replace(f'"{name}"', f'"other-{name}"')  # every system renamed
+    (other / "metrics.json").write_text(text)
+    same, unrelated = load_finished_run(SYSTEMS_FOLDER), load_finished_run(other)
+    shared = [p.name for p in systems_pictures([same, same]) if p.name.startswith("leaderboard")]
+    assert shared == ["leaderboard"]
+    apart = [p.name for p in systems_pictures([same, unrelated]) if p.name.startswith("leaderboard")]
+    assert apart == ["leaderboard_1", "leaderboard_2"]
