@@ -13,6 +13,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 
 from chateval.config.data import RESPONSES_FORMATS, DataConfig, _text_keys
 from chateval.config.files import format_validation_error, read_tree, with_absolute_paths
+from chateval.config.run import RUN_NAME_PATTERN
 from chateval.core.strict_model import StrictModel
 from chateval.errors import ConfigError
 
@@ -138,7 +139,7 @@ class ImportConfig(StrictModel):
 
     name: str = Field(
         default="imported",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+        pattern=RUN_NAME_PATTERN,
         description="The run's name and default folder (runs/NAME).",
     )
     referee: RefereeSpec = Field(description="The judge whose verdicts these are.")

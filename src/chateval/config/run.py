@@ -29,12 +29,16 @@ from chateval.core.strict_model import StrictModel
 _RUN_BACKENDS: list[JsonValue] = list(run_backend_names())
 
 
+# A run's name is its default folder under runs/: no path separators, no leading dot.
+RUN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
+
+
 class RunConfig(StrictModel):
     """A complete evaluation run."""
 
     name: str = Field(
         default="run",
-        pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$",
+        pattern=RUN_NAME_PATTERN,
         description="The run's name and default folder (runs/NAME); no path separators.",
     )
     task: Task = Field(description="pairwise (two answers) or direct (one response, per dimension).")
