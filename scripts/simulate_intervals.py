@@ -15,6 +15,9 @@ many systems, adaptive ones included, are in simulate_designs.py.)
   the kind above on the same items, agreeing with the humans alike (B repeating A's label on
   80% or 90% of the items, or never) or not (90% and 50%, 0% and 90%); the truth is the
   difference of their population values.
+- **paired Spearman difference** and **paired Kendall difference** (``compare_direct``): the
+  design below judged by two panels on the same responses, B's noise half A's; the truth is the
+  difference of their correlations over 240,000 responses.
 - **Spearman** and **Kendall** (``direct_metrics``, as a direct run's agreement): k units
   (items, or groups of 6 responses as Topical-Chat's dialogues) with a latent quality x (a
   group effect shared by its responses, plus each response's own); the human score is x plus
@@ -81,7 +84,7 @@ import numpy as np
 
 from chateval.evaluation.agreement.judges import compare_boards
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
-from chateval.evaluation.agreement.paired import compare_pairwise
+from chateval.evaluation.agreement.paired import compare_direct, compare_pairwise
 from chateval.evaluation.systems.against_baseline import lc_win_rate
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
@@ -195,6 +198,48 @@ def correlation_run(
     out = []
     for name, planted in zip(("spearman", "kendall"), truth, strict=True):
         ci = scored["dimensions"]["score"][name]["ci95"]  # type: ignore[literal-required]
+        if ci is None:
+            return None
+        out.append((ci[0] <= planted <= ci[1], ci[1] - ci[0]))
+    return out
+
+
+def two_panels(
+    units: int, per_unit: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
+    """``scored_responses``' design judged by two panels on the same responses: A's noise 0.8
+    (as there), B's 0.4 (a better judge)."""
+    rows = units * per_unit
+    quality = np.repeat(rng.normal(0.0, 0.8, units), per_unit) + rng.normal(0.0, 1.0, rows)
+    human = np.digitize(quality + rng.normal(0.0, 0.5, rows), [-0.8, 0.8]) + 1.0
+    cuts = [-1.2, -0.4, 0.4, 1.2]
+    panels = [np.digitize(0.5 * quality + rng.normal(0.0, sd, rows), cuts) + 1.0 for sd in (0.8, 0.4)]
+    return human, panels[0], panels[1], [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
+
+
+def planted_correlation_differences(per_unit: int) -> tuple[float, float]:
+    """Panel B's Spearman and Kendall minus panel A's over 240,000 responses."""
+    from scipy.stats import kendalltau, spearmanr
+
+    human, a, b, _ = two_panels(240_000 // per_unit, per_unit, np.random.default_rng(per_unit + 7))
+    return (
+        float(spearmanr(human, b).statistic - spearmanr(human, a).statistic),
+        float(kendalltau(human, b).statistic - kendalltau(human, a).statistic),
+    )
+
+
+def paired_correlation_run(
+    units: int, per_unit: int, truth: tuple[float, float], seed: int, rng: np.random.Generator
+) -> list[tuple[bool, float]] | None:
+    """Whether the differences' intervals hold the truth, and their widths; None when either
+    has no interval."""
+    human, a, b, groups = two_panels(units, per_unit, rng)
+    found = compare_direct(
+        {"score": list(human)}, {"score": list(a)}, {"score": list(b)}, seed, groups if per_unit > 1 else None
+    )
+    out = []
+    for name, planted in zip(("spearman", "kendall"), truth, strict=True):
+        ci = found["dimensions"]["score"][name]["difference"]["ci95"]  # type: ignore[literal-required]
         if ci is None:
             return None
         out.append((ci[0] <= planted <= ci[1], ci[1] - ci[0]))
@@ -552,6 +597,18 @@ def correlation_rows(reps: int, rows: Rows) -> None:
                 summarise(statistic, setting, [case[k] for case in kept], rows)
 
 
+def paired_correlation_rows(reps: int, rows: Rows) -> None:
+    for per_unit in (1, 6):
+        truth = planted_correlation_differences(per_unit)
+        for units in (6, 10, 20, 40):
+            rng = np.random.default_rng([units, per_unit, 3])
+            found = [paired_correlation_run(units, per_unit, truth, seed, rng) for seed in range(reps)]
+            kept = [case for case in found if case is not None]
+            setting = f"{units} groups x {per_unit} responses" if per_unit > 1 else f"{units} items"
+            for k, statistic in enumerate(("paired Spearman difference", "paired Kendall difference")):
+                summarise(statistic, setting, [case[k] for case in kept], rows)
+
+
 def length_rows(reps: int, rows: Rows) -> None:
     for effect in (False, True):
         for prompts in (2, 4, 8, 30):
@@ -650,6 +707,10 @@ def baseline_rows(reps: int, rows: Rows) -> None:
 FAMILIES = {
     "agreement": (agreement_rows, ("accuracy", "kappa")),
     "paired": (paired_rows, ("paired accuracy difference", "paired kappa difference")),
+    "paired-correlations": (
+        paired_correlation_rows,
+        ("paired Spearman difference", "paired Kendall difference"),
+    ),
     "correlations": (correlation_rows, ("Spearman", "Kendall")),
     "length": (length_rows, ("length share",)),
     "calibrated-pair": (calibrated_pair_rows, ("calibrated pair",)),

@@ -10,7 +10,11 @@ import numpy as np
 import pytest
 from scipy.stats import binomtest
 
-from chateval.evaluation.agreement.intervals import correlation_interval, effective_n
+from chateval.evaluation.agreement.intervals import (
+    correlation_difference_interval,
+    correlation_interval,
+    effective_n,
+)
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.binomial import clopper_pearson
 
@@ -112,3 +116,23 @@ def test_the_committed_simulation_shows_every_interval_holding() -> None:
     for row in rows:
         assert row["cases"] >= 1900, row
         assert row["coverage"] >= 0.94, row
+
+
+def test_zous_interval_combines_the_two_sides_through_their_resamples_correlation() -> None:
+    """By hand from each side's Fisher-z interval and the replicates' correlation c."""
+    rng = np.random.default_rng(4)
+    shared = rng.normal(0.0, 0.1, 1000)
+    reps_a = np.clip(0.3 + shared + rng.normal(0.0, 0.05, 1000), -1, 1)
+    reps_b = np.clip(0.5 + shared + rng.normal(0.0, 0.05, 1000), -1, 1)
+    found = correlation_difference_interval(0.3, 0.5, reps_a, reps_b, 20, 20)
+    side_a, side_b = correlation_interval(0.3, reps_a, 20, 20), correlation_interval(0.5, reps_b, 20, 20)
+    assert side_a["ci95"] is not None and side_b["ci95"] is not None
+    (la, ua), (lb, ub) = side_a["ci95"], side_b["ci95"]
+    c = np.corrcoef(reps_a, reps_b)[0, 1]
+    low = 0.2 - np.sqrt((0.5 - lb) ** 2 + (ua - 0.3) ** 2 - 2 * c * (0.5 - lb) * (ua - 0.3))
+    high = 0.2 + np.sqrt((ub - 0.5) ** 2 + (0.3 - la) ** 2 - 2 * c * (ub - 0.5) * (0.3 - la))
+    assert found["ci95"] == pytest.approx([low, high])
+    assert found["method"] == "zou-fisher-z"
+    # Correlated sides (c about 0.8) give a narrower interval than independent ones would.
+    independent = np.sqrt((0.5 - lb) ** 2 + (ua - 0.3) ** 2)
+    assert 0.2 - low < independent

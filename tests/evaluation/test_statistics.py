@@ -117,12 +117,13 @@ def test_paired_direct_comparison() -> None:
     # Resamples drawing only g0 or only g2 predict a constant: undefined, counted, left out.
     flat = np.asarray(run_a["naturalness"])
     undefined = sum(1 for i in resample_indices(6, 0, groups) if len(set(flat[i])) == 1)
-    assert out["dimensions"]["naturalness"]["kendall"]["difference"] == {
-        "value": 0.0,
-        "ci95": [0.0, 0.0],
-        "resamples": N_RESAMPLES,
-        "undefined_resamples": undefined,
-    }
+    same = out["dimensions"]["naturalness"]["kendall"]["difference"]
+    assert (same["value"], same["resamples"], same["undefined_resamples"]) == (0.0, N_RESAMPLES, undefined)
+    # Two runs that agree on 6 items in 3 groups: Zou's interval from each side's Fisher-z one
+    # (t on 2 df), not the resampled differences' [0, 0].
+    assert same["method"] == "zou-fisher-z" and same["ci95"] is not None
+    assert same["ci95"][0] == pytest.approx(-same["ci95"][1]) and same["ci95"][1] > 0.5
+    assert coherence["difference"]["ci95"] is not None and coherence["difference"]["ci95"][1] < 0
     assert out["average"]["spearman"]["difference"]["value"] == pytest.approx(-1.0)
     assert out["resampled"] == "3 groups"
 

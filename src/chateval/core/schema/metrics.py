@@ -59,9 +59,10 @@ class CorrelationInterval(TypedDict):
     resamples: NotRequired[int]  # bootstrap resamples drawn
     undefined_resamples: NotRequired[int]  # of them, where the correlation was undefined
     reason: NotRequired[str]
-    # "fisher-z" (chateval.evaluation.agreement.intervals); absent: a percentile interval
-    # (runs scored before release 5, and paired differences)
-    method: NotRequired[Literal["fisher-z"]]
+    # "fisher-z" (chateval.evaluation.agreement.intervals), "zou-fisher-z" (a paired difference,
+    # release 6 on); absent: a percentile interval (runs scored before release 5, and paired
+    # differences before release 6)
+    method: NotRequired[Literal["fisher-z", "zou-fisher-z"]]
 
 
 @record_schema

@@ -156,3 +156,33 @@ def correlation_interval(
         out["ci95"] = [min(low, value), max(high, value)]
         out["method"] = "fisher-z"
     return out
+
+
+def correlation_difference_interval(
+    a: float, b: float, replicates_a: np.ndarray, replicates_b: np.ndarray, units: int, rows: int
+) -> CorrelationInterval:
+    """The difference b - a of two rank correlations on the same items (two runs, or a run's
+    blind vote and final decision) with Zou's interval (Zou 2007, "Toward using confidence
+    intervals to compare correlations"): each side's own interval (``correlation_interval``)
+    combined through the correlation c of the two sides' bootstrap replicates,
+
+        b - a - sqrt((b - l_b)^2 + (u_a - a)^2 - 2 c (b - l_b)(u_a - a)),
+        b - a + sqrt((u_b - b)^2 + (a - l_a)^2 - 2 c (u_b - b)(a - l_a)).
+
+    It inherits each side's t quantile and width floor, so two runs that agree on every item
+    still get a width. No interval (with the reason) where a side has none."""
+    out, _ = counted(b - a, replicates_b - replicates_a if len(replicates_a) else replicates_a)
+    first = correlation_interval(a, replicates_a, units, rows)
+    second = correlation_interval(b, replicates_b, units, rows)
+    if first["ci95"] is None or second["ci95"] is None:
+        out["reason"] = first.get("reason") or second.get("reason") or "no interval for a side"
+        return out
+    (low_a, high_a), (low_b, high_b) = first["ci95"], second["ci95"]
+    both = ~(np.isnan(replicates_a) | np.isnan(replicates_b))
+    spread = np.std(replicates_a[both]) * np.std(replicates_b[both]) if both.sum() > 1 else 0.0
+    c = float(np.corrcoef(replicates_a[both], replicates_b[both])[0, 1]) if spread > 0 else 0.0
+    below = np.sqrt(max((b - low_b) ** 2 + (high_a - a) ** 2 - 2 * c * (b - low_b) * (high_a - a), 0.0))
+    above = np.sqrt(max((high_b - b) ** 2 + (a - low_a) ** 2 - 2 * c * (high_b - b) * (a - low_a), 0.0))
+    out["ci95"] = [max(b - a - float(below), -2.0), min(b - a + float(above), 2.0)]
+    out["method"] = "zou-fisher-z"
+    return out

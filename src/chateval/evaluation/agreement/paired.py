@@ -13,10 +13,13 @@ both runs judged the same items:
   arms over (1 - p_e). ``scripts/simulate_intervals.py --only paired`` measures both (5 to 200
   items; panels that agree, differ, or copy each other); the percentile bootstrap it replaced
   covered 75% of planted kappa differences at 5 items and 86-91% at 10 to 16;
-- **paired bootstrap** for the correlations (direct runs): resample the shared items (whole
-  groups where items come in groups, e.g. Topical-Chat dialogues), compute each run's
-  correlation on the same resample and keep the difference; the interval is its 2.5th-97.5th
-  percentile (its small-sample coverage is not yet measured).
+- **the correlations** (direct runs): resample the shared items (whole groups where items come
+  in groups, e.g. Topical-Chat dialogues) and compute both runs' correlations on each resample;
+  the difference gets Zou's interval (``intervals.correlation_difference_interval``): each
+  side's Fisher-z interval combined through the correlation of the two sides' resamples
+  (``scripts/simulate_intervals.py --only paired-correlations``, 200 repetitions a row so far:
+  docs/performance/paired_correlations.json; the percentile interval of the resampled
+  differences it replaced had no t quantile for 6 dialogues).
 
 An interval that excludes 0 is a gap the data supports.
 - **exact McNemar test** for pairwise accuracy: only items that exactly one run got right
@@ -51,6 +54,7 @@ from chateval.core.schema.metrics import (
 )
 from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.correlations import correlation_or_nan, undefined_reason
+from chateval.evaluation.agreement.intervals import correlation_difference_interval
 from chateval.evaluation.agreement.metrics import (
     CORRELATION_DIMENSIONS,
     chance_agreement,
@@ -205,12 +209,17 @@ def _compare_direct(
     def undefined_text(whys: Reasons) -> str:
         return "; ".join(f"{side}: {why}" for side, why in zip(names, whys, strict=True) if why)
 
+    units = len(set(groups)) if groups else n
+
     def paired(rows: np.ndarray, replicates: np.ndarray, whys: Reasons, col: int) -> Paired:
         """Column ``col`` (0: spearman, 1: kendall) of both sides, and their difference."""
         a, b = float(rows[col]), float(rows[col + 2])
-        diff = replicates[:, col + 2] - replicates[:, col] if len(replicates) else np.empty(0)
+        side_a, side_b = (replicates[:, k] if len(replicates) else np.empty(0) for k in (col, col + 2))
         undefined = undefined_text(whys)
-        difference = difference_interval(None if undefined else b - a, diff, undefined)
+        if undefined:
+            difference = difference_interval(None, side_b - side_a, undefined)
+        else:
+            difference = correlation_difference_interval(a, b, side_a, side_b, units, n)
         return sides(None if whys[0] else a, None if whys[1] else b, difference)
 
     def entry(rows: np.ndarray, replicates: np.ndarray, whys: Reasons) -> PairedCorrelations[Paired]:
