@@ -9,7 +9,6 @@ import pytest
 from scipy.stats import beta
 from scipy.stats import t as t_dist
 
-from chateval.evaluation.bootstrap import resample_counts
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
 from chateval.evaluation.systems.length_bias import length_bias
@@ -108,14 +107,6 @@ def test_intervals_come_from_each_pairs_per_prompt_sums() -> None:
         assert pair["soft_win_rate"] == mean_intervals(soft[:, None], squares[:, None], counts[:, None])[0]
         assert pair["prompts"] == int((counts > 0).sum())
         assert pair["win_rate"]["method"] == "wilson-cluster"
-
-
-def test_resample_counts() -> None:
-    counts = resample_counts(7, 50, 1)
-    assert counts.shape == (50, 7)
-    assert np.all(counts.sum(axis=1) == 7)
-    assert np.array_equal(counts, resample_counts(7, 50, 1))
-    assert resample_counts(1, 50, 1).shape == (0, 1)  # one prompt: nothing to resample
 
 
 def test_ties_and_few_verdicts_never_give_a_zero_width_interval() -> None:

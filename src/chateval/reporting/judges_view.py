@@ -162,8 +162,9 @@ def judges_tables(runs: Sequence[FinishedRun]) -> list[Table]:
         ["A", "B", "labelled n", f"{value} A", f"{value} B", "B minus A [95% CI]", "McNemar p", "reading"],
         humans_rows,
         [
-            "paired bootstrap interval of the difference; pairwise, the exact McNemar test on "
-            "the items only one got right."
+            "the difference's interval: pairwise, Tango's score interval for paired proportions, "
+            "and the exact McNemar test on the items only one got right; direct, Zou's interval "
+            "from both sides' Fisher-z intervals."
         ],
     )
     return [between, *([humans] if humans_rows else []), *extra]

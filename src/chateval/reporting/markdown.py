@@ -3,9 +3,8 @@
 Tables: pairwise runs (accuracy and kappa with 95% CIs next to the reference baselines,
 position consistency over decisive items, first-position share, parse failures), direct runs
 (Spearman / Kendall per dimension and average), a strategy comparison, and paired comparisons:
-each run against the first run of its task, on the items both judged (paired bootstrap
-intervals of the differences; exact McNemar test for pairwise accuracy; see
-chateval.evaluation.agreement.paired).
+each run against the first run of its task, on the items both judged (the differences'
+intervals and the exact McNemar test for pairwise accuracy: chateval.evaluation.agreement.paired).
 Then every registered measure the runs recorded (chateval.reporting.measure_views): the
 reference baselines, the debate's effect, position, the panel's diagnostics, and as tables the
 systems judged and the per-model diagnostics; a warning for a panel below a baseline or
@@ -306,12 +305,13 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 f"## Paired comparisons ({task})",
                 "",
                 f"Each run against `{group[0].name}` (the first {task} run named) on the items both judged "
-                "and humans labelled: the difference (run minus reference) with a paired bootstrap 95% "
-                "interval"
+                "and humans labelled: the difference (run minus reference) with its 95% interval"
                 + (
-                    ", and the exact McNemar test on the items only one of the two got right"
+                    " (Tango's score interval for paired proportions; kappa's mapped from it), and the "
+                    "exact McNemar test on the items only one of the two got right"
                     if task == "pairwise"
-                    else " (whole dialogues resampled where items are grouped)"
+                    else " (Zou's, from both runs' Fisher-z intervals; whole dialogues resampled where "
+                    "items are grouped)"
                 )
                 + ". A gap is more than noise when its interval excludes 0.",
                 "",

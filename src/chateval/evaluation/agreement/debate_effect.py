@@ -15,7 +15,7 @@ are, these give the decision that independent referees would reach by voting alo
 On the items that have both decisions, the comparison is paired
 (chateval.evaluation.agreement.paired, ``blind`` against ``final``): each one's agreement with
 the humans (accuracy and kappa; direct: Spearman and Kendall), the difference final minus blind
-with a paired bootstrap interval, and, pairwise, the exact McNemar test on the items only one
+with its interval (that module's doc), and, pairwise, the exact McNemar test on the items only one
 of the two got right; plus how many decisions the discussion changed. Hard verdicts only: a
 probe's scores are decoded, not read as probabilities.
 """

@@ -8,8 +8,8 @@ and a judge whose verdicts were made elsewhere.
   scores.
 - **Each one against the humans** on the items both judged and humans labelled (an item a
   judge could not decide counts as wrong for it, as in every accuracy here), paired
-  (chateval.evaluation.agreement.paired: the difference B - A with a paired bootstrap interval,
-  pairwise the exact McNemar test).
+  (chateval.evaluation.agreement.paired: the difference B - A with its interval, pairwise the
+  exact McNemar test).
 - **Where they differ most**: the items whose decisions differ, largest gap first (pairwise:
   the panels' summed score margins A minus B; direct: the mean absolute score difference).
 """

@@ -19,12 +19,12 @@ both runs judged the same items:
   side's Fisher-z interval combined through the correlation of the two sides' resamples
   (``scripts/simulate_intervals.py --only paired-correlations``, 200 repetitions a row so far:
   docs/performance/paired_correlations.json; the percentile interval of the resampled
-  differences it replaced had no t quantile for 6 dialogues).
-
-An interval that excludes 0 is a gap the data supports.
+  differences it replaced had no t quantile for 6 dialogues);
 - **exact McNemar test** for pairwise accuracy: only items that exactly one run got right
   carry information about which run is more accurate; under "equally accurate" each of them
   is a fair coin, so the two-sided binomial test on those discordant items gives the p-value.
+
+An interval that excludes 0 is a gap the data supports.
 
 A correlation that is undefined (a constant prediction, see chateval.evaluation.agreement.metrics) has no
 difference: its value is null with the reason, resamples where either side is undefined are
@@ -62,7 +62,7 @@ from chateval.evaluation.agreement.metrics import (
     label_codes,
 )
 from chateval.evaluation.agreement.paired_interval import accuracy_difference_interval
-from chateval.evaluation.bootstrap import bootstrap, difference_interval
+from chateval.evaluation.bootstrap import bootstrap, counted
 
 
 def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
@@ -152,9 +152,10 @@ def compare_direct(
     seed: int = 0,
     groups: Sequence[str] | None = None,
 ) -> DirectComparison:
-    """Spearman and Kendall of two runs per dimension and on average, with paired bootstrap
-    intervals of the differences (B - A). Every dimension must cover the same items (in the
-    same order); ``groups`` names each item's group for a cluster bootstrap. An undefined
+    """Spearman and Kendall of two runs per dimension and on average, with Zou's intervals of
+    the differences (B - A) from both sides' resamples (the module doc). Every dimension must
+    cover the same items (in the same order); ``groups`` names each item's group for a cluster
+    bootstrap. An undefined
     correlation is null (the difference's ``reason`` says why) and so is its difference; the
     average is over the dimensions defined for both."""
     return _compare_direct(truth, scores_a, scores_b, seed, groups, ("a", "b"), _ab)
@@ -217,7 +218,8 @@ def _compare_direct(
         side_a, side_b = (replicates[:, k] if len(replicates) else np.empty(0) for k in (col, col + 2))
         undefined = undefined_text(whys)
         if undefined:
-            difference = difference_interval(None, side_b - side_a, undefined)
+            difference, _ = counted(None, side_b - side_a)
+            difference["reason"] = undefined
         else:
             difference = correlation_difference_interval(a, b, side_a, side_b, units, n)
         return sides(None if whys[0] else a, None if whys[1] else b, difference)
