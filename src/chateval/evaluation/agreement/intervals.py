@@ -171,7 +171,7 @@ def correlation_difference_interval(
 
     It inherits each side's t quantile and width floor, so two runs that agree on every item
     still get a width. No interval (with the reason) where a side has none."""
-    out, _ = counted(b - a, replicates_b - replicates_a if len(replicates_a) else replicates_a)
+    out, _ = counted(b - a, replicates_b - replicates_a)
     first = correlation_interval(a, replicates_a, units, rows)
     second = correlation_interval(b, replicates_b, units, rows)
     if first["ci95"] is None or second["ci95"] is None:
@@ -181,8 +181,12 @@ def correlation_difference_interval(
     both = ~(np.isnan(replicates_a) | np.isnan(replicates_b))
     spread = np.std(replicates_a[both]) * np.std(replicates_b[both]) if both.sum() > 1 else 0.0
     c = float(np.corrcoef(replicates_a[both], replicates_b[both])[0, 1]) if spread > 0 else 0.0
-    below = np.sqrt(max((b - low_b) ** 2 + (high_a - a) ** 2 - 2 * c * (b - low_b) * (high_a - a), 0.0))
-    above = np.sqrt(max((high_b - b) ** 2 + (a - low_a) ** 2 - 2 * c * (high_b - b) * (a - low_a), 0.0))
-    out["ci95"] = [max(b - a - float(below), -2.0), min(b - a + float(above), 2.0)]
+
+    def arm(of_b: float, of_a: float) -> float:
+        """One side of the difference's interval from the two sides' arms facing it."""
+        return float(np.sqrt(max(of_b**2 + of_a**2 - 2 * c * of_b * of_a, 0.0)))
+
+    below, above = arm(b - low_b, high_a - a), arm(high_b - b, a - low_a)
+    out["ci95"] = [max(b - a - below, -2.0), min(b - a + above, 2.0)]
     out["method"] = "zou-fisher-z"
     return out
