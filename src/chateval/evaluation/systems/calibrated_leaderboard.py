@@ -176,7 +176,6 @@ def calibrated_leaderboard(
     panel_ratings, panel_intervals = _ratings(panel, anchor_index)
 
     fields: list[PPIMean | None] = []
-    one_sided = []
     for i, mine in enumerate(takes_part):
         # The outcome from this system's side: A's share when it was A, the rest when it was B.
         side = np.where(a == i, 1.0, 0.0)
@@ -186,9 +185,6 @@ def calibrated_leaderboard(
 
         # Every system has MIN_LABELLED_PER_SYSTEM (>= 2) labels by now; PPI also needs an unlabelled one.
         mine_l, mine_u = mine & labelled, mine & ~labelled
-        own_labels = own(outcome)[mine_l]
-        if np.all(own_labels == 1.0) or np.all(own_labels == 0.0):
-            one_sided.append(systems[i])
         fields.append(
             ppi_mean(
                 own(outcome)[mine_l],
@@ -200,6 +196,10 @@ def calibrated_leaderboard(
             if mine_u.any()
             else None
         )
+    # One system that won (or lost) every labelled comparison it took part in is a group of its
+    # own: named as ``one_sided``, the larger (and never-compared) groups beside it.
+    groups = one_sided_groups(systems, a[labelled], b[labelled], outcome[labelled])
+    alone = {g["systems"][0] for g in groups if len(g["systems"]) == 1 and g["side"] != "apart"}
     order, ranks = shared_ranks(ratings)
     rows: list[CalibratedRow] = [
         {
@@ -225,12 +225,8 @@ def calibrated_leaderboard(
         "lam": fit.lam,
         "alpha": alpha,
         "quantile": "t",
-        "one_sided": one_sided,
-        "one_sided_groups": [
-            group
-            for group in one_sided_groups(systems, a[labelled], b[labelled], outcome[labelled])
-            if len(group["systems"]) > 1 or group["side"] == "apart"
-        ],
+        "one_sided": [s for s in systems if s in alone],
+        "one_sided_groups": [g for g in groups if g["systems"][0] not in alone],
         "labels_only": n == len(comparisons),
         "rows": rows,
         "best": best_system(rows, lambda r: (r["rating"], r["ci95"])),
