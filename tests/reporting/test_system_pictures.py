@@ -98,3 +98,17 @@ def test_runs_of_unrelated_systems_get_a_leaderboard_each(tmp_path: Path) -> Non
     assert shared == ["leaderboard"]
     apart = [p.name for p in systems_pictures([same, unrelated]) if p.name.startswith("leaderboard")]
     assert apart == ["leaderboard_1", "leaderboard_2"]
+
+
+def test_a_legend_wider_than_its_figure_widens_the_figure_keeping_the_margins() -> None:
+    from chateval.reporting.plot_style import Margins, figure, legend_below, text_width
+
+    fig, axes = figure(1, 1, (3.0, 1.0), Margins(left=1.0, right=0.5))
+    labels = [f"run {k} (a run name long enough to need room): plain" for k in range(4)]
+    for k, label in enumerate(labels):
+        axes[0][0].plot([k], [k], label=label)
+    legend_below(fig, axes[0][0], 4)
+    width = fig.get_size_inches()[0]
+    assert width >= 4 * text_width(labels, 8) > 4.5  # was 4.5 inches: 1 + 3 + 0.5
+    assert fig.subplotpars.left * width == pytest.approx(1.0)
+    assert (1 - fig.subplotpars.right) * width == pytest.approx(0.5)

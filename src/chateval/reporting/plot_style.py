@@ -96,13 +96,25 @@ def rows_height(rows: int, series: int) -> float:
     return max(1.2, rows * (ROW_BASE_IN + ROW_PER_SERIES_IN * max(series, 1)))
 
 
+# Inches a legend entry takes beyond its label's text: the marker, its line and the gaps.
+LEGEND_ENTRY_IN = 0.45
+
+
 def legend_below(fig: "Figure", ax: Any, columns: int) -> None:
-    """The series' legend at the figure's foot, under the axis label (never over a point)."""
+    """The series' legend at the figure's foot, under the axis label (never over a point). A
+    legend wider than the figure (several runs' long names) widens the figure, its margins kept
+    in inches, so that nothing is cut off at the sides."""
     handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        fig.legend(
-            handles, labels, loc="lower center", ncols=min(columns, len(handles)), fontsize=8, frameon=False
-        )
+    if not handles:
+        return
+    columns = min(columns, len(handles))
+    needed = columns * (text_width(labels, 8) + LEGEND_ENTRY_IN)
+    width, height = fig.get_size_inches()
+    if needed > width:
+        left, right = fig.subplotpars.left * width, (1 - fig.subplotpars.right) * width
+        fig.set_size_inches(needed, height)
+        fig.subplots_adjust(left=left / needed, right=1 - right / needed)
+    fig.legend(handles, labels, loc="lower center", ncols=columns, fontsize=8, frameon=False)
 
 
 def legend_rows(series: int, columns: int) -> float:

@@ -167,8 +167,7 @@ def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
 
 def save_png(fig: "Figure", path: Path) -> None:
     buffer = io.BytesIO()
-    # A tight box: a legend wider than the planned figure (many runs' long names) is kept whole.
-    fig.savefig(buffer, format="png", dpi=120, bbox_inches="tight", pad_inches=0.1)
+    fig.savefig(buffer, format="png", dpi=120)
     write_bytes(path, buffer.getvalue())  # atomic and private, as every file chateval writes
     _close(fig)
 
@@ -180,6 +179,6 @@ def svg_data_uri(fig: "Figure") -> str:
     buffer = io.BytesIO()
     # No date and fixed element ids (matplotlib salts them at random): the same run, the same page.
     with matplotlib.rc_context({"svg.hashsalt": "chateval"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None}, bbox_inches="tight", pad_inches=0.1)
+        fig.savefig(buffer, format="svg", metadata={"Date": None})
     _close(fig)
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
