@@ -61,19 +61,32 @@ def test_a_filter_changes_the_visible_rows_and_a_screenshot_is_taken(report: Pat
     assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_clicking_an_item_shows_its_view_and_only_its_view(report: Path) -> None:
-    # A harness page loads report.html#item-1 in a frame and measures the item sections
-    # (file:// pages may read each other with --allow-file-access-from-files).
-    harness = report.parent / "harness.html"
+def framed_title(folder: Path, src: str, onload: str, prefix: str) -> str:
+    """Load ``src`` (a page in ``folder``) in a harness page's frame whose ``onload`` script
+    measures it and writes the result into the harness's title after ``prefix`` (file:// pages
+    may read each other with --allow-file-access-from-files); the title's rest."""
+    harness = folder / "harness.html"
     harness.write_text(
-        '<!doctype html><title>pending</title><iframe src="report.html#item-1" onload="'
-        "const d=this.contentDocument;document.title='heights '+"
-        "d.getElementById('item-1').offsetHeight+' '+d.getElementById('item-2').offsetHeight\"></iframe>",
+        f'<!doctype html><title>pending</title><iframe src="{src}" onload="{onload}"></iframe>',
         encoding="utf-8",
     )
     dom = chromium("--allow-file-access-from-files", "--dump-dom", harness.as_uri()).stdout
-    match = re.search(r"<title>heights (\d+) (\d+)</title>", dom)
+    match = re.search(rf"<title>{prefix} ([^<]*)</title>", dom)
     assert match, dom[:500]
+    return match.group(1)
+
+
+def test_clicking_an_item_shows_its_view_and_only_its_view(report: Path) -> None:
+    # report.html#item-1 in a harness frame: the shown item's section has a height, the other none.
+    heights = framed_title(
+        report.parent,
+        "report.html#item-1",
+        "const d=this.contentDocument;document.title='heights '+"
+        "d.getElementById('item-1').offsetHeight+' '+d.getElementById('item-2').offsetHeight",
+        "heights",
+    )
+    match = re.fullmatch(r"(\d+) (\d+)", heights)
+    assert match, heights
     assert int(match.group(1)) > 300 and int(match.group(2)) == 0
 
 
@@ -86,23 +99,20 @@ def test_every_picture_of_a_systems_run_is_present_and_drawn(systems_run: Path, 
         r'<figure class="picture"><img src="data:image/svg\+xml;base64,[^"]+" alt="([^"]+)"', html
     )
     assert [caption.split(":")[0] for caption in said] == ["Leaderboard", "Win rates", WIN_RATES, "Referees"]
-    harness = page.parent / "harness.html"
-    harness.write_text(
-        '<!doctype html><title>pending</title><iframe src="report.html" onload="'
+    shown = framed_title(
+        page.parent,
+        "report.html",
         "const shown=[...this.contentDocument.querySelectorAll('figure.picture img')].map(img=>{"
         "const c=document.createElement('canvas');c.width=img.naturalWidth;c.height=img.naturalHeight;"
         "const g=c.getContext('2d');g.fillStyle='#fff';g.fillRect(0,0,c.width,c.height);g.drawImage(img,0,0);"
         "const p=g.getImageData(0,0,c.width,c.height).data;let ink=0;"
         "for(let i=0;i<p.length;i+=4){if(p[i]+p[i+1]+p[i+2]<720)ink++;}"
         "return img.naturalWidth+'x'+img.naturalHeight+':'+ink;});"
-        "document.title='pictures '+shown.join(' ')\"></iframe>",
-        encoding="utf-8",
+        "document.title='pictures '+shown.join(' ')",
+        "pictures",
     )
-    dom = chromium("--allow-file-access-from-files", "--dump-dom", harness.as_uri()).stdout
-    match = re.search(r"<title>pictures ([^<]*)</title>", dom)
-    assert match, dom[:500]
-    drawn = [re.fullmatch(r"(\d+)x(\d+):(\d+)", picture) for picture in match.group(1).split()]
-    assert len(drawn) == len(said) and all(drawn), match.group(1)
+    drawn = [re.fullmatch(r"(\d+)x(\d+):(\d+)", picture) for picture in shown.split()]
+    assert len(drawn) == len(said) and all(drawn), shown
     for found in drawn:
         assert found is not None
         width, height, ink = (int(v) for v in found.groups())
