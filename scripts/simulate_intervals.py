@@ -168,22 +168,24 @@ def paired_run(
 
 
 def scored_responses(
-    units: int, per_unit: int, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray, list[str]]:
-    """Human scores (1-3), the panel's (1-5) and each response's group, of ``units`` groups of
-    ``per_unit`` responses (the module doc)."""
+    units: int, per_unit: int, rng: np.random.Generator, noises: tuple[float, ...] = (0.8,)
+) -> tuple[np.ndarray, list[np.ndarray], list[str]]:
+    """Human scores (1-3), a panel's (1-5) per noise level in ``noises`` (drawn in that order,
+    on the same responses) and each response's group, of ``units`` groups of ``per_unit``
+    responses (the module doc)."""
     rows = units * per_unit
     quality = np.repeat(rng.normal(0.0, 0.8, units), per_unit) + rng.normal(0.0, 1.0, rows)
     human = np.digitize(quality + rng.normal(0.0, 0.5, rows), [-0.8, 0.8]) + 1.0
-    panel = np.digitize(0.5 * quality + rng.normal(0.0, 0.8, rows), [-1.2, -0.4, 0.4, 1.2]) + 1.0
-    return human, panel, [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
+    cuts = [-1.2, -0.4, 0.4, 1.2]
+    panels = [np.digitize(0.5 * quality + rng.normal(0.0, sd, rows), cuts) + 1.0 for sd in noises]
+    return human, panels, [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
 
 
 def planted_correlations(per_unit: int) -> tuple[float, float]:
     """Spearman and Kendall tau-b of the design over 240,000 responses."""
     from scipy.stats import kendalltau, spearmanr
 
-    human, panel, _ = scored_responses(240_000 // per_unit, per_unit, np.random.default_rng(per_unit))
+    human, (panel,), _ = scored_responses(240_000 // per_unit, per_unit, np.random.default_rng(per_unit))
     return float(spearmanr(human, panel).statistic), float(kendalltau(human, panel).statistic)
 
 
@@ -192,7 +194,7 @@ def correlation_run(
 ) -> list[tuple[bool, float]] | None:
     """Whether Spearman's and Kendall's intervals hold the truth, and their widths; None when
     either has no interval."""
-    human, panel, groups = scored_responses(units, per_unit, rng)
+    human, (panel,), groups = scored_responses(units, per_unit, rng)
     grouping = {"score": groups} if per_unit > 1 else None
     scored = direct_metrics({"score": list(human)}, {"score": list(panel)}, seed, grouping)
     out = []
@@ -209,12 +211,8 @@ def two_panels(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[str]]:
     """``scored_responses``' design judged by two panels on the same responses: A's noise 0.8
     (as there), B's 0.4 (a better judge)."""
-    rows = units * per_unit
-    quality = np.repeat(rng.normal(0.0, 0.8, units), per_unit) + rng.normal(0.0, 1.0, rows)
-    human = np.digitize(quality + rng.normal(0.0, 0.5, rows), [-0.8, 0.8]) + 1.0
-    cuts = [-1.2, -0.4, 0.4, 1.2]
-    panels = [np.digitize(0.5 * quality + rng.normal(0.0, sd, rows), cuts) + 1.0 for sd in (0.8, 0.4)]
-    return human, panels[0], panels[1], [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
+    human, (first, second), groups = scored_responses(units, per_unit, rng, (0.8, 0.4))
+    return human, first, second, groups
 
 
 def planted_correlation_differences(per_unit: int) -> tuple[float, float]:
