@@ -171,3 +171,18 @@ def test_a_derived_config_replaces_its_bases_systems_and_names_an_inherited_labe
     with caplog.at_level("WARNING", logger="chateval"):
         assert load_config(child).data.labels_file is None
     assert "labels_file" not in caplog.text
+
+
+def test_a_lone_referee_defaults_to_one_round_and_is_refused_more() -> None:
+    """A one-referee panel is the single-agent baseline (one round); asked for more rounds, a
+    new run (and preview, and check) refuses it, since it would quote its own words as the
+    discussion. A finished run's config still reads as written."""
+    from chateval.debate.building import check_debatable
+
+    lone = tiny_config(agents=[{"role": "critic"}])
+    assert lone.rounds == 1
+    assert tiny_config().rounds == 2  # two referees: the paper's two rounds
+    check_debatable(lone)
+    talking_to_itself = tiny_config(agents=[{"role": "critic"}], rounds=3)  # reads (old runs did this)
+    with pytest.raises(ConfigError, match=r"rounds: 3 with one agent.*rounds: 1"):
+        check_debatable(talking_to_itself)

@@ -211,7 +211,7 @@ def test_streaming_chooses_what_step_barriers_choose(
 
 @pytest.mark.parametrize(
     ("scheduling", "fail_at"),
-    [("barrier", 2), ("barrier", 10), ("auto", 60)],
+    [("barrier", 2), ("barrier", 5), ("auto", 60)],
 )
 def test_a_killed_run_resumes_to_the_same_choices_and_outputs(
     three_systems: Path, resolved: Path, tmp_path: Path, scheduling: str, fail_at: int

@@ -122,7 +122,6 @@ def tiny_config(**overrides: object) -> RunConfig:
             {"role": "everyday_reader", "model": DEFAULT_MODEL},
         ],
         "strategy": "one_by_one",
-        "rounds": 2,
         "models_dir": str(MODELS_DIR),
         "sampling": {"discussion_max_tokens": 12, "summary_max_tokens": 12},
         "verdict": {"evidence_max_tokens": 6, "reasoning_max_tokens": 12},

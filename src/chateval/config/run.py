@@ -47,7 +47,13 @@ class RunConfig(StrictModel):
     strategy: str = Field(
         default="one_by_one", description="one_by_one, simultaneous or simultaneous_summarizer."
     )
-    rounds: int = Field(default=2, ge=1, le=20, description="Rounds of talk; the verdict comes in the last.")
+    rounds: int = Field(
+        default=2,
+        ge=1,
+        le=20,
+        description="Rounds of talk; the verdict comes in the last. Default 2, or 1 for a lone referee "
+        "(the single-agent baseline: with no one to discuss with, a second round would only quote its own words).",
+    )
     position_calibration: bool = Field(
         default=True,
         description="Pairwise: debate every item in both answer orders, in the same batches, and "
@@ -126,6 +132,15 @@ class RunConfig(StrictModel):
         if value not in STRATEGY_NAMES:
             raise ValueError(f"unknown strategy {value!r}; known: {', '.join(STRATEGY_NAMES)}")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _lone_referee_rounds(cls, data: object) -> object:
+        """A lone referee's default is one round (see ``rounds``); a run refuses more
+        (``debate.building.check_debatable``), while a finished run's config reads as written."""
+        if isinstance(data, dict) and "rounds" not in data and len(data.get("agents") or ()) == 1:
+            return {**data, "rounds": 1}
+        return data
 
     @model_validator(mode="after")
     def _task_fields(self) -> "RunConfig":

@@ -24,6 +24,18 @@ def verdict_format(config: RunConfig) -> VerdictFormat:
     return DirectFormat(dims, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens)
 
 
+def check_debatable(config: RunConfig) -> None:
+    """Refuse, before a new debate starts, a lone referee over several rounds: it has no one to
+    discuss with, so its later rounds would quote its own words as "the discussion so far".
+    (A finished run's config is read as written: this is not a config validator.)"""
+    if len(config.agents) == 1 and config.rounds > 1:
+        raise ConfigError(
+            f"rounds: {config.rounds} with one agent: a lone referee has no one to discuss with (its "
+            "later rounds would quote its own words as the discussion); set rounds: 1 for the "
+            "single-agent baseline, or add referees for a debate"
+        )
+
+
 def build_panel(config: RunConfig) -> Panel:
     """Resolve roles and agent names and assemble the panel of ``config``."""
     agents = []

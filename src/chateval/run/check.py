@@ -28,7 +28,7 @@ from chateval.core.backend import TokenCounter
 from chateval.core.items import Item
 from chateval.core.model_spec import on_gpu, runtime_dtype
 from chateval.core.transcript import Debate
-from chateval.debate.building import build_debates, build_panel, load_run_items
+from chateval.debate.building import build_debates, build_panel, check_debatable, load_run_items
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
 from chateval.engines.factory import (
@@ -89,6 +89,7 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     """
     report = CheckReport()
     items = report.attempt(lambda: load_run_items(config))
+    report.attempt(lambda: check_debatable(config))
     panel = report.attempt(lambda: build_panel(config))
     registry = report.attempt(lambda: ModelRegistry(config.models_dir))
     if registry is None:

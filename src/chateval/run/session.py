@@ -15,7 +15,13 @@ from chateval.core.backend import Backend, TokenCounter
 from chateval.core.items import Item
 from chateval.core.schema.records import Roster
 from chateval.core.transcript import Debate
-from chateval.debate.building import build_debates, build_panel, check_soft_verdicts, load_run_items
+from chateval.debate.building import (
+    build_debates,
+    build_panel,
+    check_debatable,
+    check_soft_verdicts,
+    load_run_items,
+)
 from chateval.debate.panel import Panel
 from chateval.engines.context import Truncation, fit_items
 from chateval.engines.factory import (
@@ -53,6 +59,7 @@ class Judged:
 def read_judged(config: RunConfig) -> Judged:
     """The first stage of every session: the items read (a bad data file fails here) and the
     panel built; ``chateval preview`` needs nothing more, and loads no model."""
+    check_debatable(config)
     items = load_run_items(config)
     panel = build_panel(config)
     return Judged(items, panel, input_hashes(config.data))  # a report notices a later edit
