@@ -51,8 +51,9 @@ class RunConfig(StrictModel):
         default=2,
         ge=1,
         le=20,
-        description="Rounds of talk; the verdict comes in the last. Default 2, or 1 for a lone referee "
-        "(the single-agent baseline: with no one to discuss with, a second round would only quote its own words).",
+        description="Rounds of talk; the verdict comes in the last. Default 2, or 1 for a lone "
+        "referee (the single-agent baseline: with no one to discuss with, a second round would "
+        "only quote its own words).",
     )
     position_calibration: bool = Field(
         default=True,
