@@ -57,7 +57,7 @@ def test_preview_is_what_the_run_sends(strategy: str, swapped: bool) -> None:
     # Earlier replies stand in the later prompts as placeholders under their speaker's name.
     last = shown[-1].messages[0].content if strategy == "one_by_one" else ""
     if last:
-        assert "General Public: <what General Public says in round 1>" in last
+        assert "[General Public]: <what General Public says in round 1>" in last
     kinds = {r.kind for r in shown}
     assert {"discussion", "assessment", "scores", "probe assessment", "probe scores"} <= kinds
     assert ("summary" in kinds) == (strategy == "simultaneous_summarizer")
@@ -170,5 +170,5 @@ def test_paper_summarizer_is_shown_by_preview() -> None:
     assert [r["agent"] for r in summaries] == ["Summarizer for General Public", "Summarizer for Critic"]
     assert all(r["max_tokens"] == 512 and "[Question]" not in content(r) for r in summaries)
     last = content(next(r for r in requests if r["kind"] == "assessment" and r["agent"] == "Critic"))
-    assert "Summarizer: <the summary for Critic after round 1>" in last
-    assert "General Public: <what General Public says in round 1>" in last  # the talk is still quoted
+    assert "[Summarizer]: <the summary for Critic after round 1>" in last
+    assert "[General Public]: <what General Public says in round 1>" in last  # the talk is still quoted

@@ -125,14 +125,14 @@ def test_summarizer_requests_and_histories_follow_the_papers_order() -> None:
     # The Critic's last turn quotes the whole discussion, its summaries after the rounds they followed.
     critic_last = next(prompt for what, who, prompt in reversed(log) if who == "Critic")
     order = [
-        "Critic: Critic point 0",
-        "Summarizer: summary 0",
-        "Critic: Critic point 2",
-        "Summarizer: summary 2",
+        "[Critic]: Critic point 0",
+        "[Summarizer]: summary 0",
+        "[Critic]: Critic point 2",
+        "[Summarizer]: summary 2",
     ]
     positions = [critic_last.index(line) for line in order]
     assert positions == sorted(positions)
-    assert "Summarizer: summary 1" not in critic_last and "Summarizer: summary 3" not in critic_last
+    assert "[Summarizer]: summary 1" not in critic_last and "[Summarizer]: summary 3" not in critic_last
     kinds = [x.kind for x in debate.transcript.utterances]
     assert kinds.count("summary") == 4
 

@@ -83,7 +83,7 @@ def test_each_turn_carries_persona_attribution_and_own_assessment(strategy: str,
             shown = prompt_text(request)
             for earlier in panel.visible(debate, utterance.turn):
                 if earlier.kind in ("discussion", "assessment"):
-                    assert f"{earlier.speaker}: {earlier.text}" in shown
+                    assert f"{quoted(earlier.speaker, layout)}: {earlier.text}" in shown
             # Its scores continue its own assessment.
             if utterance.kind == "verdict":
                 assessment = next(u for u in said[:index] if u.turn == utterance.turn.reasoned())
@@ -96,6 +96,11 @@ def test_each_turn_carries_persona_attribution_and_own_assessment(strategy: str,
     assert scored == len(debates) * len(ROLES)
 
 
+def quoted(speaker: str, layout: str) -> str:
+    """How a layout names the speaker of a quoted line: the paper's 2023 form "[Critic]: ..."."""
+    return f"[{speaker}]" if layout == "paper" else speaker
+
+
 @pytest.mark.parametrize("layout", FAITHFUL_LAYOUTS)
 def test_a_later_referee_sees_an_earlier_verdict_with_its_reasoning(layout: str) -> None:
     """One-by-one: the second referee's last-round turn shows the first referee's whole verdict."""
@@ -104,7 +109,8 @@ def test_a_later_referee_sees_an_earlier_verdict_with_its_reasoning(layout: str)
     first = [u for u in said if u.speaker == "General Public" and u.kind in ("assessment", "verdict")]
     later = next(u for u in said if u.speaker == "Critic" and u.kind == "assessment")
     request = {text.strip(): r for r, text in log}[later.text]
-    assert f"General Public: {first[0].text}\n\nScores:\n{first[1].text}" in prompt_text(request)
+    quote = quoted("General Public", layout)
+    assert f"{quote}: {first[0].text}\n\nScores:\n{first[1].text}" in prompt_text(request)
 
 
 @pytest.mark.parametrize("task", ["pairwise", "direct"])

@@ -30,7 +30,8 @@ SPEAKERS = {"Critic", "Critic 1", "Critic 2", "Everyday Reader", "Editor", "Summ
 SUMMARY = "[Your summary of the discussion so far, by your summarizer]\n"
 # What informed_responder says, as any layout shows it: talk, or a verdict (assessment, scores).
 SAID = r"I count \d+\.(?:\n\nScores:(?:\n(?:Assistant \d|Coherence): \d+)+)?"
-QUOTED = re.compile(rf"(?m)^(?:({'|'.join(sorted(SPEAKERS))}): |{re.escape(SUMMARY)})({SAID})")
+# A quoted line: "Name: ...", or the paper layout's "[Name]: ...", or a summary.
+QUOTED = re.compile(rf"(?m)^(?:\[?({'|'.join(sorted(SPEAKERS))})\]?: |{re.escape(SUMMARY)})({SAID})")
 
 
 def shown(request: GenerationRequest) -> list[tuple[str, str]]:

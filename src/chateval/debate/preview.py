@@ -4,7 +4,7 @@ A debate of one item, in one answer order, is walked through the panel's plan ex
 run walks it (``Panel.due``, ``Panel.request``, ``Panel.advance``), but every answer is a
 placeholder that says whose words would stand there ("<what Critic says in round 1>"). So the
 messages shown are the messages a run sends, with the placeholders where earlier utterances
-go, in the same "Name: ..." form the discussion uses.
+go, in the form the layout quotes the discussion in ("[Name]: ..." in the paper layout).
 """
 
 from collections.abc import Sequence

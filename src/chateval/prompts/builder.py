@@ -13,8 +13,8 @@ differ in how close they are to the paper and in what an engine with prefix cach
 - ``paper`` (default): as the paper's code built each turn (../shared/PAPER.md), in our words:
   ONE user message with the task (question and answers, or conversation, fact and response),
   the evaluation instruction and, on a panel, that other referees have the same task and must
-  be discussed with; the discussion so far as plain "Name: ..." lines under a heading; the
-  speaker's own role ("you are now <Name>, one of the referees ..." and the role's job); "now
+  be discussed with; the discussion so far as plain "[Name]: ..." lines under a heading (the
+  2023 code's form); the speaker's own role ("you are now <Name>, one of the referees ..." and the role's job); "now
   it is your turn, <Name>, keep it short and clear" (nothing else in a discussion turn); and in
   its last turn only the verdict instruction (a thorough explanation first, free of bias and of
   the answers' order; then the scores; it need not give the others' scores; the strict format).
@@ -292,7 +292,8 @@ class PromptBuilder:
         return (ChatMessage("user", _render("summarizer.j2", summary=current, lines=lines).strip()),)
 
     def _discussion(self, visible: Sequence[Utterance]) -> str:
-        """The visible discussion as "Name: ..." lines under a heading (empty when nothing was said)."""
+        """The visible discussion under a heading, a line per utterance: "[Name]: ..." in the paper
+        layout (the 2023 code's form), "Name: ..." in the others; empty when nothing was said."""
         template = "paper_discussion.j2" if self.layout == "paper" else "discussion.j2"
         return _render(template, discussion=spoken(visible))
 
