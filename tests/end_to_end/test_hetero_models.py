@@ -45,6 +45,12 @@ def check(result_info: dict, outdir: Path) -> None:  # type: ignore[type-arg]
     assert set(metrics["per_model"]) == {DEFAULT_MODEL, SECOND_MODEL}
     for diagnostics in metrics["per_model"].values():
         assert diagnostics["opinion_changes"]["referee_debates"] > 0
+    # SmolLM2's template would add its own system prompt (replaced by an empty one); Gemma's adds none.
+    models = json.loads((outdir / "roster.json").read_text())["models"]
+    assert models[DEFAULT_MODEL]["replaced_system_prompt"].startswith(
+        "You are a helpful AI assistant named SmolLM"
+    )
+    assert models[SECOND_MODEL]["replaced_system_prompt"] is None
 
 
 def test_co_resident_vllm_panel(vllm_backend: Backend, second_vllm_backend: Backend, tmp_path: Path) -> None:

@@ -136,6 +136,7 @@ def test_the_record_holds_the_items_roster_and_input_hashes(tmp_path: Path) -> N
         "server": None,
         "dtype": None,
         "max_model_len": None,
+        "replaced_system_prompt": None,  # a scripted backend has no chat template
     }
     inputs = finished.info.get("inputs") or {}
     expected = [tmp_path / "data" / f"{s}.jsonl" for s in ("careful", "brief", "rambling")] + [
@@ -227,7 +228,7 @@ def test_a_sweeps_engines_are_fingerprinted_from_the_registry() -> None:
     session = open_session(tiny_config())  # the registry read; no model loaded
     assert session.registry is not None
     shared = replace(session, given={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
-    model = shared.roster()["models"][DEFAULT_MODEL]
+    model = shared.roster({})["models"][DEFAULT_MODEL]
     folder = session.registry.folder(DEFAULT_MODEL)
     assert model["path"] == str(folder) and model["fingerprint"] == folder_fingerprint(folder)
 

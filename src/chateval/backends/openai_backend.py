@@ -108,7 +108,7 @@ class OpenAIBackend(HFTokenCounting):
         served_length = card.get("max_model_len")
         own = "max_model_len" in spec.model_fields_set or not served_length
         self.context_window = spec.max_model_len if own else int(str(served_length))
-        self.chat_template = spec.chat_template
+        self.use_template(spec)
         self.tokenizer: Any = None
         if folder is not None:
             from transformers import AutoTokenizer
@@ -162,7 +162,9 @@ class OpenAIBackend(HFTokenCounting):
         lead = bool(request.messages) and request.messages[-1].role == "assistant"
         body: dict[str, Any] = {
             "model": self.served,
-            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            # The server applies the template; with the local tokenizer, chateval knows whether
+            # it would add a default system prompt (HFTokenCounting.as_sent).
+            "messages": [{"role": m.role, "content": m.content} for m in self.as_sent(request.messages)],
             "max_tokens": request.max_tokens,
             "temperature": request.temperature,
             "top_p": request.top_p,

@@ -173,6 +173,10 @@ class ReplicaSet:
     def truncate_tokens(self, text: str, max_tokens: int, keep: Keep = "start") -> str:
         return self.counter.truncate_tokens(text, max_tokens, keep)
 
+    def replaced_system_prompt(self) -> str | None:
+        """As HFTokenCounting's: the replicas send what the driver's tokenizer says."""
+        return self.counter.replaced_system_prompt() if isinstance(self.counter, HFTokenCounting) else None
+
     def digit_tokens(self) -> dict[int, str]:
         if not isinstance(self.counter, HFTokenCounting):
             raise BackendError(f"model {self.model!r}: its token counter holds no vocabulary")

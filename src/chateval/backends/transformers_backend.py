@@ -98,7 +98,7 @@ class TransformersBackend(HFTokenCounting):
 
         self.model = model
         self.context_window = spec.max_model_len
-        self.chat_template = spec.chat_template
+        self.use_template(spec)
         self.batch_size = settings.batch_size
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))

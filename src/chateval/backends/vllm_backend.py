@@ -189,7 +189,7 @@ class VllmBackend(HFTokenCounting):
         self.model = model
         self.spec = spec
         self.context_window = spec.max_model_len
-        self.chat_template = spec.chat_template
+        self.use_template(spec)
         gpu = on_gpu()
         # Prefix-cache hits count whole blocks. vLLM's CPU default (128 tokens) wastes about 64
         # cached tokens per request; 32 is the smallest its CPU attention takes. On a GPU vLLM's

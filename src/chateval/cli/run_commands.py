@@ -78,17 +78,24 @@ def preview(
     from chateval.debate.preview import preview as preview_requests
     from chateval.debate.preview import render
     from chateval.run.session import read_judged
+    from chateval.run.system_prompts import as_sent, preview_notes, template_prompts
 
     try:
         config = load_config(config_path, overrides)
         judged = read_judged(config)  # the session's first stage: no model is loaded
         requests = preview_requests(judged.items, judged.panel, config.data.source, item, swapped)
+        # Each model's chat template is read from its folder for the system message it is sent.
+        prompts, unread = template_prompts(config)
+        requests = as_sent(requests, prompts)
     except ChatEvalError as exc:
         raise fail(exc) from None
     if as_json:
         typer.echo(json.dumps([r.as_dict() for r in requests], indent=2, ensure_ascii=False))
     else:
-        typer.echo(render(requests), nl=False)
+        notes = preview_notes(prompts, unread)
+        typer.echo(
+            "".join(note + "\n" for note in notes) + ("\n" if notes else "") + render(requests), nl=False
+        )
 
 
 @app.command(cls=FlagsCommand)

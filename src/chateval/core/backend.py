@@ -7,9 +7,13 @@ exactly one model; the scheduler groups the requests of a step by model.
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
+from chateval.core.chat_template import injected_system_prompt
 from chateval.errors import BackendError
+
+if TYPE_CHECKING:
+    from chateval.core.model_spec import ModelSpec
 
 Role = Literal["system", "user", "assistant"]
 
@@ -201,11 +205,47 @@ def probabilities_by_text(logprobs: Mapping[int, float], texts: Mapping[int, str
     return out
 
 
+def sent_messages(
+    messages: Sequence[ChatMessage], replaced_system_prompt: str | None
+) -> tuple[ChatMessage, ...]:
+    """``messages`` as a model gets them: with an empty system message first when they have none
+    and the model's chat template would add its own (``replaced_system_prompt``, see
+    chateval.core.chat_template)."""
+    if replaced_system_prompt is None or (messages and messages[0].role == "system"):
+        return tuple(messages)
+    return (ChatMessage("system", ""), *messages)
+
+
 class HFTokenCounting:
-    """Token counting for backends that hold a Hugging Face tokenizer."""
+    """Token counting for backends that hold a Hugging Face tokenizer, and the messages as they
+    are sent to the model (``as_sent``)."""
 
     tokenizer: Any
-    chat_template: str | None
+    chat_template: str | None = None  # None: the tokenizer's own
+    keep_template_system_prompt: bool = False
+
+    def use_template(self, spec: "ModelSpec") -> None:
+        """Take the chat template settings of the model's registry entry."""
+        self.chat_template = spec.chat_template
+        self.keep_template_system_prompt = spec.template_system_prompt == "keep"
+
+    def replaced_system_prompt(self) -> str | None:
+        """The default system prompt the model's chat template would add to a chat without one,
+        which chateval replaces by an empty system message (None: none is added, or the
+        registry keeps it). Read once."""
+        if "_replaced_system_prompt" not in self.__dict__:
+            found = None
+            if self.tokenizer is not None and not self.keep_template_system_prompt:
+                found = injected_system_prompt(
+                    self.chat_template or getattr(self.tokenizer, "chat_template", None)
+                )
+            self._replaced_system_prompt = found
+        replaced: str | None = self._replaced_system_prompt
+        return replaced
+
+    def as_sent(self, messages: Sequence[ChatMessage]) -> tuple[ChatMessage, ...]:
+        """``messages`` as the model gets them (``sent_messages``)."""
+        return sent_messages(messages, self.replaced_system_prompt())
 
     def render_ids(self, messages: Sequence[ChatMessage]) -> list[int]:
         """``messages`` rendered with the model's chat template, ready for generation, as ids.
@@ -216,6 +256,7 @@ class HFTokenCounting:
         template's ``continue_final_message`` instead searches the rendered text for the lead
         and strips its trailing whitespace).
         """
+        messages = self.as_sent(messages)
         lead = messages[-1].content if messages and messages[-1].role == "assistant" else None
         chat = messages[:-1] if lead is not None else messages
         conversation = [{"role": m.role, "content": m.content} for m in chat]

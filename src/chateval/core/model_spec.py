@@ -54,6 +54,10 @@ class ModelSpec(BaseModel):
     chat_template: str | None = None
     # A Jinja chat template in a file (relative to the registry's folder), for base models.
     chat_template_file: Path | None = None
+    # suppress: a chat with no system message is sent with an empty one where the template
+    # would add its own default (SmolLM2's "You are a helpful AI assistant named SmolLM ...");
+    # the paper sent none. keep: let the template add it (chateval.core.chat_template).
+    template_system_prompt: Literal["suppress", "keep"] = "suppress"
     trust_remote_code: bool = False
     # The backend that serves this model (chateval.core.backend_kinds); None: the run config's.
     backend: str | None = None

@@ -127,7 +127,8 @@ def render(requests: Sequence[PreviewRequest]) -> str:
                 if message is request.messages[-1] and message.role == "assistant"
                 else ""
             )
-            lines += [f"--- {message.role}{continues} ---", message.content]
+            empty = " (empty)" if not message.content else ""
+            lines += [f"--- {message.role}{empty}{continues} ---", message.content]
         if request.constraint is not None:
             lines.append(f"--- constraint (regular expression) ---\n{request.constraint!r}")
         blocks.append("\n".join(lines))

@@ -177,7 +177,7 @@ class TokenizerOnly(HFTokenCounting):
         spec = registry.spec(model)
         self.model = model
         self.context_window = spec.max_model_len
-        self.chat_template = spec.chat_template
+        self.use_template(spec)
         self.tokenizer = AutoTokenizer.from_pretrained(
             registry.resolve(model), trust_remote_code=spec.trust_remote_code
         )

@@ -13,12 +13,14 @@ differ in how close they are to the paper and in what an engine with prefix cach
 - ``paper`` (default): as the paper's code built each turn (../shared/PAPER.md), in our words:
   ONE user message with the task (question and answers, or conversation, fact and response),
   the evaluation instruction and, on a panel, that other referees have the same task and must
-  be discussed with; the discussion so far as plain "[Name]: ..." lines under a heading (the
-  2023 code's form); the speaker's own role ("you are now <Name>, one of the referees ..." and the role's job); "now
-  it is your turn, <Name>, keep it short and clear" (nothing else in a discussion turn); and in
-  its last turn only the verdict instruction (a thorough explanation first, free of bias and of
-  the answers' order; then the scores; it need not give the others' scores; the strict format).
-  No system prompt and no lead: the reply is the referee's own text. A panel of one (the paper's
+  be discussed with; the discussion so far under a heading, a "[Name]: ..." line per utterance
+  (the 2023 code's form); the speaker's own role ("you are now <Name>, one of the referees
+  ..." and the role's job); "now it is your turn, <Name>, keep it short and clear" (nothing
+  else in a discussion turn); and in its last turn only the verdict instruction (a thorough
+  explanation first, free of bias and of the answers' order; then the scores; it need not give
+  the others' scores; the strict format). No system prompt and no lead: the reply is the
+  referee's own text (a model whose chat template would add a default system prompt is sent an
+  empty one: chateval.core.chat_template). A panel of one (the paper's
   single-agent baseline) gets no word about other referees or a discussion, and no role line
   when its role has no description. Agents and rounds share the task prefix in the engine's
   cache; the discussion and the speaker's part are computed per request.

@@ -97,7 +97,7 @@ def run(
     records = item_records(debated.debates, session.panel)
     mark_truncated(records, prepared.truncations)
     names = [agent.name for agent in session.panel.agents]
-    files.write_roster(session.roster())
+    files.write_roster(session.roster(prepared.system_prompts))
     files.write_items(records_of_items(debated.items))
     files.write_transcripts(transcript_record(d, names) for d in debated.debates)
     files.write_verdicts(records)

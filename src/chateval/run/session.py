@@ -44,6 +44,7 @@ from chateval.evaluation.settings import StatisticsSettings
 from chateval.record.inputs import input_hashes
 from chateval.record.roster import model_entry, panel_roster
 from chateval.run.statistics import panel_models, statistics_settings
+from chateval.run.system_prompts import log_replaced, replaced_system_prompts
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class Prepared:
     items: list[Item]
     truncations: dict[str, list[Truncation]]
     debates: list[Debate]
+    # model -> the default system prompt its chat template would add, replaced by an empty one
+    system_prompts: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -136,11 +139,15 @@ class Session:
             check_soft_verdicts(self.panel, counters)
         policy, source = config.context_policy, config.data.source
         items, truncations = fit_items(self.panel, self.items, counters, policy, source)
-        return Prepared(items, truncations, build_debates(items, config.calibrated))
+        replaced = replaced_system_prompts(counters)
+        log_replaced(replaced)
+        return Prepared(items, truncations, build_debates(items, config.calibrated), replaced)
 
-    def roster(self) -> Roster:
-        """roster.json: the panel, and each model with what served it and its folder's
-        fingerprint (call it once the models are loaded: a folder may be prepared on load)."""
+    def roster(self, system_prompts: Mapping[str, str]) -> Roster:
+        """roster.json: the panel, and each model with what served it, its folder's
+        fingerprint and the template's system prompt chateval replaced (``system_prompts``, as
+        ``prepare`` found them); call it once the models are loaded (a folder may be prepared
+        on load)."""
         models = {}
         for model, (kind, replicas) in self.served_by().items():
             spec = folder = None
@@ -148,6 +155,7 @@ class Session:
                 spec = self.registry.spec(model)
                 folder = self.registry.folder(model) if spec.path is not None else None
             models[model] = model_entry(kind, replicas, spec, folder)
+            models[model]["replaced_system_prompt"] = system_prompts.get(model)
         return panel_roster(self.panel, self.config.prompt_style, models)
 
     def served_by(self) -> dict[str, tuple[str, int]]:

@@ -333,6 +333,10 @@ class RosterModel(TypedDict):
     server: str | None  # a served model's base URL
     dtype: str | None
     max_model_len: int | None
+    # The default system prompt the model's chat template would add to a chat without one,
+    # replaced by an empty system message (None: it adds none; absent: a run made before chateval
+    # read it)
+    replaced_system_prompt: NotRequired[str | None]
 
 
 @record_schema
