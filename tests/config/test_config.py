@@ -186,3 +186,24 @@ def test_a_lone_referee_defaults_to_one_round_and_is_refused_more() -> None:
     talking_to_itself = tiny_config(agents=[{"role": "critic"}], rounds=3)  # reads (old runs did this)
     with pytest.raises(ConfigError, match=r"rounds: 3 with one agent.*rounds: 1"):
         check_debatable(talking_to_itself)
+
+
+def test_direct_scoring_gives_the_paper_roles_no_pairwise_job() -> None:
+    """The paper's roles' pairwise jobs ("the first to say which answer is the better one",
+    "another view when the two answers seem on the same level") are not given to a panel that
+    scores one response; a role without a direct text says the same in both tasks."""
+    from chateval.debate.building import build_panel
+    from chateval.prompts.builder import role_library
+
+    agents = [{"role": "general_public"}, {"role": "critic"}, {"role": "everyday_reader"}]
+    dimensions = [{"name": "coherence", "description": "makes sense"}]
+    data = {"format": "jsonl_direct", "path": "samples/quickstart_direct.jsonl"}
+    direct = build_panel(tiny_config(task="direct", agents=agents, dimensions=dimensions, data=data))
+    pairwise = build_panel(tiny_config(agents=agents))
+    texts = [a.role.description for a in direct.agents]
+    assert not any("answer" in text for text in texts[:2])
+    assert texts[:2] == [role_library()[k].direct for k in ("general_public", "critic")]
+    assert [a.role.description for a in pairwise.agents] == [
+        role_library()[a["role"]].description for a in agents
+    ]
+    assert texts[2] == role_library()["everyday_reader"].description

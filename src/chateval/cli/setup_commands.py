@@ -45,11 +45,13 @@ def models_prepare(
 
 @app.command(cls=FlagsCommand)
 def roles() -> None:
-    """List the built-in referee roles."""
+    """List the built-in referee roles (and, where it differs, a role's text for direct scoring)."""
     from chateval.prompts.builder import role_library
 
     for key, role in role_library().items():
         typer.echo(f"{key:16s} {role.name}: {role.description}")
+        if role.direct is not None:
+            typer.echo(f"{'':16s} direct scoring: {role.direct}")
 
 
 @app.command(cls=FlagsCommand)

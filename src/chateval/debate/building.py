@@ -41,7 +41,7 @@ def build_panel(config: RunConfig) -> Panel:
     agents = []
     for agent in config.agents:
         role = (
-            get_role(agent.role)
+            get_role(agent.role, config.task)
             if isinstance(agent.role, str)
             else Role(agent.role.name, agent.role.description)
         )

@@ -72,10 +72,18 @@ from chateval.judging.formats import DirectFormat, VerdictFormat, scoring_lead, 
 
 @dataclass(frozen=True)
 class Role:
-    """A referee persona."""
+    """A referee persona. ``direct`` is its text for direct scoring where the pairwise one
+    gives it a pairwise job (None: ``description`` in both tasks)."""
 
     name: str
     description: str
+    direct: str | None = None
+
+    def for_task(self, task: str) -> "Role":
+        """The persona as a panel of ``task`` (pairwise or direct) gets it."""
+        if task == "direct" and self.direct is not None:
+            return Role(self.name, self.direct)
+        return Role(self.name, self.description)
 
 
 @cache
@@ -83,15 +91,18 @@ def role_library() -> dict[str, Role]:
     """The built-in personas of roles.yaml, by key."""
     text = resources.files("chateval.prompts").joinpath("roles.yaml").read_text(encoding="utf-8")
     raw: dict[str, dict[str, str]] = yaml.safe_load(text)
-    return {key: Role(name=v["name"], description=v["description"]) for key, v in raw.items()}
+    return {
+        key: Role(name=v["name"], description=v["description"], direct=v.get("direct"))
+        for key, v in raw.items()
+    }
 
 
-def get_role(key: str) -> Role:
-    """The library role ``key``; ConfigError lists the known keys."""
+def get_role(key: str, task: str = "pairwise") -> Role:
+    """The library role ``key`` as a panel of ``task`` gets it; ConfigError lists the known keys."""
     library = role_library()
     if key not in library:
         raise ConfigError(f"unknown role {key!r}; known: {', '.join(sorted(library))}")
-    return library[key]
+    return library[key].for_task(task)
 
 
 @cache
