@@ -157,3 +157,14 @@ def test_position_stats_without_decisive_verdicts_say_none() -> None:
     tie = _order("x", False, "Assistant 1: 5\nAssistant 2: 5", "Assistant 1: 4\nAssistant 2: 4")
     stats = position_stats([aggregate_pairwise([tie], PairwiseFormat())])
     assert stats["first_position_win_share"] is None and stats["decisive_consistency"] is None
+
+
+def test_the_2023_rule_makes_an_item_with_a_failed_verdict_a_tie() -> None:
+    """Critic prefers A in both orders; Editor's swapped verdict fails. Left out (the default),
+    the item goes to A; under the 2023 code's rule (``failure_ties``) it is a tie."""
+    first = _order("x", False, "Assistant 1: 9\nAssistant 2: 2", "Assistant 1: 3\nAssistant 2: 8")
+    swapped = _order("x#swapped", True, "Assistant 1: 2\nAssistant 2: 9", "no scores")
+    assert aggregate_pairwise([first, swapped], PairwiseFormat())["label"] == "A"
+    record = aggregate_pairwise([first, swapped], PairwiseFormat(), failure_ties=True)
+    assert record["label"] == "tie" and record["parse_failures"] == 1
+    assert record["referee_labels"] == {"Critic": "A"}  # each referee's own label is kept

@@ -149,6 +149,10 @@ class RunConfig(StrictModel):
             raise ValueError("task 'direct' needs a non-empty 'dimensions' list")
         if self.task == "pairwise" and self.dimensions:
             raise ValueError("'dimensions' only applies to task 'direct'")
+        if self.task == "direct" and self.verdict.on_failure == "tie":
+            raise ValueError(
+                "verdict.on_failure: tie is a pairwise rule; direct scoring leaves a failed referee out"
+            )
         if self.task == "direct" and self.data.compare is not None:
             raise ValueError("data.compare builds pairwise comparisons; task 'direct' scores every response")
         if self.early_stop and len(self.agents) < 2:

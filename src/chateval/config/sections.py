@@ -85,6 +85,19 @@ class VerdictConfig(StrictModel):
         description="Read each constrained score's probability over the scale from the model "
         "(no extra engine call): soft verdicts, reported next to the hard ones.",
     )
+    shared_budget: bool = Field(
+        default=False,
+        description="With reasoning: the scores get what the assessment left of reasoning_max_tokens "
+        "(the 2023 code's one reply of 512 tokens); an assessment that used it all leaves the "
+        "scores no room and the verdict fails (see on_failure). false: the scores have a budget "
+        "of their own, always enough.",
+    )
+    on_failure: Literal["drop_referee", "tie"] = Field(
+        default="drop_referee",
+        description="Pairwise: a referee whose verdict failed to parse is left out of the item "
+        "(drop_referee), or the whole item counts as a tie (tie: the 2023 code's rule). Direct "
+        "scoring always leaves the referee out.",
+    )
     aggregation: Literal["hard", "soft"] = Field(
         default="hard",
         description="The headline metrics: hard (decoded scores) or soft (expected scores; "
@@ -95,6 +108,8 @@ class VerdictConfig(StrictModel):
     def _soft_needs_probabilities(self) -> "VerdictConfig":
         if self.aggregation == "soft" and not self.soft:
             raise ValueError("aggregation: soft needs soft: true (the scores' probabilities)")
+        if self.shared_budget and not self.reasoning:
+            raise ValueError("shared_budget needs reasoning: true (the scores share the assessment's budget)")
         return self
 
 

@@ -72,6 +72,8 @@ def build_panel(config: RunConfig) -> Panel:
         opinion_probes=config.opinion_probes,
         early_stop=config.early_stop,
         soft=config.verdict.soft,
+        shared_budget=config.verdict.shared_budget,
+        failure_ties=config.verdict.on_failure == "tie",
     )
 
 

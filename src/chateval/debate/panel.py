@@ -60,6 +60,12 @@ class Panel:
     early_stop: bool = False
     # Ask for the probabilities of the score values with every constrained score (soft verdicts).
     soft: bool = False
+    # The scores of a reasoned verdict get what its assessment left of the assessment's budget
+    # (the paper's one reply), instead of a budget of their own.
+    shared_budget: bool = False
+    # Pairwise: an item with a failed verdict counts as a tie (the 2023 rule), instead of
+    # leaving that referee out.
+    failure_ties: bool = False
 
     def plan(self) -> list[Step]:
         """The strategy's steps (a referee's last-round turns made verdicts), plus early-stop
@@ -212,6 +218,14 @@ class Panel:
             if u.kind == "assessment" and u.turn.question() == turn.question()
         )
 
+    def _assessment_tokens(self, debate: Debate, turn: Turn) -> int:
+        """The tokens the assessment a scoring turn continues took (0 where not recorded)."""
+        return next(
+            u.tokens or 0
+            for u in debate.transcript.utterances
+            if u.kind == "assessment" and u.turn.question() == turn.question()
+        )
+
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
         visible = self.visible(debate, turn)
@@ -231,6 +245,10 @@ class Panel:
         constrained = self.constrained(turn)
         if constrained:
             max_tokens = self.verdict_format.max_tokens
+            if self.shared_budget and turn.scoring:
+                # Not below 1 (engines refuse 0): a single token cannot finish the scores either.
+                left = self.verdict_format.assessment_max_tokens - self._assessment_tokens(debate, turn)
+                max_tokens = max(1, min(max_tokens, left))
         elif final:
             max_tokens = self.verdict_format.assessment_max_tokens
         else:

@@ -185,14 +185,15 @@ def _item_scores(verdict: PairwiseVerdict, swapped: bool) -> list[int]:
 
 
 def aggregate_pairwise(
-    debates: Sequence[Debate], fmt: PairwiseFormat, opinions: bool = False
+    debates: Sequence[Debate], fmt: PairwiseFormat, opinions: bool = False, failure_ties: bool = False
 ) -> VerdictRecord:
     """The verdict record of one pairwise item, debated in one order or in both.
 
     A referee whose verdict failed to parse in one order is left out of both orders (their
     labels and summed scores), so a failure cannot tilt the item toward the answer that
     happened to be shown first in the order that parsed; ``excluded_referees`` names them.
-    ``opinions``: attach each referee's probe verdicts (runs with opinion probes).
+    ``failure_ties`` (the 2023 code's rule): instead, an item with any failed verdict is a tie,
+    hard and soft. ``opinions``: attach each referee's probe verdicts (runs with opinion probes).
     """
     parsed_orders = [referee_verdicts(d, fmt) for d in debates]
     failed = frozenset(ref.agent for refs in parsed_orders for ref in refs if ref.verdict is None)
@@ -229,6 +230,10 @@ def aggregate_pairwise(
             "soft_label": soft_label,
             "soft_referee_labels": soft_referee_labels,
         }
+    if failure_ties and failures:
+        record["label"] = "tie"
+        if "soft_label" in record:
+            record["soft_label"] = "tie"
     return record
 
 

@@ -30,7 +30,7 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
         item = group[0].item
         rows: list[tuple[Debate, list[RefereeRow]]] = []
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
-            record = aggregate_pairwise(group, fmt, panel.opinion_probes)
+            record = aggregate_pairwise(group, fmt, panel.opinion_probes, panel.failure_ties)
             record["human_label"] = item.label
             _pairwise_systems(record, item)
             rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
