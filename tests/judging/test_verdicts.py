@@ -115,3 +115,32 @@ def test_an_assessment_stops_where_its_writer_starts_the_scores() -> None:
     assert fmt.assessment("Scores: 9 and 2") == ""
     dims = [Dimension("naturalness", "d", 1, 3), Dimension("groundedness", "d", 0, 1)]
     assert DirectFormat(dims).assessment("Reads well.\nNaturalness: 3\nGroundedness: 1") == "Reads well."
+
+
+def test_half_points_are_the_2023_parse_as_a_setting() -> None:
+    """``half_points``: the constraint and the parser admit 7.5 (not 10.5, not 7.25); the
+    default whole-point format refuses a half, and its budget covers the widest score."""
+    half = PairwiseFormat(half_points=True)
+    assert re.fullmatch(half.regex, "\nAssistant 1: 7.5\nAssistant 2: 10")
+    assert not re.fullmatch(half.regex, "\nAssistant 1: 10.5\nAssistant 2: 9")
+    assert not re.fullmatch(half.regex, "\nAssistant 1: 7.25\nAssistant 2: 9")
+    verdict = half.parse("Assistant 1: 7.5\nAssistant 2: 7")
+    assert (verdict.score_1, verdict.score_2, verdict.winner_shown) == (7.5, 7, "1")
+    assert isinstance(verdict.score_2, int)  # whole points stay integers in the records
+    assert half.max_tokens > len("\nAssistant 1: 9.5\nAssistant 2: 9.5")
+    assert not re.fullmatch(PairwiseFormat().regex, "\nAssistant 1: 7.5\nAssistant 2: 7")
+    with pytest.raises(VerdictError, match="half point"):
+        PairwiseFormat().parse("Assistant 1: 7.5\nAssistant 2: 7")
+    direct = DirectFormat([Dimension("coherence", "d", 1, 3)], half_points=True)
+    assert re.fullmatch(direct.regex, "\nCoherence: 2.5") and not re.fullmatch(
+        direct.regex, "\nCoherence: 3.5"
+    )
+    assert direct.parse("Coherence: 2.5").scores == {"coherence": 2.5}
+
+
+def test_half_points_need_hard_verdicts() -> None:
+    from tests.support.helpers import tiny_config
+
+    with pytest.raises(ConfigError, match="half_points needs soft: false"):
+        tiny_config(verdict={"half_points": True})
+    assert tiny_config(verdict={"half_points": True, "soft": False}).verdict.half_points

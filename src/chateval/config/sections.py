@@ -85,6 +85,11 @@ class VerdictConfig(StrictModel):
         description="Read each constrained score's probability over the scale from the model "
         "(no extra engine call): soft verdicts, reported next to the hard ones.",
     )
+    half_points: bool = Field(
+        default=False,
+        description="Scores may be halves (7.5) as well as whole points, as the 2023 code parsed "
+        "numbers; needs soft: false (soft verdicts read each whole score's probability).",
+    )
     shared_budget: bool = Field(
         default=False,
         description="With reasoning: the scores get what the assessment left of reasoning_max_tokens "
@@ -108,6 +113,11 @@ class VerdictConfig(StrictModel):
     def _soft_needs_probabilities(self) -> "VerdictConfig":
         if self.aggregation == "soft" and not self.soft:
             raise ValueError("aggregation: soft needs soft: true (the scores' probabilities)")
+        if self.half_points and self.soft:
+            raise ValueError(
+                "half_points needs soft: false (soft verdicts read each whole score's probability "
+                "at one token)"
+            )
         if self.shared_budget and not self.reasoning:
             raise ValueError("shared_budget needs reasoning: true (the scores share the assessment's budget)")
         return self

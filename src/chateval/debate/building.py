@@ -19,9 +19,11 @@ def verdict_format(config: RunConfig) -> VerdictFormat:
     """The verdict format the config asks for."""
     v = config.verdict
     if config.task == "pairwise":
-        return PairwiseFormat(v.low, v.high, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens)
+        return PairwiseFormat(
+            v.low, v.high, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens, v.half_points
+        )
     dims = [Dimension(d.name, d.description, d.low, d.high) for d in config.dimensions]
-    return DirectFormat(dims, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens)
+    return DirectFormat(dims, v.evidence_max_tokens, v.reasoning, v.reasoning_max_tokens, v.half_points)
 
 
 def check_debatable(config: RunConfig) -> None:

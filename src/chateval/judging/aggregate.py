@@ -31,6 +31,7 @@ from chateval.judging.formats import (
     DirectVerdict,
     PairwiseFormat,
     PairwiseVerdict,
+    Score,
     VerdictFormat,
 )
 
@@ -179,7 +180,7 @@ def _pairwise_order(
     return {"swapped": debate.swapped, "label": majority_label(votes), "referees": rows}
 
 
-def _item_scores(verdict: PairwiseVerdict, swapped: bool) -> list[int]:
+def _item_scores(verdict: PairwiseVerdict, swapped: bool) -> list[Score]:
     """[score of A, score of B] of a verdict given on the shown order."""
     return [verdict.score_2, verdict.score_1] if swapped else [verdict.score_1, verdict.score_2]
 

@@ -44,7 +44,10 @@ EVIDENCE_LABEL = "Evaluation evidence:"
 # the prompt builder adds the paper's words about bias, order and the other referees.
 
 
-_PAIRWISE = re.compile(r"\s*Assistant 1: (?P<s1>\d+)\nAssistant 2: (?P<s2>\d+)(\nEvidence: (?P<ev>[^\n]*))?")
+_PAIRWISE = re.compile(
+    r"\s*Assistant 1: (?P<s1>\d+(?:\.5)?)\nAssistant 2: (?P<s2>\d+(?:\.5)?)(\nEvidence: (?P<ev>[^\n]*))?"
+)
+Score = int | float  # a half point (7.5) only where the format allows it
 
 
 def scoring_lead(assessment: str) -> str:
@@ -157,18 +160,35 @@ def _assessment_regex(first: str) -> str:
     return _explanation_first(forbidden, EVIDENCE_LABEL)
 
 
-def _int_range_regex(low: int, high: int) -> str:
-    """An alternation matching exactly the integers low..high (longest first, so 10 beats 1)."""
-    values = sorted(range(low, high + 1), key=lambda v: (-len(str(v)), -v))
-    return "(" + "|".join(str(v) for v in values) + ")"
+def _values(low: int, high: int, half_points: bool) -> list[str]:
+    """The scores of a scale as written: the integers low..high, with ``half_points`` the
+    halves between them (7.5) too; longest first."""
+    values = [str(v) for v in range(low, high + 1)]
+    if half_points:
+        values += [f"{v}.5" for v in range(low, high)]
+    return sorted(values, key=lambda v: (-len(v), v))
+
+
+def _int_range_regex(low: int, high: int, half_points: bool = False) -> str:
+    """An alternation matching exactly the scale's scores (longest first, so 10 beats 1)."""
+    return "(" + "|".join(re.escape(v) for v in _values(low, high, half_points)) + ")"
+
+
+def _score(text: str, half_points: bool) -> Score:
+    """A score as written: an integer, or with ``half_points`` a half (VerdictError otherwise)."""
+    if text.endswith(".5"):
+        if not half_points:
+            raise VerdictError(f"half point {text} on a scale of whole points (verdict.half_points: false)")
+        return float(text)
+    return int(text)
 
 
 @dataclass(frozen=True)
 class PairwiseVerdict:
     """A referee's scores for the answers in the order it saw them (1 = first shown)."""
 
-    score_1: int
-    score_2: int
+    score_1: Score
+    score_2: Score
     evidence: str
 
     @property
@@ -194,6 +214,7 @@ class PairwiseFormat:
     evidence_max_tokens: int = 64
     reasoning: bool = True
     assessment_max_tokens: int = 256
+    half_points: bool = False  # 7.5 allowed, as the 2023 code parsed numbers
 
     def __post_init__(self) -> None:
         if not 0 <= self.low < self.high:
@@ -221,7 +242,7 @@ class PairwiseFormat:
     @property
     def regex(self) -> str:
         """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
-        score = _int_range_regex(self.low, self.high)
+        score = _int_range_regex(self.low, self.high, self.half_points)
         if self.reasoning:
             return "\n" + self._scores(score)
         return f"{self._scores(score)}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
@@ -229,9 +250,10 @@ class PairwiseFormat:
     @property
     def max_tokens(self) -> int:
         """Token budget of the scores request: always enough to finish the score lines."""
+        widest = _values(self.low, self.high, self.half_points)[0]
         if self.reasoning:
-            return len("\n" + self._scores(str(self.high))) + _TOKEN_SLACK
-        longest = len(f"{self._scores(str(self.high))}{_EVIDENCE}")
+            return len("\n" + self._scores(widest)) + _TOKEN_SLACK
+        longest = len(f"{self._scores(widest)}{_EVIDENCE}")
         return longest + self.evidence_max_tokens + _TOKEN_SLACK
 
     def assessment(self, text: str) -> str:
@@ -259,7 +281,7 @@ class PairwiseFormat:
         match = _PAIRWISE.match(text)
         if match is None:
             raise VerdictError(f"pairwise verdict does not match the format: {text[-200:]!r}")
-        s1, s2 = int(match["s1"]), int(match["s2"])
+        s1, s2 = _score(match["s1"], self.half_points), _score(match["s2"], self.half_points)
         for s in (s1, s2):
             if not self.low <= s <= self.high:
                 raise VerdictError(f"score {s} outside {self.low}..{self.high}")
@@ -284,7 +306,7 @@ class Dimension:
 class DirectVerdict:
     """A referee's score per dimension."""
 
-    scores: Mapping[str, int]
+    scores: Mapping[str, Score]
     evidence: str
 
 
@@ -296,6 +318,7 @@ class DirectFormat:
     evidence_max_tokens: int = 64
     reasoning: bool = True
     assessment_max_tokens: int = 256
+    half_points: bool = False  # 2.5 allowed, as the 2023 code parsed numbers
 
     def __post_init__(self) -> None:
         if not self.dimensions:
@@ -327,7 +350,10 @@ class DirectFormat:
     @property
     def regex(self) -> str:
         """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
-        lines = "\n".join(f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high)}" for d in self.dimensions)
+        lines = "\n".join(
+            f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high, self.half_points)}"
+            for d in self.dimensions
+        )
         if self.reasoning:
             return "\n" + lines
         return f"{lines}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
@@ -335,7 +361,8 @@ class DirectFormat:
     @property
     def max_tokens(self) -> int:
         """Token budget of the scores request: always enough to finish the score lines."""
-        longest = len("\n".join(f"{d.label}: {d.high}" for d in self.dimensions))
+        widest = [f"{d.label}: {_values(d.low, d.high, self.half_points)[0]}" for d in self.dimensions]
+        longest = len("\n".join(widest))
         if self.reasoning:
             return longest + 1 + _TOKEN_SLACK
         return longest + len(_EVIDENCE) + self.evidence_max_tokens + _TOKEN_SLACK
@@ -355,7 +382,7 @@ class DirectFormat:
         return tuple(tuple(range(d.low, d.high + 1)) for d in self.dimensions)
 
     def _score_line(self, d: Dimension, text: str) -> re.Match[str] | None:
-        return re.search(rf"^{re.escape(d.label)}: (\d+)\s*$", text, flags=re.MULTILINE)
+        return re.search(rf"^{re.escape(d.label)}: (\d+(?:\.5)?)\s*$", text, flags=re.MULTILINE)
 
     def score_spans(self, text: str) -> list[tuple[int, int]] | None:
         """Where each score value is in ``text`` (a scores completion), one per dimension."""
@@ -365,12 +392,12 @@ class DirectFormat:
     def parse(self, text: str) -> DirectVerdict:
         """Parse a completion (the evidence may be cut short); raise VerdictError if not."""
         match = re.search(r"^Evidence: ([^\n]*)", text, flags=re.MULTILINE)
-        scores: dict[str, int] = {}
+        scores: dict[str, Score] = {}
         for d in self.dimensions:
             found = self._score_line(d, text)
             if found is None:
                 raise VerdictError(f"direct verdict lacks a score for {d.name!r}: {text[-200:]!r}")
-            value = int(found[1])
+            value = _score(found[1], self.half_points)
             if not d.low <= value <= d.high:
                 raise VerdictError(f"{d.name} score {value} outside {d.low}..{d.high}")
             scores[d.name] = value

@@ -18,11 +18,11 @@ COLUMNS = 3  # referees side by side before the panels wrap
 POSITIONS = ("answer shown first", "answer shown second")
 
 
-def position_scores(records: list[VerdictRecord]) -> dict[str, tuple[Counter[int], Counter[int]]]:
+def position_scores(records: list[VerdictRecord]) -> dict[str, tuple[Counter[float], Counter[float]]]:
     """Per referee, how often it gave each score to the answer shown first and to the one shown
     second (a row's ``score_a`` is A's whichever order showed it: swapped, A was second).
     Failed verdicts and rows without scores (imported winners) count for nothing."""
-    found: dict[str, tuple[Counter[int], Counter[int]]] = {}
+    found: dict[str, tuple[Counter[float], Counter[float]]] = {}
     for record in records:
         for order in record.get("orders", []):
             for row in order["referees"]:
@@ -36,19 +36,21 @@ def position_scores(records: list[VerdictRecord]) -> dict[str, tuple[Counter[int
     return found
 
 
-def _mean(counts: Counter[int]) -> float:
+def _mean(counts: Counter[float]) -> float:
     return sum(score * n for score, n in counts.items()) / max(sum(counts.values()), 1)
 
 
-def _bars_as_steps(values: list[int], shares: list[float], side: int) -> tuple[list[float], list[float]]:
-    """Bars of width 0.4 left (``side`` 0) or right (1) of each value, as the heights and edges
+def _bars_as_steps(
+    values: list[float], shares: list[float], side: int, width: float = 0.4
+) -> tuple[list[float], list[float]]:
+    """Bars of ``width`` left (``side`` 0) or right (1) of each value, as the heights and edges
     of one step outline with empty gaps: one patch for all of a position's bars instead of one
     per bar, which cost a report most of this picture's time."""
     heights: list[float] = []
     edges: list[float] = []
     for value, share in zip(values, shares, strict=True):
-        left = value - 0.4 + 0.4 * side
-        edges += [left, left + 0.4]
+        left = value - width + width * side
+        edges += [left, left + width]
         heights += [share, 0.0]
     return heights[:-1], edges
 
@@ -63,7 +65,10 @@ def referee_scores_picture(run: "FinishedRun", name: str, prefix: str) -> Pictur
         return None
     low, high = run.config.verdict.low, run.config.verdict.high
     seen = [s for first, second in found.values() for s in (*first, *second)]
-    values = list(range(min(low, *seen), max(high, *seen) + 1))  # a score off the scale still shows
+    # Every whole score of the scale, and any score off it or between (half points) that was given.
+    whole = range(math.floor(min(low, *seen)), math.ceil(max(high, *seen)) + 1)
+    values: list[float] = sorted({*whole, *seen})
+    width = 0.4 if all(float(v).is_integer() for v in values) else 0.2
     models = {agent: model for agent, (_, model) in speakers(run.roster).items()}
     columns = min(COLUMNS, len(found))
     grid = math.ceil(len(found) / columns)
@@ -74,7 +79,7 @@ def referee_scores_picture(run: "FinishedRun", name: str, prefix: str) -> Pictur
         ax = axes[k // columns][k % columns]
         for j, counts in enumerate((first, second)):
             total = sum(counts.values())
-            heights, edges = _bars_as_steps(values, [counts.get(v, 0) / total for v in values], j)
+            heights, edges = _bars_as_steps(values, [counts.get(v, 0) / total for v in values], j, width)
             ax.stairs(
                 heights,
                 edges,

@@ -78,14 +78,14 @@ class RefereeRow(TypedDict, total=False):
 
     agent: Required[str]
     # pairwise
-    score_a: int
-    score_b: int
+    score_a: int | float  # a half point (7.5) only with verdict.half_points
+    score_b: int | float
     winner: Label
     winner_shown: str
     soft_score_a: float
     soft_score_b: float
     # direct
-    scores: dict[str, int]
+    scores: dict[str, int | float]
     soft_scores: dict[str, float]
     # both
     evidence: str
@@ -93,7 +93,7 @@ class RefereeRow(TypedDict, total=False):
     error: str | None
     raw: str
     opinions: list[Any]
-    opinion_scores: list[list[int] | None]  # pairwise: each probe's [score A, score B]
+    opinion_scores: list[list[int | float] | None]  # pairwise: each probe's [score A, score B]
     assessment: str
     parroting: RefereeBehaviourRecord
     # its turns cut off at the token cap (chateval.evaluation.diagnostics.cut_off.referee_cut_off)

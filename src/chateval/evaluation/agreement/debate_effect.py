@@ -59,7 +59,7 @@ def blind_label(record: VerdictRecord) -> Label | None:
     if len(orders) == 1:
         opinions = [_first(row.get("opinions")) for row in orders[0]["referees"]]
         return majority_label([label for label in opinions if label is not None])
-    by_agent: dict[str, list[list[int] | None]] = {}
+    by_agent: dict[str, list[list[int | float] | None]] = {}
     for order in orders:
         for row in order["referees"]:
             by_agent.setdefault(row["agent"], []).append(_first(row.get("opinion_scores")))

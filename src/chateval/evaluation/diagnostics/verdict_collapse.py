@@ -51,7 +51,7 @@ NO_OTHER_DEBATE = "no other debate of the same answer order to compare with"
 
 # Each score's scale (low, high), by the name ``scores_of`` gives it: pairwise "A" and "B",
 # direct the dimensions.
-Scores = tuple[tuple[str, int], ...]
+Scores = tuple[tuple[str, int | float], ...]
 
 
 def pairwise_scales(low: int, high: int) -> dict[str, tuple[int, int]]:

@@ -1,6 +1,7 @@
-"""The 2023 code's one reply per verdict turn: with ``verdict.shared_budget`` a referee's scores
-get what its assessment left of the assessment's budget, so an assessment that used it all
-leaves no room for the scores, and (``on_failure: tie``) its item counts as a tie."""
+"""The 2023 code's verdict as settings. Its one reply per verdict turn: with
+``verdict.shared_budget`` a referee's scores get what its assessment left of the assessment's
+budget, so an assessment that used it all leaves no room for the scores, and (``on_failure:
+tie``) its item counts as a tie. Its parse of numbers: ``verdict.half_points``."""
 
 import json
 import re
@@ -77,3 +78,26 @@ def test_a_shared_budget_needs_reasoning_and_a_tie_rule_needs_pairs() -> None:
     }
     with pytest.raises(ConfigError, match="on_failure: tie is a pairwise rule"):
         tiny_config(verdict={"on_failure": "tie"}, **direct)
+
+
+def test_a_run_with_half_points_records_and_reports_them(tmp_path: Path) -> None:
+    """The 2023 parse end to end: half-point scores reach verdicts.jsonl as written, decide
+    the label, and the report (its pictures included) reads them."""
+    from typer.testing import CliRunner
+
+    from chateval.cli import app
+
+    def referee(request: GenerationRequest) -> str:
+        return "\nAssistant 1: 7.5\nAssistant 2: 7" if asks_for_scores(request) else "Some thoughts."
+
+    config = tiny_config(verdict={"half_points": True, "soft": False, "reasoning_max_tokens": 8})
+    run(config, tmp_path / "run", backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, referee)})
+    records = [json.loads(line) for line in (tmp_path / "run" / "verdicts.jsonl").read_text().splitlines()]
+    first = records[0]["orders"][0]["referees"][0]
+    assert (first["score_a"], first["score_b"]) == (7.5, 7)
+    # Both orders prefer the answer shown first by half a point: summed, a tie.
+    assert [r["label"] for r in records] == ["tie", "tie"] and records[0]["score_a"] == 29.0
+    result = CliRunner().invoke(
+        app, ["report", str(tmp_path / "run"), "--html", "-o", str(tmp_path / "report")]
+    )
+    assert result.exit_code == 0, result.output
