@@ -37,6 +37,7 @@ def test_the_quickstart_is_ready_and_sized() -> None:
     # for the same engine says "CPU KV cache size: 23,296 tokens" (whole blocks of 16).
     where = report.models["smollm2-135m"]
     assert "KV cache 45.0 KiB a token (1 GiB, vllm.cpu_kvcache_space_gib: 23,301 tokens)" in where
+    assert "an empty system message replaces its template's own ('You are a helpful AI" in where
     said = render_check("quickstart", report)  # what the command prints (exit 0)
     assert said.startswith("quickstart: ready to run\n") and "12 items, 24 debates, 144 requests" in said
 

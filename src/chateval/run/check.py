@@ -127,6 +127,8 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     prepared = report.attempt(lambda: session.prepare(counters)) if session is not None else None
     if prepared is None:
         return report
+    for model, text in prepared.system_prompts.items():
+        report.models[model] += f"; an empty system message replaces its template's own ({text!r})"
     _size(report, prepared.items, prepared.debates, panel, counters)
     report.adaptive_budget = _adaptive_budget(config, report.items)
     return report
