@@ -214,7 +214,8 @@ def _headline(
         metrics["soft_verdicts"] = "off (verdict.soft: false)"
     elif soft is None:
         metrics["soft_verdicts"] = (
-            "unavailable: no verdict came with token probabilities (the backend cannot read them)"
+            "unavailable: no item's verdicts all came with token probabilities (a backend that "
+            "cannot read them, or verdicts that failed to parse)"
         )
     else:
         metrics["soft_verdicts"] = "read"
