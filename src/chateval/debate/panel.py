@@ -210,21 +210,17 @@ class Panel:
         earlier = Transcript(tuple(u for u in said if u.turn.round < turn.round))
         return self.strategy.visible(earlier, Turn(turn.round, turn.agent))
 
-    def assessment(self, debate: Debate, turn: Turn) -> str:
+    def _assessment_of(self, debate: Debate, turn: Turn) -> Utterance:
         """The assessment a scoring turn continues: its own verdict turn's first half."""
         return next(
-            u.text
+            u
             for u in debate.transcript.utterances
             if u.kind == "assessment" and u.turn.question() == turn.question()
         )
 
-    def _assessment_tokens(self, debate: Debate, turn: Turn) -> int:
-        """The tokens the assessment a scoring turn continues took (0 where not recorded)."""
-        return next(
-            u.tokens or 0
-            for u in debate.transcript.utterances
-            if u.kind == "assessment" and u.turn.question() == turn.question()
-        )
+    def assessment(self, debate: Debate, turn: Turn) -> str:
+        """The text of the assessment a scoring turn continues."""
+        return self._assessment_of(debate, turn).text
 
     def request(self, debate: Debate, turn: Turn) -> GenerationRequest:
         """The request for ``turn`` of ``debate``, built from what the strategy lets it see."""
@@ -247,7 +243,8 @@ class Panel:
             max_tokens = self.verdict_format.max_tokens
             if self.shared_budget and turn.scoring:
                 # Not below 1 (engines refuse 0): a single token cannot finish the scores either.
-                left = self.verdict_format.assessment_max_tokens - self._assessment_tokens(debate, turn)
+                used = self._assessment_of(debate, turn).tokens or 0  # None: not recorded
+                left = self.verdict_format.assessment_max_tokens - used
                 max_tokens = max(1, min(max_tokens, left))
         elif final:
             max_tokens = self.verdict_format.assessment_max_tokens
