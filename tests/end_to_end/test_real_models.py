@@ -95,7 +95,9 @@ PAPER_CONFIGS = {
 
 def paper_config(strategy: str, backend_name: str) -> RunConfig:
     """configs/paper's config of ``strategy`` (its roles, prompts and summarizer) on two
-    quickstart items, with short turns."""
+    quickstart items, with short turns, and the scores' own budget: the paper's one reply
+    (``shared_budget``, tests/debate/test_paper_verdict_settings.py) would leave a 12-token
+    assessment's scores no room, and these tests check that every verdict parses."""
     return load_config(
         CONFIGS_DIR / "paper" / f"{PAPER_CONFIGS[strategy]}.yaml",
         [
@@ -106,6 +108,8 @@ def paper_config(strategy: str, backend_name: str) -> RunConfig:
             "sampling.discussion_max_tokens=12",
             "sampling.summary_max_tokens=12",
             "verdict.reasoning_max_tokens=12",
+            "verdict.shared_budget=false",
+            "verdict.on_failure=drop_referee",
         ],
     )
 
