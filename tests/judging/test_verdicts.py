@@ -9,16 +9,16 @@ from chateval.judging.formats import (
     Dimension,
     DirectFormat,
     PairwiseFormat,
-    _int_range_regex,
+    _scale_regex,
     scoring_lead,
     verdict_text,
 )
 
 
-def test_int_range_regex_matches_exactly_the_range() -> None:
-    pattern = re.compile(_int_range_regex(1, 10))
+def test_scale_regex_matches_exactly_the_range() -> None:
+    pattern = re.compile(_scale_regex(1, 10))
     assert [v for v in range(0, 12) if pattern.fullmatch(str(v))] == list(range(1, 11))
-    assert re.fullmatch(_int_range_regex(0, 1), "0")
+    assert re.fullmatch(_scale_regex(0, 1), "0")
 
 
 def test_pairwise_regex_and_parse_agree() -> None:

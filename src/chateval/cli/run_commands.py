@@ -78,7 +78,7 @@ def preview(
     from chateval.debate.preview import preview as preview_requests
     from chateval.debate.preview import render
     from chateval.run.session import read_judged
-    from chateval.run.system_prompts import as_sent, preview_notes, template_prompts
+    from chateval.run.system_prompts import preview_notes, requests_as_sent, template_prompts
 
     try:
         config = load_config(config_path, overrides)
@@ -86,7 +86,7 @@ def preview(
         requests = preview_requests(judged.items, judged.panel, config.data.source, item, swapped)
         # Each model's chat template is read from its folder for the system message it is sent.
         prompts, unread = template_prompts(config)
-        requests = as_sent(requests, prompts)
+        requests = requests_as_sent(requests, prompts)
     except ChatEvalError as exc:
         raise fail(exc) from None
     if as_json:

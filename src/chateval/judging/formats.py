@@ -169,7 +169,7 @@ def _values(low: int, high: int, half_points: bool) -> list[str]:
     return sorted(values, key=lambda v: (-len(v), v))
 
 
-def _int_range_regex(low: int, high: int, half_points: bool = False) -> str:
+def _scale_regex(low: int, high: int, half_points: bool = False) -> str:
     """An alternation matching exactly the scale's scores (longest first, so 10 beats 1)."""
     return "(" + "|".join(re.escape(v) for v in _values(low, high, half_points)) + ")"
 
@@ -242,7 +242,7 @@ class PairwiseFormat:
     @property
     def regex(self) -> str:
         """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
-        score = _int_range_regex(self.low, self.high, self.half_points)
+        score = _scale_regex(self.low, self.high, self.half_points)
         if self.reasoning:
             return "\n" + self._scores(score)
         return f"{self._scores(score)}{re.escape(_EVIDENCE)}{_EVIDENCE_REGEX}"
@@ -351,8 +351,7 @@ class DirectFormat:
     def regex(self) -> str:
         """The constraint of the scores request (with reasoning: what follows ``Scores:``)."""
         lines = "\n".join(
-            f"{re.escape(d.label)}: {_int_range_regex(d.low, d.high, self.half_points)}"
-            for d in self.dimensions
+            f"{re.escape(d.label)}: {_scale_regex(d.low, d.high, self.half_points)}" for d in self.dimensions
         )
         if self.reasoning:
             return "\n" + lines

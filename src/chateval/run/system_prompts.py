@@ -67,7 +67,9 @@ def template_prompts(config: RunConfig) -> tuple[dict[str, str | None], list[str
     return found, unread
 
 
-def as_sent(requests: Sequence[PreviewRequest], prompts: Mapping[str, str | None]) -> list[PreviewRequest]:
+def requests_as_sent(
+    requests: Sequence[PreviewRequest], prompts: Mapping[str, str | None]
+) -> list[PreviewRequest]:
     """``requests`` with each one's messages as its model gets them."""
     return [replace(r, messages=sent_messages(r.messages, prompts.get(r.model))) for r in requests]
 
