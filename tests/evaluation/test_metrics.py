@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import kendalltau, spearmanr
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.evaluation.agreement.correlations import correlations
+from chateval.evaluation.agreement.correlations import correlation_or_nan, correlations, table_correlations
 from chateval.evaluation.agreement.metrics import accuracy, cohen_kappa, direct_metrics, pairwise_metrics
 
 
@@ -39,6 +39,24 @@ def test_correlations_match_scipy_on_random_data(seed: int, size: int) -> None:
         out = correlations(list(t), list(p))
         assert out["spearman"] == pytest.approx(spearmanr(t, p).statistic, abs=1e-12)
         assert out["kendall"] == pytest.approx(kendalltau(t, p).statistic, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_resamples_tabled_by_score_match_one_by_one(seed: int) -> None:
+    """Scale scores go through each resample's table of counts (any resample sizes, clusters
+    of unequal size included); the values and the undefined resamples are the one-by-one ones."""
+    rng = np.random.default_rng(seed)
+    for size in (1, 2, 9, 150):
+        truth = rng.integers(1, 4, size=size).astype(float)
+        for pred in (rng.integers(1, 11, size=size).astype(float), np.full(size, 3.0)):
+            samples = [rng.integers(0, size, int(rng.integers(0, size + 3))) for _ in range(30)]
+            tabled = table_correlations(truth, pred, samples)
+            one_by_one = np.asarray([correlation_or_nan(truth[i], pred[i]) for i in samples])
+            assert tabled is not None
+            np.testing.assert_array_equal(np.isnan(tabled), np.isnan(one_by_one))
+            np.testing.assert_allclose(tabled, one_by_one, atol=1e-12)
+    smooth = rng.normal(size=30)  # 900 value pairs: past the tables
+    assert table_correlations(smooth, smooth, [np.arange(30)]) is None
 
 
 def test_degenerate_cases_are_defined() -> None:

@@ -17,8 +17,7 @@ A statistic may be undefined on a resample (NaN: a constant side of a rank corre
 subset (the draws that happened to vary).
 """
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -49,17 +48,6 @@ def resample_indices(
         return []
     draws = rng.integers(0, len(members), size=(n_resamples, len(members)))
     return [np.concatenate([members[g] for g in row]) for row in draws]
-
-
-def bootstrap(
-    n: int, statistic: Callable[[np.ndarray], Any], seed: int, groups: Sequence[str] | None = None
-) -> tuple[Any, np.ndarray]:
-    """The statistic on all items and on every resample (empty when nothing can be resampled)."""
-    value = statistic(np.arange(n))
-    samples = resample_indices(n, seed, groups)
-    if not samples:
-        return value, np.empty((0,))
-    return value, np.asarray([statistic(idx) for idx in samples])
 
 
 def counted(value: float | None, replicates: np.ndarray) -> tuple[CorrelationInterval, np.ndarray]:

@@ -46,8 +46,8 @@ from chateval.core.schema.metrics import (
     PairwiseMetrics,
 )
 from chateval.evaluation.agreement.correlations import (
-    PAIRWISE_KENDALL_MAX,
     correlation_or_nan,
+    correlation_replicates,
     undefined_reason,
 )
 from chateval.evaluation.agreement.intervals import accuracy_interval, correlation_interval, kappa_interval
@@ -94,43 +94,6 @@ def accuracy(truth: Sequence[str], predicted: Sequence[str]) -> float:
 def cohen_kappa(truth: Sequence[str], predicted: Sequence[str]) -> float:
     """Unweighted Cohen's kappa over the three labels A, B, tie."""
     return kappa_from_codes(label_codes(truth), label_codes(predicted))
-
-
-def correlation_replicates(
-    truth: np.ndarray, predicted: np.ndarray, samples: Sequence[np.ndarray]
-) -> np.ndarray:
-    """Spearman rho and Kendall tau-b of every resample (rows: ``samples``), NaN where undefined.
-
-    Resamples of one size (plain bootstrap, or clusters of equal size) are computed together
-    as arrays: a bootstrap of a small run then takes milliseconds instead of a second. The
-    values are ``correlation_or_nan``'s (the tests compare them)."""
-    if not samples:
-        return np.empty((0,))
-    if len({len(idx) for idx in samples}) > 1 or len(samples[0]) > PAIRWISE_KENDALL_MAX:
-        return np.asarray([correlation_or_nan(truth[idx], predicted[idx]) for idx in samples])
-    from scipy.stats import rankdata
-
-    t, p = truth[np.asarray(samples)], predicted[np.asarray(samples)]  # (resamples, n)
-    n = t.shape[1]
-    undefined = (n < 2) | np.all(t == t[:, :1], axis=1) | np.all(p == p[:, :1], axis=1)
-    rank_t, rank_p = rankdata(t, axis=1), rankdata(p, axis=1)
-    rank_t -= rank_t.mean(axis=1, keepdims=True)
-    rank_p -= rank_p.mean(axis=1, keepdims=True)
-    pairs = n * (n - 1) / 2
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rho = np.sum(rank_t * rank_p, axis=1) / np.sqrt(np.sum(rank_t**2, axis=1) * np.sum(rank_p**2, axis=1))
-        tau = np.empty(len(t))
-        for start in range(0, len(t), 64):  # bounded memory: 64 x n x n signs at a time
-            rows = slice(start, start + 64)
-            signs_t = np.sign(t[rows, :, None] - t[rows, None, :])
-            signs_p = np.sign(p[rows, :, None] - p[rows, None, :])
-            concordance = np.sum(signs_t * signs_p, axis=(1, 2)) / 2
-            tied_t = (np.count_nonzero(signs_t == 0, axis=(1, 2)) - n) / 2
-            tied_p = (np.count_nonzero(signs_p == 0, axis=(1, 2)) - n) / 2
-            tau[rows] = concordance / np.sqrt((pairs - tied_t) * (pairs - tied_p))
-    out = np.stack([rho, tau], axis=1)
-    out[undefined] = np.nan
-    return out
 
 
 def _pair_replicates(replicates: np.ndarray, column: int) -> np.ndarray:

@@ -33,7 +33,6 @@ The same comparison serves a run against itself before discussion (``names``: bl
 """
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import TypeVar
 
 import numpy as np
@@ -53,7 +52,11 @@ from chateval.core.schema.metrics import (
     PairwiseComparison,
 )
 from chateval.core.schema.records import VerdictRecord
-from chateval.evaluation.agreement.correlations import correlation_or_nan, undefined_reason
+from chateval.evaluation.agreement.correlations import (
+    correlation_or_nan,
+    correlation_replicates,
+    undefined_reason,
+)
 from chateval.evaluation.agreement.intervals import correlation_difference_interval
 from chateval.evaluation.agreement.metrics import (
     CORRELATION_DIMENSIONS,
@@ -62,7 +65,7 @@ from chateval.evaluation.agreement.metrics import (
     label_codes,
 )
 from chateval.evaluation.agreement.paired_interval import accuracy_difference_interval
-from chateval.evaluation.bootstrap import bootstrap, counted
+from chateval.evaluation.bootstrap import counted, resample_indices
 
 
 def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
@@ -172,14 +175,22 @@ def compare_blind_final_direct(
     return _compare_direct(truth, blind, final, seed, groups, ("blind", "final"), _blind_final_correlation)
 
 
-def _correlations(arrays: Sequence[tuple[np.ndarray, ...]], idx: np.ndarray) -> np.ndarray:
-    """Per dimension (human, side A, side B arrays): rho_a, tau_a, rho_b, tau_b of the resample
-    ``idx`` (NaN: undefined)."""
-    rows = []
-    for dimension in arrays:
-        t, a, b = (x[idx] for x in dimension)
-        rows.append([*correlation_or_nan(t, a), *correlation_or_nan(t, b)])
-    return np.asarray(rows)
+Scored = tuple[np.ndarray, np.ndarray, np.ndarray]  # one dimension's human, side A and side B scores
+
+
+def _correlations_of_all(arrays: Sequence[Scored]) -> np.ndarray:
+    """Per dimension: rho_a, tau_a, rho_b, tau_b of every item (NaN: undefined)."""
+    return np.asarray([[*correlation_or_nan(t, a), *correlation_or_nan(t, b)] for t, a, b in arrays])
+
+
+def _correlations(arrays: Sequence[Scored], samples: Sequence[np.ndarray]) -> np.ndarray:
+    """Per resample (rows: ``samples``) and dimension (human, side A, side B arrays): rho_a,
+    tau_a, rho_b, tau_b (NaN: undefined)."""
+    per_dimension = [
+        np.concatenate([correlation_replicates(t, a, samples), correlation_replicates(t, b, samples)], axis=1)
+        for t, a, b in arrays
+    ]
+    return np.stack(per_dimension, axis=1)
 
 
 def _compare_direct(
@@ -196,9 +207,20 @@ def _compare_direct(
     n = len(truth[dims[0]]) if dims else 0
     if any(len(truth[d]) != n or len(scores_a[d]) != n or len(scores_b[d]) != n for d in dims):
         raise ValueError("every dimension must be scored on the same items by both runs")
-    arrays = {d: tuple(np.asarray(x[d], dtype=float) for x in (truth, scores_a, scores_b)) for d in dims}
 
-    value, reps = bootstrap(n, partial(_correlations, [arrays[d] for d in dims]), seed, groups)
+    arrays: dict[str, Scored] = {
+        d: (
+            np.asarray(truth[d], dtype=float),
+            np.asarray(scores_a[d], dtype=float),
+            np.asarray(scores_b[d], dtype=float),
+        )
+        for d in dims
+    }
+
+    samples = resample_indices(n, seed, groups)
+    sides_of = [arrays[d] for d in dims]  # per dimension: human, side A, side B
+    value = _correlations_of_all(sides_of)
+    reps = _correlations(sides_of, samples) if samples else np.empty((0,))
     averaged = [i for i, d in enumerate(dims) if d in CORRELATION_DIMENSIONS] or list(range(len(dims)))
     reasons = {
         d: (undefined_reason(arrays[d][0], arrays[d][1]), undefined_reason(arrays[d][0], arrays[d][2]))
