@@ -37,14 +37,19 @@ say how often and how early it stops where it may.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 100 \
         --stop-repetitions 1000 -o docs/performance/designs.json
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 400 \
+        --stop-repetitions 0 --keep-stops --workers 2 -o docs/performance/designs.json
 
-prints a Markdown table (docs/performance.md) and writes the numbers as JSON.
+print Markdown tables (docs/performance.md) and write the numbers as JSON: the first both
+tables, the second the main table at 400 repetitions a row (in two processes; every row is
+seeded on its own, so the rows do not depend on the process count), keeping the first's stops.
 """
 
 import argparse
 import itertools
 import json
 import math
+import multiprocessing
 import random
 import sys
 import time
@@ -286,6 +291,30 @@ STOP_SETTINGS: list[tuple[int, float, str | None]] = [
 STOP_BUDGETS = {8: [240, 480], 4: [120, 240]}
 
 
+def design_row(
+    job: tuple[int, str, CompareDesign | Adaptive, int, int],
+) -> dict[str, float | int | str] | None:
+    """One row of the main table: ``repetitions`` runs of a design at N systems and a budget
+    (seeded by N and the repetition alone, so rows may run in any order or process)."""
+    n, label, design, budget, repetitions = job
+    runs = []
+    for rep in range(repetitions):
+        run = one_run(planted(n, random.Random(f"{n}:{rep}")), design, budget, seed=rep)
+        if run is not None:
+            runs.append(run)
+    if not runs:
+        return None
+    row: dict[str, float | int | str] = {
+        "systems": n,
+        "design": label,
+        "budget": budget,
+        "repetitions": len(runs),
+    }
+    for key in runs[0]:
+        row[key] = float(np.mean([r[key] for r in runs]))
+    return row
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--systems", type=int, nargs="*", default=[8, 16], help="none: the stops table only")
@@ -293,38 +322,25 @@ def main() -> int:
     parser.add_argument("--adaptive-budgets", type=int, nargs="+", default=[120, 240, 480, 960])
     parser.add_argument("--repetitions", type=int, default=100)
     parser.add_argument("--stop-repetitions", type=int, default=1000, help="runs per row of the stops table")
+    parser.add_argument(
+        "--keep-stops",
+        action="store_true",
+        help="with -o and --stop-repetitions 0: keep the output file's stops table and its settings",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="processes running the main table's rows")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
-    results = []
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + " --- |" * len(COLUMNS))
     start = time.perf_counter()
-    for n in args.systems:
-        for label, design in designs(n):
-            for budget in args.adaptive_budgets if isinstance(design, Adaptive) else args.budgets:
-                runs = []
-                for rep in range(args.repetitions):
-                    run = one_run(planted(n, random.Random(f"{n}:{rep}")), design, budget, seed=rep)
-                    if run is not None:
-                        runs.append(run)
-                if not runs:
-                    continue
-                row: dict[str, float | int | str] = {
-                    "systems": n,
-                    "design": label,
-                    "budget": budget,
-                    "repetitions": len(runs),
-                }
-                for key in runs[0]:
-                    row[key] = float(np.mean([r[key] for r in runs]))
-                results.append(row)
-                print(
-                    f"| {n} | {label} | {budget} | {row['comparisons']:.0f} | {row['prompts']:.0f} | "
-                    f"{row['tau']:.3f} | {row['top1']:.0%} | {row['top3']:.0%} | {row['coverage']:.1%} | "
-                    f"{row['width']:.0f} | {row['win_rate_coverage']:.1%} | {_share(row, 'resolved')} | "
-                    f"{_share(row, 'false_resolved')} |",
-                    flush=True,
-                )
+    jobs = [
+        (n, label, design, budget, args.repetitions)
+        for n in args.systems
+        for label, design in designs(n)
+        for budget in (args.adaptive_budgets if isinstance(design, Adaptive) else args.budgets)
+    ]
+    with multiprocessing.Pool(args.workers) as pool:
+        found = [row for row in pool.imap(design_row, jobs) if row is not None and _printed(row)]
     print("\n| " + " | ".join(STOP_COLUMNS) + " |")
     print("|" + " --- |" * len(STOP_COLUMNS))
     stops = [
@@ -339,17 +355,35 @@ def main() -> int:
     )
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        meta = {
+        meta: dict[str, object] = {
             "spread": SPREAD,
             "nu": NU,
             "pool": POOL,
             "repetitions": args.repetitions,
             "stop_repetitions": args.stop_repetitions,
             "seconds": round(seconds, 1),
+            "workers": args.workers,
         }
-        document = {"settings": meta, "rows": results, "stops": stops}
+        if args.keep_stops and args.output.exists():
+            kept = json.loads(args.output.read_text())
+            stops = kept["stops"]
+            meta["stop_repetitions"] = kept["settings"]["stop_repetitions"]
+            meta["stops_seconds"] = kept["settings"].get("stops_seconds", kept["settings"]["seconds"])
+        document = {"settings": meta, "rows": found, "stops": stops}
         args.output.write_text(json.dumps(document, indent=2) + "\n")
-    return 0 if all(math.isfinite(float(r["tau"])) for r in results) else 1
+    return 0 if all(math.isfinite(float(r["tau"])) for r in found) else 1
+
+
+def _printed(row: dict[str, float | int | str]) -> bool:
+    """Print a main-table row as Markdown; True (so rows print as they arrive)."""
+    print(
+        f"| {row['systems']} | {row['design']} | {row['budget']} | {row['comparisons']:.0f} | "
+        f"{row['prompts']:.0f} | {row['tau']:.3f} | {row['top1']:.0%} | {row['top3']:.0%} | "
+        f"{row['coverage']:.1%} | {row['width']:.0f} | {row['win_rate_coverage']:.1%} | "
+        f"{_share(row, 'resolved')} | {_share(row, 'false_resolved')} |",
+        flush=True,
+    )
+    return True
 
 
 if __name__ == "__main__":

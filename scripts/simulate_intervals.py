@@ -48,8 +48,10 @@ that hold the true value and their mean width:
   of one tie per system against the anchor): the four systems on 40 prompts with 10 to 200
   labels, and three systems on 20 prompts (60 comparisons) of which one is far behind (log-
   strengths 0, -0.2, -2.0: with 10 labels it often loses every labelled comparison, where an
-  unpenalised fit has no finite rating). The panel copies the human outcome 80% of the time or
-  never. The truth is what the ratings estimate: the logistic fit (ties half) to each
+  unpenalised fit has no finite rating), and the four systems again before a panel partial to
+  the worst one (``FAVOURS_D``). The panel copies the human outcome 80% of the time or never;
+  otherwise it judges the systems as equal (or, partial, as if d were far the best). The truth
+  is what the ratings estimate: the logistic fit (ties half) to each
   comparison's expected outcome under the planted model; a row counts every non-anchor
   system's interval, and names the runs whose leaderboard was refused (a system with fewer
   than 2 labelled comparisons).
@@ -481,15 +483,26 @@ def planted_ratings(strengths: dict[str, float], pairs: list[tuple[str, str, str
     return dict(zip(names[1:], BASE_RATING + ELO_SCALE * theta, strict=True))
 
 
+# A panel that favours the worst system: where it does not copy the human outcome, it judges
+# as if d were the best (a judge partial to one system's style, say).
+FAVOURS_D = {"a": 0.0, "b": 0.0, "c": 0.0, "d": 1.5}
+
+
 def rating_run(
-    strengths: dict[str, float], prompts: int, labels: int, agreement: float, rng: np.random.Generator
+    strengths: dict[str, float],
+    prompts: int,
+    labels: int,
+    agreement: float,
+    rng: np.random.Generator,
+    panel_sees: dict[str, float] | None = None,
 ) -> list[tuple[bool, float]] | None:
     """Each non-anchor system's calibrated rating: whether its interval holds the planted one,
-    and its width; None when the leaderboard is refused."""
+    and its width; None when the leaderboard is refused. Where the panel does not copy the
+    human outcome it judges by ``panel_sees`` (default: every system equal)."""
     names = list(strengths)
     pairs = [(f"p{p}", a, b) for p in range(prompts) for a, b in itertools.combinations(names, 2)]
     human = simulate_davidson(strengths, NU, pairs, rng)
-    guesses = simulate_davidson(dict.fromkeys(names, 0.0), NU, pairs, rng)
+    guesses = simulate_davidson(panel_sees or dict.fromkeys(names, 0.0), NU, pairs, rng)
     keep = rng.random(len(human)) < agreement
     panel = [h.outcome if k else g.outcome for h, g, k in zip(human, guesses, keep, strict=True)]
     comparisons = [
@@ -638,15 +651,19 @@ def field_rows(reps: int, rows: Rows) -> None:
 
 
 def rating_rows(reps: int, rows: Rows) -> None:
-    designs = [
-        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts"),
-        (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind"),
+    designs: list[tuple[dict[str, float], int, tuple[int, ...], str, dict[str, float] | None]] = [
+        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts", None),
+        (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind", None),
+        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts, panel favours d", FAVOURS_D),
     ]
-    for strengths, prompts, label_counts, described in designs:
+    for strengths, prompts, label_counts, described, panel_sees in designs:
         for agreement in (0.8, 0.0):
             for labels in label_counts:
-                rng = np.random.default_rng([labels, int(10 * agreement), len(strengths)])
-                found = [rating_run(strengths, prompts, labels, agreement, rng) for _ in range(reps)]
+                seed = [labels, int(10 * agreement), len(strengths)] + ([1] if panel_sees else [])
+                rng = np.random.default_rng(seed)
+                found = [
+                    rating_run(strengths, prompts, labels, agreement, rng, panel_sees) for _ in range(reps)
+                ]
                 refused = sum(case is None for case in found)
                 cases = [c for case in found if case is not None for c in case]
                 setting = f"{described}, {labels} labelled, panel agrees {agreement:.0%}"

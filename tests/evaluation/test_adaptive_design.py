@@ -3,7 +3,9 @@ when resolved, recovers the planted order, balances prompts, and chooses the sam
 restored from its journal mid-way."""
 
 import itertools
+import json
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -121,3 +123,19 @@ def test_bad_settings_and_journals_are_refused() -> None:
     design = AdaptiveDesign(candidates(systems, 2), systems, AdaptiveSettings(budget=4, wave=4))
     with pytest.raises(ValueError, match="not candidates"):
         design.restore([["p9:a:b"]], None)
+
+
+DESIGNS_JSON = Path(__file__).parents[2] / "docs" / "performance" / "designs.json"
+
+
+def test_the_committed_design_simulation_holds_what_the_docs_say() -> None:
+    """docs/performance/designs.json (scripts/simulate_designs.py): every rating and win-rate
+    interval row covers at least 94% on at least 400 repetitions (2,800 or more intervals), and
+    the stop's false "resolved" stays within its 5% bound on 1,000 runs a row."""
+    document = json.loads(DESIGNS_JSON.read_text())
+    assert len(document["rows"]) >= 40 and len(document["stops"]) >= 12
+    for row in document["rows"]:
+        assert row["repetitions"] >= 400, row
+        assert row["coverage"] >= 0.94 and row["win_rate_coverage"] >= 0.94, row
+    for row in document["stops"]:
+        assert row["runs"] >= 1000 and row["false_resolved"] <= 0.05, row

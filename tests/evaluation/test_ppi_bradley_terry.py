@@ -120,16 +120,27 @@ def test_interval_matches_ppi_python(alpha: float, lam: float | None) -> None:
         assert 0 < fit.lam < 1
 
 
-def test_the_default_interval_has_a_t_quantile_with_labelled_minus_one_df() -> None:
-    # The same fit and standard errors as ppi-python's, the quantile t(n - 1) at 0.975 for the
-    # 30 labelled comparisons: 2.0452 (scipy) where the normal one is 1.9600.
+def test_the_default_interval_is_small_sample_corrected() -> None:
+    # The same fit as ppi-python's; its standard errors with the labelled middle scaled by
+    # (n - 1) / (n - p) (HC1: 30 labelled comparisons, 3 coefficients) and the quantile t(n - p)
+    # at 0.975: 2.0518 (scipy) where the normal one is 1.9600.
     normal = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, quantile="normal")
     fit = ppi_logistic(X, YY, YHAT, X_U, YHAT_U)
-    assert fit.theta == pytest.approx(normal.theta) and fit.se == pytest.approx(normal.se)
-    assert fit.q == pytest.approx(2.045229642132703)
+    assert fit.theta == pytest.approx(normal.theta) and fit.lam == pytest.approx(normal.lam)
+    assert fit.q == pytest.approx(2.0518305164802846)
+    unscaled = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, lam=fit.lam, quantile="normal")
+    assert np.all(fit.se > unscaled.se) and np.all(fit.se < unscaled.se * np.sqrt(29 / 27) + 1e-12)
     low, high = fit.intervals()
-    assert low == pytest.approx(fit.theta - 2.045229642132703 * fit.se)
-    assert high == pytest.approx(fit.theta + 2.045229642132703 * fit.se)
+    assert low == pytest.approx(fit.theta - 2.0518305164802846 * fit.se)
+    assert high == pytest.approx(fit.theta + 2.0518305164802846 * fit.se)
+
+
+def test_lambda_zero_middle_is_scaled_by_hc1_exactly() -> None:
+    """With lam 0 the middle is the labelled gradients' alone: the t interval's variance is
+    the normal one's times (n - 1) / (n - p)."""
+    t_fit = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, lam=0.0)
+    normal = ppi_logistic(X, YY, YHAT, X_U, YHAT_U, lam=0.0, quantile="normal")
+    assert t_fit.se == pytest.approx(normal.se * np.sqrt(29 / 27), rel=1e-12)
 
 
 def test_first_tuning_step_matches_ppi_pythons_point_estimate_lam() -> None:
@@ -206,3 +217,25 @@ def test_tuning_starts_from_the_labelled_fit_when_lam_one_has_no_minimum() -> No
         ppi_logistic(x, y, yhat, x_u, [0.0, 0.5], lam=1.0)
     fit = ppi_logistic(x, y, yhat, x_u, [0.0, 0.5])
     assert 0.0 <= fit.lam < 1.0 and np.all(np.isfinite(fit.theta)) and np.all(np.isfinite(fit.se))
+
+
+def test_with_a_prior_the_panels_rows_cancel_out() -> None:
+    """A prior's tie rows sit in both slices; the panel's rows must still cancel in expectation
+    (no tilt towards a biased panel). With the unlabelled slice an exact copy (x5) of the
+    labelled rows they cancel exactly: any panel gives the same fit at a fixed lam."""
+    x, y = np.array(X, dtype=float), np.array(YY, dtype=float)
+    prior = np.eye(x.shape[1])  # one tie per system against the anchor
+    ties = np.full(len(prior), 0.5)
+    fits = []
+    for panel in (np.array(YHAT, dtype=float), np.clip(np.array(YHAT, dtype=float) + 0.4, 0, 1)):
+        fit = ppi_logistic(
+            np.vstack([x, prior]),
+            np.concatenate([y, ties]),
+            np.concatenate([panel, ties]),
+            np.vstack([np.tile(x, (5, 1)), prior]),
+            np.concatenate([np.tile(panel, 5), ties]),
+            lam=0.7,
+            pseudo=len(prior),
+        )
+        fits.append(fit.theta)
+    np.testing.assert_allclose(fits[0], fits[1], atol=1e-8)

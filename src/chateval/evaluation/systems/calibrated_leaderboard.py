@@ -7,11 +7,12 @@ pair, this pools the labels of all pairs: 40 labels spread over 10 pairs of 5 sy
 every system's rating and field win rate, where no single pair has enough.
 
 - Rating: logistic Bradley-Terry, ties as half wins, on the scale of ``leaderboard`` (the anchor
-  at 1000); its interval from the PPI sandwich covariance with a Student t quantile (labelled
-  comparisons - 1 degrees of freedom; the anchor's is [1000, 1000]). A prior keeps every
+  at 1000); its interval from the PPI sandwich covariance, small-sample corrected, with a
+  Student t quantile (labelled comparisons - ratings estimated degrees of freedom; the anchor's
+  is [1000, 1000]; ``ppi_bradley_terry``). A prior keeps every
   rating finite: ``PRIOR_TIES`` pseudo-comparison per system against the anchor, a tie, in the
   labelled and in the unlabelled slice (its gradients in the sandwich, not in the degrees of
-  freedom; a known tilt towards a biased panel is described where the fit is made). Without it a
+  freedom; the panel's rows weighed so that the prior adds no tilt towards a biased panel). Without it a
   system that lost (or won) every labelled comparison had no finite rating and no leaderboard
   was shown; with it such a rating is pulled towards the anchor by one tie's worth, and its
   interval, widened by that tie's gradient, held at least 94% in the simulations of
@@ -153,12 +154,9 @@ def calibrated_leaderboard(
     ties = np.full(len(prior), 0.5)
     # The prior's ties join both slices: the rectified loss weighs the labelled one by
     # (1 - lambda) and the unlabelled one by lambda, so in one slice alone the prior would
-    # vanish at lambda 1 (a panel that agrees with every label) or 0. Known limitation: once
-    # in each slice, the two slices' means weigh the panel's rows a little differently, and a
-    # panel biased towards one side tilts the ratings its way when lambda is large (tens of
-    # points with 12 labels, where the intervals are hundreds wide); taking the prior N / n
-    # times in the unlabelled slice removed the tilt but narrowed the intervals below 95% in
-    # scripts/simulate_intervals.py, so it is not done.
+    # vanish at lambda 1 (a panel that agrees with every label) or 0. The panel's unlabelled
+    # rows are weighed so that they still cancel its labelled ones (no tilt towards a biased
+    # panel: ppi_bradley_terry._Rows.unlabelled_weights).
     fit = ppi_logistic(
         np.vstack([x[labelled], prior]),
         np.concatenate([outcome[labelled], ties]),
