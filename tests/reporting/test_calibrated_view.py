@@ -88,8 +88,21 @@ def test_the_table_shows_ratings_field_win_rates_labels_and_the_best_system() ->
     assert f"best by calibrated rating: {board['best']['system']}" in text
     assert "best by field win rate:" in text
     assert "overlaps no other system's" in text  # the rule is stated
-    assert f"Student t quantiles with {board['labelled'] - 1} degrees of freedom" in text
+    assert f"a rating's Student t with {board['degrees_of_freedom']} degrees of freedom" in text
+    assert board["degrees_of_freedom"] == board["labelled"] - (len(board["rows"]) - 1)
     assert "few labels" not in text  # some 40 labels per system
+
+
+def test_a_board_of_an_earlier_release_states_its_own_degrees_of_freedom() -> None:
+    """Release 5 and 6 boards (t on labelled - 1, no small-sample correction) say so."""
+    board = copy.deepcopy(_board())
+    del board["degrees_of_freedom"]
+    section = _old_section() | {"calibrated_leaderboard": board, "calibrated_leaderboard_error": None}
+    (table,) = [t for t in systems_tables(section) if t.title.startswith("calibrated leaderboard")]
+    text = markdown(table)
+    stated = f"Student t quantiles with {board['labelled'] - 1} degrees of freedom (labelled comparisons - 1)"
+    assert stated in text
+    assert "small-sample" not in text
 
 
 def test_field_win_rates_on_few_labels_are_named() -> None:

@@ -102,6 +102,9 @@ class CalibratedLeaderboard(TypedDict):
     lam: float  # the ratings' power-tuning parameter
     alpha: float
     quantile: NotRequired[Quantile]  # of the ratings' intervals; absent in runs whose were normal
+    # the ratings' t quantile's degrees of freedom, labelled - ratings estimated, with the
+    # small-sample corrected sandwich (release 7 on; before: labelled - 1, uncorrected)
+    degrees_of_freedom: NotRequired[int]
     # systems that won, or lost, every labelled comparison they took part in (release 5 on)
     one_sided: NotRequired[list[str]]
     # groups of 2 or more systems the labels do not place against the rest (release 6 on)
@@ -223,6 +226,7 @@ def calibrated_leaderboard(
         "lam": fit.lam,
         "alpha": alpha,
         "quantile": "t",
+        "degrees_of_freedom": fit.degrees_of_freedom or 1,
         "one_sided": [s for s in systems if s in alone],
         "one_sided_groups": [g for g in groups if g["systems"][0] not in alone],
         "labels_only": n == len(comparisons),

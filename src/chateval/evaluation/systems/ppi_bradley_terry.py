@@ -67,7 +67,7 @@ _MAX_NEWTON_STEPS = 200
 class LogisticFit:
     """A (PPI++) logistic fit: coefficients, their standard errors, the lam used, n labelled and N
     unlabelled rows (a prior's pseudo-rows included, as the fit used them), and the quantile
-    ``q`` of the (1 - alpha) intervals."""
+    ``q`` of the (1 - alpha) intervals with its ``degrees_of_freedom`` (None: normal)."""
 
     theta: np.ndarray
     se: np.ndarray
@@ -75,6 +75,7 @@ class LogisticFit:
     n: int
     N: int
     q: float
+    degrees_of_freedom: int | None
 
     def intervals(self) -> tuple[np.ndarray, np.ndarray]:
         """The coefficients' (1 - alpha) intervals: lower and upper bounds."""
@@ -275,6 +276,7 @@ def ppi_logistic(
     small_sample = quantile == "t"  # HC1 scaling and n - p degrees of freedom (the module doc)
     scale = (real - 1) / max(real - coefficients, 1) if small_sample else 1.0
     middle = scale * _cov(stats.grads - lam * stats.grads_hat)
+    degrees_of_freedom = max(real - (coefficients if small_sample else 1), 1)
     if lam != 0:
         middle = middle + n / big_n * _cov(lam * stats.grads_hat_u)
     sigma = stats.inv_hessian @ middle @ stats.inv_hessian
@@ -284,7 +286,8 @@ def ppi_logistic(
         lam=float(lam),
         n=n,
         N=big_n,
-        q=critical_value(alpha, max(real - (coefficients if small_sample else 1), 1), quantile),
+        q=critical_value(alpha, degrees_of_freedom, quantile),
+        degrees_of_freedom=degrees_of_freedom if small_sample else None,
     )
 
 

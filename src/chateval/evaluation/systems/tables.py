@@ -261,9 +261,16 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
 def _leaderboard_intervals(board: CalibratedLeaderboard) -> str:
     if board.get("quantile") != "t":  # runs of earlier releases
         return "95% intervals: normal quantiles."
+    wilson = "never narrower than the Wilson interval of all its comparisons"
+    if "degrees_of_freedom" not in board:  # runs of earlier releases
+        return (
+            f"95% intervals: Student t quantiles with {board['labelled'] - 1} degrees of freedom "
+            f"(labelled comparisons - 1); a field win rate {wilson}."
+        )
     return (
-        f"95% intervals: Student t quantiles with {board['labelled'] - 1} degrees of freedom (labelled "
-        "comparisons - 1); a field win rate never narrower than the Wilson interval of all its comparisons."
+        f"95% intervals: a rating's Student t with {board['degrees_of_freedom']} degrees of freedom "
+        "(labelled comparisons - ratings estimated), its sandwich small-sample corrected; a field "
+        f"win rate's Student t with its system's labelled comparisons - 1, {wilson}."
     )
 
 
