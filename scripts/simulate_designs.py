@@ -339,8 +339,12 @@ def main() -> int:
         for label, design in designs(n)
         for budget in (args.adaptive_budgets if isinstance(design, Adaptive) else args.budgets)
     ]
+    found = []
     with multiprocessing.Pool(args.workers) as pool:
-        found = [row for row in pool.imap(design_row, jobs) if row is not None and _printed(row)]
+        for row in pool.imap(design_row, jobs):  # in job order, each printed as it arrives
+            if row is not None:
+                _print_row(row)
+                found.append(row)
     print("\n| " + " | ".join(STOP_COLUMNS) + " |")
     print("|" + " --- |" * len(STOP_COLUMNS))
     stops = [
@@ -374,8 +378,8 @@ def main() -> int:
     return 0 if all(math.isfinite(float(r["tau"])) for r in found) else 1
 
 
-def _printed(row: dict[str, float | int | str]) -> bool:
-    """Print a main-table row as Markdown; True (so rows print as they arrive)."""
+def _print_row(row: dict[str, float | int | str]) -> None:
+    """Print a main-table row as Markdown."""
     print(
         f"| {row['systems']} | {row['design']} | {row['budget']} | {row['comparisons']:.0f} | "
         f"{row['prompts']:.0f} | {row['tau']:.3f} | {row['top1']:.0%} | {row['top3']:.0%} | "
@@ -383,7 +387,6 @@ def _printed(row: dict[str, float | int | str]) -> bool:
         f"{_share(row, 'resolved')} | {_share(row, 'false_resolved')} |",
         flush=True,
     )
-    return True
 
 
 if __name__ == "__main__":

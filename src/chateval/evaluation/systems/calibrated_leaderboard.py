@@ -173,6 +173,7 @@ def calibrated_leaderboard(
     panel = classical_logistic(
         np.vstack([x, prior]), np.concatenate([predicted, ties]), alpha, pseudo=len(prior)
     )
+    assert fit.degrees_of_freedom is not None  # the t quantile's (ppi_logistic's default)
     ratings, intervals = _ratings(fit, anchor_index)
     panel_ratings, panel_intervals = _ratings(panel, anchor_index)
 
@@ -226,7 +227,7 @@ def calibrated_leaderboard(
         "lam": fit.lam,
         "alpha": alpha,
         "quantile": "t",
-        "degrees_of_freedom": fit.degrees_of_freedom or 1,
+        "degrees_of_freedom": fit.degrees_of_freedom,
         "one_sided": [s for s in systems if s in alone],
         "one_sided_groups": [g for g in groups if g["systems"][0] not in alone],
         "labels_only": n == len(comparisons),
