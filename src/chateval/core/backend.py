@@ -227,7 +227,7 @@ class HFTokenCounting:
     def use_template(self, spec: "ModelSpec") -> None:
         """Take the chat template settings of the model's registry entry."""
         self.chat_template = spec.chat_template
-        self.keep_template_system_prompt = spec.template_system_prompt == "keep"
+        self.keep_template_system_prompt = spec.keeps_template_system_prompt
 
     def replaced_system_prompt(self) -> str | None:
         """The default system prompt the model's chat template would add to a chat without one,

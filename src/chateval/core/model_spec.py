@@ -67,6 +67,11 @@ class ModelSpec(BaseModel):
     # backend openai: the server that hosts the model.
     server: ServerSpec | None = None
 
+    @property
+    def keeps_template_system_prompt(self) -> bool:
+        """Whether the chat template may add its default system prompt (``keep``)."""
+        return self.template_system_prompt == "keep"
+
     @field_validator("backend")
     @classmethod
     def _known_backend(cls, value: str | None) -> str | None:

@@ -62,8 +62,10 @@ def template_prompts(config: RunConfig) -> tuple[dict[str, str | None], list[str
         except ConfigError:
             unread.append(model)
             continue
-        keep = spec.template_system_prompt == "keep"
-        found[model] = None if keep else injected_system_prompt(spec.chat_template or folder_template(folder))
+        if spec.keeps_template_system_prompt:
+            found[model] = None
+        else:
+            found[model] = injected_system_prompt(spec.chat_template or folder_template(folder))
     return found, unread
 
 

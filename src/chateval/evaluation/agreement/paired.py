@@ -91,23 +91,31 @@ def compare_pairwise(
     b_only = int(np.sum((b == t) & (a != t)))
     low, high = accuracy_difference_interval(b_only, a_only, n)
     difference = acc_b - acc_a
-    # Kappa's difference: the accuracy difference's interval through kappa's line at the two
-    # runs' mean chance agreement (the module doc).
     chance = (chance_agreement(t, a) + chance_agreement(t, b)) / 2 if n else 1.0
     kappa_difference = kappa_b - kappa_a
-    kappa_ci = [-2.0, 2.0]
-    if chance < 1.0:
-        slope = 1 / (1 - chance)
-        kappa_ci = [
-            max(min(kappa_difference - (difference - low) * slope, kappa_difference), -2.0),
-            min(max(kappa_difference + (high - difference) * slope, kappa_difference), 2.0),
-        ]
+    kappa_ci = _kappa_difference_interval(kappa_difference, difference, [low, high], chance)
     return {
         "n": n,
         "accuracy": {"a": acc_a, "b": acc_b, "difference": {"value": difference, "ci95": [low, high]}},
         "kappa": {"a": kappa_a, "b": kappa_b, "difference": {"value": kappa_difference, "ci95": kappa_ci}},
         "mcnemar": {"a_only_right": a_only, "b_only_right": b_only, "p_value": mcnemar_exact(a_only, b_only)},
     }
+
+
+def _kappa_difference_interval(
+    kappa_difference: float, accuracy_difference: float, accuracy_ci: Sequence[float], chance: float
+) -> list[float]:
+    """Kappa's difference interval: the accuracy difference's interval mapped through kappa's
+    line at the two runs' mean chance agreement (the module doc), kept around the point value
+    and within kappa's range of differences [-2, 2]; that whole range when chance is 1."""
+    if chance >= 1.0:
+        return [-2.0, 2.0]
+    slope = 1 / (1 - chance)
+    low, high = accuracy_ci
+    return [
+        max(min(kappa_difference - (accuracy_difference - low) * slope, kappa_difference), -2.0),
+        min(max(kappa_difference + (high - accuracy_difference) * slope, kappa_difference), 2.0),
+    ]
 
 
 def _blind_final(score: PairedScore) -> BlindFinalScore:
