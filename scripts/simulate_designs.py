@@ -14,8 +14,8 @@ and records:
 
 - Kendall's tau between the fitted and the planted ratings (1: the order recovered exactly);
   ``comparisons``: the mean spent (an adaptive design may stop before its budget);
-- top-1 and top-3: whether the fitted best system (the fitted best three, as a set) is the
-  planted one;
+- top-1 and top-3: whether the fitted best system is a planted best (with two planted equal
+  best, either) and whether the fitted best three, as a set, are the planted ones;
 - rating coverage: the share of (repetition, system) cases whose 95% interval holds the
   planted rating (both relative to the anchor, which is left out: its interval is [1000, 1000]
   by definition), and the intervals' mean width in rating points;
@@ -35,14 +35,14 @@ for the best two, the whole order for the middle two) is a false claim: ``false_
 is the stop's error rate, which must stay at or under 5%; ``resolved`` and ``comparisons``
 say how often and how early it stops where it may.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 100 \
-        --stop-repetitions 1000 -o docs/performance/designs.json
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 400 \
-        --stop-repetitions 0 --keep-stops --workers 2 -o docs/performance/designs.json
+        --stop-repetitions 1000 --workers 2 -o docs/performance/designs.json
 
-print Markdown tables (docs/performance.md) and write the numbers as JSON: the first both
-tables, the second the main table at 400 repetitions a row (in two processes; every row is
-seeded on its own, so the rows do not depend on the process count), keeping the first's stops.
+prints Markdown tables (docs/performance.md) and writes the numbers as JSON: the main table at
+400 repetitions a row, the stops table at 1,000 runs a row, in two processes (every row is
+seeded on its own, so the rows do not depend on the process count). ``--first-repetition``
+and ``--spread`` run the main table on other seeds or another spread: a check held out from
+the settings the design was tuned on (docs/performance.md says which).
 """
 
 import argparse
@@ -212,7 +212,7 @@ def one_run(
     return {
         **stopped,
         "tau": float(tau),
-        "top1": float(fitted[0] == best[0]),
+        "top1": float(strengths[fitted[0]] == strengths[best[0]]),  # a planted best (ties: any)
         "top3": float(set(fitted[:3]) == set(best[:3])),
         "coverage": sum(covered) / len(covered),
         "width": float(np.mean(widths)),
@@ -232,49 +232,60 @@ def _share(row: dict[str, float | int | str], key: str) -> str:
     return f"{float(row[key]):.1%}" if key in row else "-"
 
 
-def stop_rows(
-    systems: int, spread: float, tied: str | None, budgets: list[int], repetitions: int
-) -> list[dict[str, float | int | str]]:
-    """Rows of the ``stops`` table: how often the adaptive design stops resolved, after how many
-    comparisons, and how often its claim is false, at ``systems`` systems evenly spaced over
-    ``spread``; with ``tied`` ("best" or "middle"), two of them made equal, so that every
-    "resolved" of the design testing them (top_k 1 for the best two, the whole order for the
-    middle two) is false (the module doc)."""
-    rows: list[dict[str, float | int | str]] = []
-    chosen = {"best": [Adaptive(1)], "middle": [Adaptive()], None: [Adaptive(), Adaptive(1)]}[tied]
-    for design in chosen:
-        label = ADAPTIVE if design.top_k is None else f"{ADAPTIVE} top_k={design.top_k}"
-        for budget in budgets:
-            runs = []
-            for rep in range(repetitions):
-                rng = random.Random(f"stops:{systems}:{spread}:{tied}:{rep}")
-                if tied is None:
-                    strengths = planted(systems, rng, spread)
-                else:
-                    strengths = planted_ties(systems, tied, rng, spread)
-                run = one_run(strengths, design, budget, rep)
-                if run is not None:
-                    runs.append(run)
-            row: dict[str, float | int | str] = {
-                "systems": systems,
-                "spread": spread,
-                "equal": tied or "none",
-                "design": label,
-                "budget": budget,
-                "runs": len(runs),
-                "comparisons": float(np.mean([r["comparisons"] for r in runs])),
-                "resolved": float(np.mean([r["resolved"] for r in runs])),
-                "false_resolved": float(np.mean([r["false_resolved"] for r in runs])),
-                "top1": float(np.mean([r["top1"] for r in runs])),
-            }
-            rows.append(row)
-            print(
-                f"| {systems} | {spread} | {row['equal']} | {label} | {budget} | {len(runs)} | "
-                f"{row['comparisons']:.0f} | {_share(row, 'resolved')} | {_share(row, 'false_resolved')} | "
-                f"{_share(row, 'top1')} |",
-                flush=True,
-            )
-    return rows
+@dataclass(frozen=True)
+class StopJob:
+    """One row of the ``stops`` table: ``runs`` runs of the adaptive ``design`` at ``systems``
+    systems evenly spaced over ``spread``; with ``tied`` ("best" or "middle"), two of them made
+    equal, so that every "resolved" of the design testing them (top_k 1 for the best two, the
+    whole order for the middle two) is false (the module doc)."""
+
+    systems: int
+    spread: float
+    tied: str | None
+    design: Adaptive
+    budget: int
+    runs: int
+
+
+def stop_jobs(repetitions: int) -> list[StopJob]:
+    """The stops table's rows, ``repetitions`` runs each (none for 0)."""
+    if repetitions <= 0:
+        return []
+    chosen = {"best": [Adaptive(1)], "middle": [Adaptive()], None: [Adaptive(), Adaptive(1)]}
+    return [
+        StopJob(systems, spread, tied, design, budget, repetitions)
+        for systems, spread, tied in STOP_SETTINGS
+        for design in chosen[tied]
+        for budget in STOP_BUDGETS[systems]
+    ]
+
+
+def stop_row(job: StopJob) -> dict[str, float | int | str]:
+    """How often the adaptive design stops resolved, after how many comparisons, and how often
+    its claim is false (each run seeded by the setting and its number alone)."""
+    runs = []
+    for rep in range(job.runs):
+        rng = random.Random(f"stops:{job.systems}:{job.spread}:{job.tied}:{rep}")
+        if job.tied is None:
+            strengths = planted(job.systems, rng, job.spread)
+        else:
+            strengths = planted_ties(job.systems, job.tied, rng, job.spread)
+        run = one_run(strengths, job.design, job.budget, rep)
+        if run is not None:
+            runs.append(run)
+    top_k = job.design.top_k
+    return {
+        "systems": job.systems,
+        "spread": job.spread,
+        "equal": job.tied or "none",
+        "design": ADAPTIVE if top_k is None else f"{ADAPTIVE} top_k={top_k}",
+        "budget": job.budget,
+        "runs": len(runs),
+        "comparisons": float(np.mean([r["comparisons"] for r in runs])),
+        "resolved": float(np.mean([r["resolved"] for r in runs])),
+        "false_resolved": float(np.mean([r["false_resolved"] for r in runs])),
+        "top1": float(np.mean([r["top1"] for r in runs])),
+    }
 
 
 # The stops table's settings: (systems, spread, which two are equal), each at STOP_BUDGETS.
@@ -291,22 +302,34 @@ STOP_SETTINGS: list[tuple[int, float, str | None]] = [
 STOP_BUDGETS = {8: [240, 480], 4: [120, 240]}
 
 
-def design_row(
-    job: tuple[int, str, CompareDesign | Adaptive, int, int],
-) -> dict[str, float | int | str] | None:
-    """One row of the main table: ``repetitions`` runs of a design at N systems and a budget
-    (seeded by N and the repetition alone, so rows may run in any order or process)."""
-    n, label, design, budget, repetitions = job
+@dataclass(frozen=True)
+class RowJob:
+    """One row of the main table: ``repetitions`` runs, numbered from ``first``, of a design
+    at N systems over ``spread`` and a budget."""
+
+    systems: int
+    label: str
+    design: CompareDesign | Adaptive
+    budget: int
+    repetitions: int
+    spread: float = SPREAD
+    first: int = 0
+
+
+def design_row(job: RowJob) -> dict[str, float | int | str] | None:
+    """A main-table row (each run seeded by N and its number alone, so rows may run in any
+    order or process)."""
+    n, design, budget = job.systems, job.design, job.budget
     runs = []
-    for rep in range(repetitions):
-        run = one_run(planted(n, random.Random(f"{n}:{rep}")), design, budget, seed=rep)
+    for rep in range(job.first, job.first + job.repetitions):
+        run = one_run(planted(n, random.Random(f"{n}:{rep}"), job.spread), design, budget, seed=rep)
         if run is not None:
             runs.append(run)
     if not runs:
         return None
     row: dict[str, float | int | str] = {
         "systems": n,
-        "design": label,
+        "design": job.label,
         "budget": budget,
         "repetitions": len(runs),
     }
@@ -321,49 +344,63 @@ def main() -> int:
     parser.add_argument("--budgets", type=int, nargs="+", default=[240, 960])
     parser.add_argument("--adaptive-budgets", type=int, nargs="+", default=[120, 240, 480, 960])
     parser.add_argument("--repetitions", type=int, default=100)
+    parser.add_argument(
+        "--first-repetition",
+        type=int,
+        default=0,
+        help="number the main table's runs from here: other seeds, for a check held out from earlier tables",
+    )
+    parser.add_argument(
+        "--designs", nargs="+", metavar="LABEL", help="only these designs of the main table (e.g. all_pairs)"
+    )
+    parser.add_argument("--spread", type=float, default=SPREAD, help="the main table's log-strength spread")
     parser.add_argument("--stop-repetitions", type=int, default=1000, help="runs per row of the stops table")
     parser.add_argument(
         "--keep-stops",
         action="store_true",
         help="with -o and --stop-repetitions 0: keep the output file's stops table and its settings",
     )
-    parser.add_argument("--workers", type=int, default=1, help="processes running the main table's rows")
+    parser.add_argument("--workers", type=int, default=1, help="processes running the tables' rows")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
     print("| " + " | ".join(COLUMNS) + " |")
     print("|" + " --- |" * len(COLUMNS))
     start = time.perf_counter()
     jobs = [
-        (n, label, design, budget, args.repetitions)
+        RowJob(n, label, design, budget, args.repetitions, args.spread, args.first_repetition)
         for n in args.systems
         for label, design in designs(n)
+        if args.designs is None or label in args.designs
         for budget in (args.adaptive_budgets if isinstance(design, Adaptive) else args.budgets)
     ]
-    found = []
+    found, stops = [], []
     with multiprocessing.Pool(args.workers) as pool:
-        for row in pool.imap(design_row, jobs):  # in job order, each printed as it arrives
+        # Both tables' rows are queued at once, so no worker waits for the other table; each
+        # is printed as it arrives, in the tables' order.
+        rows = pool.imap(design_row, jobs)
+        stop_results = pool.imap(stop_row, stop_jobs(args.stop_repetitions))
+        for row in rows:
             if row is not None:
                 _print_row(row)
                 found.append(row)
-    print("\n| " + " | ".join(STOP_COLUMNS) + " |")
-    print("|" + " --- |" * len(STOP_COLUMNS))
-    stops = [
-        row
-        for systems, spread, tied in (STOP_SETTINGS if args.stop_repetitions > 0 else [])
-        for row in stop_rows(systems, spread, tied, STOP_BUDGETS[systems], args.stop_repetitions)
-    ]
+        print("\n| " + " | ".join(STOP_COLUMNS) + " |")
+        print("|" + " --- |" * len(STOP_COLUMNS))
+        for stop in stop_results:
+            _print_stop(stop)
+            stops.append(stop)
     seconds = time.perf_counter() - start
     print(
-        f"\n{args.repetitions} repetitions per row, spread {SPREAD}, nu {NU}; {seconds:.0f} s",
+        f"\n{args.repetitions} repetitions per row, spread {args.spread}, nu {NU}; {seconds:.0f} s",
         file=sys.stderr,
     )
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         meta: dict[str, object] = {
-            "spread": SPREAD,
+            "spread": args.spread,
             "nu": NU,
             "pool": POOL,
             "repetitions": args.repetitions,
+            "first_repetition": args.first_repetition,
             "stop_repetitions": args.stop_repetitions,
             "seconds": round(seconds, 1),
             "workers": args.workers,
@@ -376,6 +413,16 @@ def main() -> int:
         document = {"settings": meta, "rows": found, "stops": stops}
         args.output.write_text(json.dumps(document, indent=2) + "\n")
     return 0 if all(math.isfinite(float(r["tau"])) for r in found) else 1
+
+
+def _print_stop(row: dict[str, float | int | str]) -> None:
+    """Print a stops-table row as Markdown."""
+    print(
+        f"| {row['systems']} | {row['spread']} | {row['equal']} | {row['design']} | {row['budget']} | "
+        f"{row['runs']} | {row['comparisons']:.0f} | {_share(row, 'resolved')} | "
+        f"{_share(row, 'false_resolved')} | {_share(row, 'top1')} |",
+        flush=True,
+    )
 
 
 def _print_row(row: dict[str, float | int | str]) -> None:

@@ -12,8 +12,9 @@ systems). The design spends a budget of comparisons in waves:
   run with step barriers, a resumed run and the simulation all choose the same waves.
 
 Choosing a wave. The leaderboard's model is fitted to the finished comparisons
-(``leaderboard.fit_board``). Half of the wave (``EXPLORE``) goes to the pairs compared least so
-far; the other half to where the ranking is least certain. Its *targets* are all pairs of
+(``leaderboard.fit_board``). Half of the wave (``EXPLORE``; a quarter with ``top_k`` 1,
+``EXPLORE_TOP_1``) goes to the pairs compared least so far; the rest to where the ranking is
+least certain. Its *targets* are all pairs of
 systems (``top_k`` set: the pairs across the boundary between the best k and the rest), each
 weighted by the probability that the fitted order has them the wrong way round, Phi(-|d| / sd)
 with d the fitted difference and sd its model-based standard deviation: the weighted sum is the
@@ -33,7 +34,12 @@ out too narrow is corrected; the gaps then add up along the chain. In
 ``scripts/simulate_designs.py`` (16 systems, 480 comparisons) the fitted ratings came out 1.7
 times as spread as the planted ones and their 95% intervals held the planted values 74% of the
 time; with half of every wave exploring, 1.1 times (what fixed designs of that size show too) and
-95%, at the same Kendall's tau.
+95%, at the same Kendall's tau. Asked only for the best (``top_k`` 1) with at least
+``TOP_1_PER_PAIR`` comparisons per pair of systems, a quarter explores: the targets are then a
+chain of one link (the fitted best and each other system), the intervals still held, and the
+best was found as often as all pairs find it with twice the budget (docs/performance.md, on
+runs held out from those the quarter was chosen on); with fewer, a quarter left the intervals
+under 94%.
 
 Stopping. The design stops when the budget is spent, when every candidate is taken, or when the
 ranking is *resolved*: every tested pair's interval of the rating difference (the leaderboard's
@@ -70,8 +76,12 @@ BUDGET_SPENT = "budget spent"
 ALL_TAKEN = "every candidate compared"
 RESOLVED = "resolved"  # every adjacent pair's difference interval excludes 0
 TOP_K_RESOLVED = "top-k resolved"  # the best k told apart from the rest
-# The share of each chosen wave spent on the pairs compared least (see the module doc).
+# The share of each chosen wave spent on the pairs compared least (see the module doc): half,
+# and a quarter when only the best system matters (``top_k`` 1) and the budget buys at least
+# TOP_1_PER_PAIR comparisons per pair of systems.
 EXPLORE = 0.5
+EXPLORE_TOP_1 = 0.25
+TOP_1_PER_PAIR = 4
 STOP_ALPHA = 0.05  # the stop's error over all its looks (see the module doc)
 # The shares of the budget finished at which the stop looks (see the module doc).
 CHECKPOINTS = (0.25, 0.5, 0.75)
@@ -254,8 +264,14 @@ class AdaptiveDesign:
             return []
         # One count of prompt use for the whole wave, so its two halves balance together.
         use = self._prompt_use()
-        explore = self._balanced(free, use, limit=int(EXPLORE * self._room()))
+        explore = self._balanced(free, use, limit=int(self.explore_share() * self._room()))
         return explore + self._greedy(board, targets, free, use, self._room() - len(explore))
+
+    def explore_share(self) -> float:
+        """The share of each chosen wave that explores (the module doc)."""
+        systems = len(self.systems)
+        focused = self.settings.budget >= TOP_1_PER_PAIR * systems * (systems - 1) // 2
+        return EXPLORE_TOP_1 if self.settings.top_k == 1 and focused else EXPLORE
 
     def _targets(self, order: Sequence[int]) -> list[tuple[int, int]]:
         """The pairs whose order the ranking is about (indices into ``board.arrays.systems``,
