@@ -114,8 +114,14 @@ def paper_config(strategy: str, backend_name: str) -> RunConfig:
     )
 
 
-@pytest.mark.parametrize("strategy", list(STEPS))
-@pytest.mark.parametrize("backend_name", ["vllm", "transformers"])
+# Every strategy on vLLM; on transformers (slow on two cores) one-by-one and the summarizer's,
+# which holds the simultaneous strategy's turns and adds summaries: how a strategy schedules
+# its turns does not depend on the backend (tests/prompts/test_prompt_layout.py).
+PAIRWISE_RUNS = [("vllm", strategy) for strategy in STEPS]
+PAIRWISE_RUNS += [("transformers", "one_by_one"), ("transformers", "simultaneous_summarizer")]
+
+
+@pytest.mark.parametrize(("backend_name", "strategy"), PAIRWISE_RUNS, ids=lambda v: str(v))
 def test_pairwise_debate_parses_every_verdict(
     backend_name: str, strategy: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

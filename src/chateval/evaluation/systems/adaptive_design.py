@@ -12,9 +12,9 @@ systems). The design spends a budget of comparisons in waves:
   run with step barriers, a resumed run and the simulation all choose the same waves.
 
 Choosing a wave. The leaderboard's model is fitted to the finished comparisons
-(``leaderboard.fit_board``). Half of the wave (``EXPLORE``; a quarter with ``top_k`` 1,
-``EXPLORE_TOP_1``) goes to the pairs compared least so far; the rest to where the ranking is
-least certain. Its *targets* are all pairs of
+(``leaderboard.fit_board``). Half of the wave (``EXPLORE``; a quarter, ``EXPLORE_TOP_1``, with
+``top_k`` 1 and budget enough: "Why explore" below) goes to the pairs compared least so far;
+the rest to where the ranking is least certain. Its *targets* are all pairs of
 systems (``top_k`` set: the pairs across the boundary between the best k and the rest), each
 weighted by the probability that the fitted order has them the wrong way round, Phi(-|d| / sd)
 with d the fitted difference and sd its model-based standard deviation: the weighted sum is the
@@ -262,7 +262,7 @@ class AdaptiveDesign:
             self.stop = TOP_K_RESOLVED if self.settings.top_k is not None else RESOLVED
             self.stop_order = [board.arrays.systems[i] for i in order]
             return []
-        # One count of prompt use for the whole wave, so its two halves balance together.
+        # One count of prompt use for the whole wave, so its two parts balance together.
         use = self._prompt_use()
         explore = self._balanced(free, use, limit=int(self.explore_share() * self._room()))
         return explore + self._greedy(board, targets, free, use, self._room() - len(explore))
