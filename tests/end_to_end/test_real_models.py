@@ -121,7 +121,7 @@ PAIRWISE_RUNS = [("vllm", strategy) for strategy in STEPS]
 PAIRWISE_RUNS += [("transformers", "one_by_one"), ("transformers", "simultaneous_summarizer")]
 
 
-@pytest.mark.parametrize(("backend_name", "strategy"), PAIRWISE_RUNS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("backend_name", "strategy"), PAIRWISE_RUNS)
 def test_pairwise_debate_parses_every_verdict(
     backend_name: str, strategy: str, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:

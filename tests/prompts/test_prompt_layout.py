@@ -244,18 +244,16 @@ def test_paper_layout_is_one_user_message_in_the_papers_order() -> None:
                 assert nudge not in body
 
 
-# A real tokenizer takes about 4 s to load on two cores (transformers' import included), which
-# the fast tier (under 60 s) cannot spare: the check runs with the real-model tests.
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(MODEL, marks=pytest.mark.slow), pytest.param(SECOND_MODEL, marks=pytest.mark.slow)],
-)
+@pytest.fixture(scope="module", params=[MODEL, SECOND_MODEL])
 def counter(request: pytest.FixtureRequest, registry: ModelRegistry) -> TokenizerOnly:
     if request.param == SECOND_MODEL:
         request.getfixturevalue("second_model")
     return TokenizerOnly(request.param, registry)
 
 
+# A real tokenizer takes about 4 s to load on two cores (transformers' import included), which
+# the fast tier (under 60 s) cannot spare: the check runs with the real-model tests.
+@pytest.mark.slow
 @pytest.mark.parametrize("layout", ["paper", "conversation"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_prompts_reuse_earlier_sequences(counter: TokenizerOnly, strategy: str, layout: str) -> None:
