@@ -308,3 +308,24 @@ def test_planted_ties_are_rarely_called_resolved() -> None:
         for s in range(200)
     ]
     assert np.mean(wrong) <= 0.05
+
+
+def test_a_fit_stores_solver_noise_around_zero_as_zero() -> None:
+    """A panel that tied every comparison has nothing to say about length: the coefficient's
+    optimum is 0, and the solver's last-digit remainder (which another BLAS kernel changes) is
+    stored as 0 so that every machine writes the same number; a real estimate is untouched."""
+    lengths = [(182, 235), (120, 300), (250, 90), (80, 81)]
+    tied = [Comparison(f"p{i}", "x", "y", 0.5, None, a, b) for i, (a, b) in enumerate(lengths * 4)]
+    board = leaderboard(tied, length_control=True)
+    assert board["length_coefficient"] is not None
+    assert board["length_coefficient"]["value"] == 0.0
+    assert [row["rating"] for row in board["rows"]] == [BASE_RATING, BASE_RATING]
+    low, high = board["length_coefficient"]["ci95"]
+    assert low == pytest.approx(-high) and high > 1
+    # Longer answers winning: a coefficient well away from zero stays what the fit found.
+    decided = [
+        Comparison(f"p{i}", "x", "y", 1.0 if a > b else 0.0, None, a, b)
+        for i, (a, b) in enumerate(lengths * 4)
+    ]
+    gamma = leaderboard(decided, length_control=True)["length_coefficient"]
+    assert gamma is not None and gamma["value"] > 0.1

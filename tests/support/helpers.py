@@ -41,20 +41,28 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def assert_close(a: object, b: object, tolerance: float = 2e-3) -> None:
-    """Equal JSON trees, floats within ``tolerance``."""
+def assert_close(a: object, b: object, tolerance: float = 2e-3, relative: float = 0.0, at: str = "$") -> None:
+    """Equal JSON trees, floats within ``tolerance`` (absolute) or ``relative``; a failure names
+    the path of the first value that differs (``at``: the path of ``a`` itself)."""
     if isinstance(a, float) or isinstance(b, float):
-        assert a == pytest.approx(b, abs=tolerance)
+        assert a == pytest.approx(b, abs=tolerance, rel=relative), f"{at}: {a!r} != {b!r}"
     elif isinstance(a, dict) and isinstance(b, dict):
-        assert a.keys() == b.keys()
+        assert a.keys() == b.keys(), f"{at}: keys {sorted(a)} != {sorted(b)}"
         for key in a:
-            assert_close(a[key], b[key], tolerance)
+            assert_close(a[key], b[key], tolerance, relative, f"{at}.{key}")
     elif isinstance(a, list) and isinstance(b, list):
-        assert len(a) == len(b)
-        for x, y in zip(a, b, strict=True):
-            assert_close(x, y, tolerance)
+        assert len(a) == len(b), f"{at}: {len(a)} entries != {len(b)}"
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            assert_close(x, y, tolerance, relative, f"{at}[{k}]")
     else:
-        assert a == b
+        assert a == b, f"{at}: {a!r} != {b!r}"
+
+
+def assert_same_statistics(computed: object, stored: object) -> None:
+    """Statistics computed here equal to ``stored`` ones up to floating point: another machine's
+    BLAS kernels (another CPU, another OPENBLAS_CORETYPE) move fitted values in their last digits,
+    so floats agree to 1e-6 relative, or 1e-9 absolute near zero; everything else exactly."""
+    assert_close(computed, stored, tolerance=1e-9, relative=1e-6)
 
 
 def same_results(out: Path, reference: Path) -> None:

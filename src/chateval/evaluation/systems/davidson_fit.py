@@ -80,7 +80,26 @@ def fit_point(design: Design, weights: np.ndarray, ridge: float) -> tuple[np.nda
     result = minimize(
         fun, np.zeros(design.size), jac=True, hess=hess, method="trust-exact", options={"gtol": 1e-9}
     )
-    return np.asarray(result.x, dtype=float), bool(result.success)
+    params = np.asarray(result.x, dtype=float)
+    return without_solver_noise(params, fun(params)[1], hess(params)), bool(result.success)
+
+
+def without_solver_noise(params: np.ndarray, gradient: np.ndarray, hessian: np.ndarray) -> np.ndarray:
+    """``params`` with every entry that the solver cannot tell from zero set to zero.
+
+    The objective is strictly convex, so the optimum lies within |gradient| / lambda_min of the
+    point the solver stopped at (lambda_min the Hessian's smallest eigenvalue). An entry closer
+    to zero than that is solver noise: a panel that tied every comparison fits a length
+    coefficient of 1.7e-10 on one machine and 1.7e-10 with other trailing digits on another
+    (another BLAS kernel), and the run folder would store a different number on each. Zero is
+    within the solver's own error of the optimum; storing it makes the result the same
+    everywhere."""
+    smallest = float(np.linalg.eigvalsh(hessian)[0]) if hessian.size else 0.0
+    if smallest <= 0:
+        return params
+    # at least 1e-12: a gradient that rounds to zero still leaves last-bit noise in the entries
+    resolution = max(float(np.linalg.norm(gradient)) / smallest, 1e-12)
+    return np.where(np.abs(params) <= resolution, 0.0, params)
 
 
 def _connected(arrays: ComparisonArrays) -> bool:
