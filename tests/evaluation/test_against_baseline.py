@@ -13,7 +13,12 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.engines.models import DEFAULT_MODEL
-from chateval.evaluation.systems.against_baseline import INDEPENDENT, against_baseline, lc_win_rate
+from chateval.evaluation.systems.against_baseline import (
+    INDEPENDENT,
+    against_baseline,
+    baseline_table,
+    lc_win_rate,
+)
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.win_rates import win_rates
 from chateval.reporting.markdown import write_report
@@ -25,13 +30,16 @@ runner = CliRunner()
 
 
 def _planted(prompts: int, seed: int = 0) -> list[Comparison]:
-    """'long' wins when its answer is longer than the baseline's, loses when shorter: a pure
-    length effect. 'sharp' wins 70% whatever the lengths."""
+    """'long' wins when its answer is longer than the baseline's, loses when shorter, but for
+    some noise (a length effect that does not separate the outcomes perfectly, where the rate at
+    equal length would not be estimable): a pure length effect. 'sharp' wins 70% whatever the
+    lengths."""
     rng = np.random.default_rng(seed)
     out = []
     for p in range(prompts):
-        extra = int(rng.integers(-80, 80))
-        out.append(Comparison(f"p{p}", "long", "base", 1.0 if extra > 0 else 0.0, None, 100 + extra, 100))
+        extra = int(rng.integers(-40, 120))  # mostly longer: its raw rate is above 0.5
+        won = 1.0 if extra + rng.normal(0, 60) > 0 else 0.0
+        out.append(Comparison(f"p{p}", "long", "base", won, None, 100 + extra, 100))
         sharp = 1.0 if rng.random() < 0.7 else 0.0
         out.append(
             Comparison(f"p{p}", "base", "sharp", 1 - sharp, None, 100, 100 + int(rng.integers(-80, 80)))
@@ -80,9 +88,37 @@ def test_the_length_effect_is_taken_out_and_the_raw_rate_is_the_pairs() -> None:
 
 def test_few_prompts_are_said_and_no_baseline_gives_nothing() -> None:
     found = against_baseline(_planted(4), "base", win_rates(_planted(4)))
-    assert found is not None and "fewer than 5 prompts" in found["warning"]
+    assert found is not None and "warning" not in found
     assert all(row["interval_method"] == INDEPENDENT for row in found["rows"])
+    assert all(row["lc_reason"] == "not estimable from 4 prompts (it needs 8)" for row in found["rows"])
     assert against_baseline(_planted(4), "nobody", win_rates(_planted(4))) is None
+
+
+def test_a_length_controlled_rate_that_says_nothing_is_not_estimable() -> None:
+    """Three prompts: the rate is withheld with its reason, in the table too; a system whose
+    answers are always longer than the baseline's has no rate at equal length to report; an
+    interval over most of [0, 1] is withheld; 60 prompts with overlapping lengths keep theirs."""
+    few = against_baseline(_planted(3), "base", win_rates(_planted(3)))
+    assert few is not None
+    for row in few["rows"]:
+        assert row["lc_win_rate"] is None and "from 3 prompts" in row["lc_reason"]
+    table = baseline_table(few)
+    assert table is not None and all(row[4] == "not estimable" for row in table.rows)
+    assert any("length-controlled not estimable" in note for note in table.notes)
+    longer = [Comparison(f"p{p}", "wordy", "base", float(p % 2), None, 150 + p, 100) for p in range(30)]
+    (row,) = against_baseline(longer, "base", win_rates(longer))["rows"]  # type: ignore[index]
+    assert row["lc_win_rate"] is None
+    assert row["lc_reason"].startswith(
+        "not estimable: every answer is longer than the baseline's (by 50-79 words)"
+    )
+    separated = [  # wins exactly when longer: no rate at equal length, however many prompts
+        Comparison(f"p{p}", "wordy", "base", float(p % 2), None, 100 + (1 if p % 2 else -1) * (p + 1), 100)
+        for p in range(30)
+    ]
+    (row,) = against_baseline(separated, "base", win_rates(separated))["rows"]  # type: ignore[index]
+    assert row["lc_win_rate"] is None and "spans most of [0, 1]" in row["lc_reason"]
+    many = against_baseline(_planted(60), "base", win_rates(_planted(60)))
+    assert many is not None and all("lc_reason" not in r and r["lc_win_rate"] for r in many["rows"])
 
 
 @pytest.mark.slow  # a scripted run end to end; the fast tier keeps the statistics' tests
@@ -103,7 +139,8 @@ def test_a_run_against_a_baseline_reports_it_everywhere(tmp_path: Path) -> None:
     exported = runner.invoke(app, ["export", str(tmp_path), "--what", "leaderboard", "--format", "json"])
     rows = {row["system"]: row for row in json.loads(exported.stdout)}
     careful = next(r for r in section["rows"] if r["system"] == "careful")
-    assert rows["careful"]["baseline_lc_win_rate"] == careful["lc_win_rate"]["value"]
+    assert rows["careful"]["baseline_lc_win_rate"] == (careful["lc_win_rate"] or {}).get("value")
+    assert rows["careful"]["baseline_lc_not_estimable"] == careful.get("lc_reason")
     assert rows["brief"]["baseline_win_rate"] is None  # the baseline against itself: nothing
 
 

@@ -74,6 +74,7 @@ def _pairwise_leaderboard(section: PairwiseSystems) -> list[Row]:
             vs = next((r for r in against["rows"] if r["system"] == system), None)
             row |= _interval("baseline_win_rate", vs["win_rate"] if vs else None)
             row |= _interval("baseline_lc_win_rate", vs["lc_win_rate"] if vs else None)
+            row["baseline_lc_not_estimable"] = vs.get("lc_reason") if vs else None
         rows.append(row)
     return rows
 

@@ -154,6 +154,9 @@ def bars_picture(section: PairwiseSystems, name: str, prefix: str) -> Picture | 
                 else ""
             )
             + f", with 95% intervals (raw: {methods})"
+            + "".join(
+                f"; {r['system']}: length-controlled {r['lc_reason']}" for r in rows if "lc_reason" in r
+            )
         )
     else:
         overall = section["win_rates"]["overall"]

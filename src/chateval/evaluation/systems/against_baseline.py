@@ -17,7 +17,20 @@ standard error over prompts, each residual scaled by 1 / (1 - its leverage) (the
 CR3 correction), and Student t on G - 2 degrees of freedom (G prompts, two parameters); below
 ``MIN_PROMPTS_CLUSTERED`` prompts, the model's own standard error (comparisons taken as
 independent), said so. scripts/simulate_intervals.py (family ``baseline``) measures its
-coverage: 96.1% to 99.2% from 5 prompts on, near [0, 1] below (docs/performance.md).
+coverage over the intervals it shows (docs/performance.md).
+
+**Not estimable.** A length-controlled rate is withheld (``lc_win_rate`` None, ``lc_reason``
+says why) where it says nothing: from fewer than ``LC_MIN_PROMPTS`` (8) prompts; when every
+answer of the system is longer than the baseline's, or every one shorter (the rate at equal
+length is then an extrapolation past the data: the fit puts it wherever the logistic curve
+goes, 0.998 on three prompts); or when its 95% interval is wider than
+``LC_UNINFORMATIVE_WIDTH`` (0.9 of the [0, 1] scale: a rate of 0.998 [0.000, 1.000] drawn as a
+bar reads as a near-certain win). Why a prompt count and not the width alone: withholding the
+wide intervals leaves the narrow ones, and with few prompts a narrow sandwich interval is
+mostly one whose spread came out small by chance: with the width rule alone, the intervals
+shown at 5 prompts covered 80.2% and 85.9% (2,000 shown each; ``scripts/simulate_intervals.py
+--only baseline --lc-min-prompts 0``), from 8 prompts on 98.3% or more. Tables, the
+export and the pictures show it as not estimable, with the reason.
 """
 
 from collections.abc import Sequence
@@ -36,6 +49,8 @@ from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERE
 from chateval.evaluation.systems.win_rates import WinRates
 
 RIDGE = 1e-4  # keeps theta finite when a system won (or lost) every comparison
+LC_UNINFORMATIVE_WIDTH = 0.9  # a wider interval of a rate in [0, 1] says nothing (module doc)
+LC_MIN_PROMPTS = 8  # fewer: the length-controlled rate is not estimable (module doc)
 CLUSTERED = "prompt-clustered sandwich, t quantile"
 INDEPENDENT = "model-based, assumes independent comparisons"
 
@@ -51,7 +66,8 @@ class BaselineRate(TypedDict):
     ties: int
     losses: int
     win_rate: ProportionInterval
-    lc_win_rate: Interval | None  # None: no comparison to fit
+    lc_win_rate: Interval | None  # None: no comparison to fit, or not estimable (lc_reason)
+    lc_reason: NotRequired[str]  # why the length-controlled rate is not estimable
     length_coefficient: Interval | None  # phi; None when the lengths never differ
     interval_method: str
 
@@ -63,7 +79,7 @@ class AgainstBaseline(TypedDict):
     baseline: str
     length_scale: float  # s, the words by which d is scaled
     rows: list[BaselineRate]
-    warning: NotRequired[str]
+    warning: NotRequired[str]  # earlier runs: LC intervals under 5 prompts taken as independent
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -129,6 +145,25 @@ def lc_win_rate(
     return rate, phi, clustered
 
 
+def lc_not_estimable(rate: Interval, differences: np.ndarray, prompts: int) -> str | None:
+    """Why the length-controlled ``rate`` of a system whose answers differ from the baseline's by
+    ``differences`` words on ``prompts`` prompts says nothing (the module doc), None when it is
+    estimable."""
+    if prompts < LC_MIN_PROMPTS:
+        return f"not estimable from {prompts} prompts (it needs {LC_MIN_PROMPTS})"
+    if len(differences) and (differences.min() > 0 or differences.max() < 0):
+        side = "longer" if differences.min() > 0 else "shorter"
+        low, high = np.abs(differences).min(), np.abs(differences).max()
+        return (
+            f"not estimable: every answer is {side} than the baseline's (by {low:g}-{high:g} words), "
+            "so the rate at equal length lies outside the data"
+        )
+    low, high = rate["ci95"] or (0.0, 1.0)
+    if high - low > LC_UNINFORMATIVE_WIDTH:
+        return f"not estimable: {ci_text(rate)} (95% interval) spans most of [0, 1]"
+    return None
+
+
 def against_baseline(
     comparisons: Sequence[Comparison], baseline: str, rates: WinRates
 ) -> AgainstBaseline | None:
@@ -146,7 +181,6 @@ def against_baseline(
     ]
     scale = float(np.std(np.array(oriented, dtype=float)))
     rows: list[BaselineRate] = []
-    few = []
     for system in others:
         mine = [c for c in own if system in (c.system_a, c.system_b)]
         first = [c.system_a == system for c in mine]
@@ -160,8 +194,6 @@ def against_baseline(
         )
         prompts = np.array([c.prompt for c in mine])
         rate, phi, clustered = lc_win_rate(outcomes, differences, prompts, scale)
-        if not clustered:
-            few.append(system)
         pair = pairs[frozenset((system, baseline))]
         flipped = pair["system_a"] != system  # the run orients each pair by first appearance
         raw = pair["win_rate"]
@@ -169,26 +201,23 @@ def against_baseline(
             low, high = raw["ci95"]
             raw = {**raw, "value": 1 - raw["value"], "ci95": [1 - high, 1 - low]}
         wins, losses = (pair["losses"], pair["wins"]) if flipped else (pair["wins"], pair["losses"])
-        rows.append(
-            {
-                "system": system,
-                "comparisons": pair["n"],
-                "prompts": pair["prompts"],
-                "wins": wins,
-                "ties": pair["ties"],
-                "losses": losses,
-                "win_rate": raw,
-                "lc_win_rate": rate,
-                "length_coefficient": phi,
-                "interval_method": CLUSTERED if clustered else INDEPENDENT,
-            }
-        )
+        row: BaselineRate = {
+            "system": system,
+            "comparisons": pair["n"],
+            "prompts": pair["prompts"],
+            "wins": wins,
+            "ties": pair["ties"],
+            "losses": losses,
+            "win_rate": raw,
+            "lc_win_rate": rate,
+            "length_coefficient": phi,
+            "interval_method": CLUSTERED if clustered else INDEPENDENT,
+        }
+        if reason := lc_not_estimable(rate, differences, len(set(prompts.tolist()))):
+            row["lc_win_rate"] = None
+            row["lc_reason"] = reason
+        rows.append(row)
     out: AgainstBaseline = {"baseline": baseline, "length_scale": scale, "rows": rows}
-    if few:
-        out["warning"] = (
-            f"{', '.join(few)}: fewer than {MIN_PROMPTS_CLUSTERED} prompts against {baseline}, so the "
-            "length-controlled intervals take the comparisons as independent"
-        )
     return out
 
 
@@ -203,7 +232,7 @@ def baseline_table(found: AgainstBaseline | None) -> Table | None:
             str(row["comparisons"]),
             f"{row['wins']}/{row['ties']}/{row['losses']}",
             ci_text(row["win_rate"]),
-            ci_text(row["lc_win_rate"]),
+            "not estimable" if "lc_reason" in row else ci_text(row["lc_win_rate"]),
             signed_ci(row["length_coefficient"]) if row["length_coefficient"] else "-",
         ]
         for row in found["rows"]
@@ -216,6 +245,11 @@ def baseline_table(found: AgainstBaseline | None) -> Table | None:
         "prompt-clustered sandwich intervals, t quantile); length effect: the model's coefficient "
         "(positive: longer answers win more).",
         *([f"warning: {found['warning']}."] if "warning" in found else []),
+        *(
+            f"{row['system']}: length-controlled {row['lc_reason']}."
+            for row in found["rows"]
+            if "lc_reason" in row
+        ),
     ]
     headers = ["system", "n", "W/T/L", "win rate [95% CI]", "length-controlled", "length effect"]
     return Table(f"against the baseline {found['baseline']}", headers, rows, notes)
