@@ -25,15 +25,22 @@ and records:
   ``false_resolved``, the share that stopped resolved with a claim the truth denies: a pair the
   fit at the stopping look put one way (adjacent pairs of its order; with ``top_k``, every
   system of its best k against every other) that the planted strengths have equal or the other
-  way round.
+  way round. Their leaderboards list ``resolved`` pairs at the final board's share of the
+  design's 5% (``adaptive_design.LOOK_ALPHA``), as a run's do.
 
-A second table (``stops``) asks whether the adaptive design's "resolved" stop can be
+A second table (``stops``) asks whether the "resolved" claims of an adaptive run can be
 trusted, 1,000 runs a row: at 8 systems over the same spread and at 4 systems over a spread
 of 4 (neighbours at odds of 3.8 to 1, where the stop fires), with none, the best two or the
-middle two made equal. With two equal, every "resolved" of the design testing them (top_k 1
-for the best two, the whole order for the middle two) is a false claim: ``false_resolved``
-is the stop's error rate, which must stay at or under 5%; ``resolved`` and ``comparisons``
-say how often and how early it stops where it may.
+middle two made equal, and at 4 and 8 systems all equal. With two equal, every "resolved" of
+the design testing them (top_k 1 for the best two, the whole order for the middle two) is a
+false claim: ``false_resolved`` is the stop's error rate, which must stay at or under 5%;
+``resolved`` and ``comparisons`` say how often and how early it stops where it may. What a
+user reads if they watch every wave is counted too: ``false_shown``, the share of runs where
+anything the run shows is false (the stop's claim, or a pair of the final board's
+``resolved`` list that the truth has equal or the other way round; between the stop's looks
+a run shows no claim), and, for contrast, ``false_watched``: the same for a plain 95% board
+(``leaderboard``'s default) refit after every wave, the list an adaptive run does not show.
+With all systems equal every claim is false, the board's included.
 
     OPENBLAS_NUM_THREADS=1 .venv/bin/python scripts/simulate_designs.py --repetitions 400 \
         --stop-repetitions 1000 --workers 2 -o docs/performance/designs.json
@@ -42,7 +49,10 @@ prints Markdown tables (docs/performance.md) and writes the numbers as JSON: the
 400 repetitions a row, the stops table at 1,000 runs a row, in two processes (every row is
 seeded on its own, so the rows do not depend on the process count). ``--first-repetition``
 and ``--spread`` run the main table on other seeds or another spread: a check held out from
-the settings the design was tuned on (docs/performance.md says which).
+the settings the design was tuned on (docs/performance.md says which). Partial reruns write
+into an existing file: ``--keep-stops`` keeps its stops table, ``--keep-rows`` its main-table
+rows but those rerun (same systems, design and budget); each partial rerun is listed with its
+arguments and seconds under ``settings.reruns``.
 """
 
 import argparse
@@ -53,6 +63,7 @@ import multiprocessing
 import random
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +73,7 @@ from scipy.stats import kendalltau
 from chateval.config.data import CompareDesign
 from chateval.data.designs import comparisons_per_prompt, design_pairs
 from chateval.evaluation.systems.adaptive_design import (
+    LOOK_ALPHA,
     RESOLVED,
     TOP_K_RESOLVED,
     AdaptiveDesign,
@@ -72,7 +84,13 @@ from chateval.evaluation.systems.adaptive_design import (
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
-from chateval.evaluation.systems.leaderboard import leaderboard
+from chateval.evaluation.systems.leaderboard import (
+    RESOLVED_ALPHA,
+    fit_board,
+    leaderboard,
+    resolved_pairs,
+    shared_ranks,
+)
 from chateval.evaluation.systems.win_rates import win_rates
 
 SPREAD = 2.0  # log-strength between the best and the worst system: odds of e^2 = 7.4 to 1
@@ -133,10 +151,13 @@ def fixed_comparisons(
 
 def planted_ties(n: int, tied: str, rng: random.Random, spread: float = SPREAD) -> dict[str, float]:
     """``planted`` with two systems made equal: the best two (``tied`` "best") or the middle
-    two ("middle") take the mean of their two strengths."""
+    two ("middle") take the mean of their two strengths; "all": every system equal."""
     values = sorted((spread * (i / (n - 1) - 0.5) for i in range(n)), reverse=True)
-    first = 0 if tied == "best" else n // 2 - 1
-    values[first] = values[first + 1] = (values[first] + values[first + 1]) / 2
+    if tied == "all":
+        values = [0.0] * n
+    else:
+        first = 0 if tied == "best" else n // 2 - 1
+        values[first] = values[first + 1] = (values[first] + values[first + 1]) / 2
     rng.shuffle(values)
     return {f"s{i + 1:02d}": v for i, v in enumerate(values)}
 
@@ -152,9 +173,29 @@ def false_claim(strengths: dict[str, float], order: list[str], top_k: int | None
     return any(strengths[a] <= strengths[b] for a, b in claimed)
 
 
+def false_pair(strengths: dict[str, float], resolved: list[list[str]]) -> bool:
+    """Whether a board's ``resolved`` list ([higher, lower] pairs) holds a pair the planted
+    strengths have equal or the other way round."""
+    return any(strengths[higher] <= strengths[lower] for higher, lower in resolved)
+
+
+@dataclass(frozen=True)
+class AdaptiveOutcome:
+    """One simulated adaptive run: its decided comparisons wave by wave, and the order its
+    "resolved" stop claimed (None: it did not stop resolved)."""
+
+    waves: list[list[Comparison]]
+    claimed: list[str] | None
+
+    @property
+    def comparisons(self) -> list[Comparison]:
+        """Every decided comparison, in the order decided."""
+        return [c for wave in self.waves for c in wave]
+
+
 def adaptive_comparisons(
     strengths: dict[str, float], design: Adaptive, budget: int, seed: int
-) -> tuple[list[Comparison], str, list[str] | None]:
+) -> AdaptiveOutcome:
     """The adaptive design's comparisons, chosen from all pairs on POOL prompts."""
     systems = list(strengths)
     candidates = [
@@ -165,29 +206,50 @@ def adaptive_comparisons(
     settings = AdaptiveSettings(budget, max(2 * len(systems), 16), design.top_k, seed)
     rng = np.random.default_rng(seed)
 
-    def judge(wave: list[Candidate]) -> list[Comparison | None]:
+    def judge(wave: Sequence[Candidate]) -> list[Comparison | None]:
         return list(simulate_davidson(strengths, NU, [(c.prompt, c.system_a, c.system_b) for c in wave], rng))
 
     adaptive = AdaptiveDesign(candidates, systems, settings)
-    decided = simulate(adaptive, judge)
+    decided = iter(simulate(adaptive, judge))  # in wave order
+    waves = [[c for c in itertools.islice(decided, len(wave)) if c is not None] for wave in adaptive.waves]
     claimed = adaptive.stop_order if adaptive.stop in (RESOLVED, TOP_K_RESOLVED) else None
-    return [c for c in decided if c is not None], systems[0], claimed
+    return AdaptiveOutcome(waves, claimed)
+
+
+def watched(strengths: dict[str, float], outcome: AdaptiveOutcome, anchor: str) -> bool:
+    """Whether a plain 95% board (``leaderboard``'s own, one look) refit after every wave of
+    ``outcome``, the last included, ever lists a pair the planted strengths deny: what a user
+    would read if each wave showed a plain list."""
+    finished: list[Comparison] = []
+    for wave in outcome.waves:
+        finished += wave
+        # The board's fit and resolved pairs alone (``leaderboard`` builds the whole table).
+        board = fit_board(finished, list(strengths), anchor=anchor)
+        order, ranks = shared_ranks([BASE_RATING + ELO_SCALE * float(v) for v in board.log_strengths()])
+        if false_pair(strengths, resolved_pairs(board, order, ranks)):
+            return True
+    return False
 
 
 def one_run(
-    strengths: dict[str, float], design: CompareDesign | Adaptive, budget: int, seed: int
+    strengths: dict[str, float], design: CompareDesign | Adaptive, budget: int, seed: int, watch: bool = False
 ) -> dict[str, float] | None:
-    """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no prompt."""
+    """Tau, top-1/top-3, coverage and width of one simulated run; None when the budget buys no
+    prompt. ``watch`` (adaptive designs): also whether what the run shows, and what plain lists
+    after every wave would show, is ever false (the stops table)."""
     systems = list(strengths)
-    claimed = None  # the order an adaptive design's "resolved" stop claimed
+    outcome = None
     if isinstance(design, Adaptive):
-        comparisons, anchor, claimed = adaptive_comparisons(strengths, design, budget, seed)
+        outcome = adaptive_comparisons(strengths, design, budget, seed)
+        comparisons, anchor = outcome.comparisons, systems[0]
+        alpha = LOOK_ALPHA  # the final board's share of the design's 5%, as in a run
     else:
         made = fixed_comparisons(strengths, design, budget, seed)
         if made is None:
             return None
         comparisons, anchor = made
-    board = leaderboard(comparisons, systems, anchor=anchor)
+        alpha = RESOLVED_ALPHA
+    board = leaderboard(comparisons, systems, anchor=anchor, resolved_alpha=alpha)
     rows = {row["system"]: row for row in board["rows"]}
     truth = {s: BASE_RATING + ELO_SCALE * (v - strengths[anchor]) for s, v in strengths.items()}
     others = [s for s in systems if s != anchor]
@@ -204,11 +266,17 @@ def one_run(
         for pair in pairs
     ]
     stopped: dict[str, float] = {}
-    if isinstance(design, Adaptive):
+    if isinstance(design, Adaptive) and outcome is not None:
+        claimed = outcome.claimed
         stopped["resolved"] = float(claimed is not None)
         stopped["false_resolved"] = float(
             claimed is not None and false_claim(strengths, claimed, design.top_k)
         )
+        if watch:
+            stopped["false_shown"] = float(
+                bool(stopped["false_resolved"]) or false_pair(strengths, board["resolved"])
+            )
+            stopped["false_watched"] = float(watched(strengths, outcome, anchor))
     return {
         **stopped,
         "tau": float(tau),
@@ -225,7 +293,7 @@ def one_run(
 COLUMNS = ["systems", "design", "budget", "comparisons", "prompts", "Kendall tau", "top-1", "top-3"]
 COLUMNS += ["rating CI coverage", "CI width (points)", "win-rate CI coverage", "resolved", "false resolved"]
 STOP_COLUMNS = ["systems", "spread", "equal", "design", "budget", "runs", "comparisons", "resolved"]
-STOP_COLUMNS += ["false resolved", "top-1"]
+STOP_COLUMNS += ["false resolved", "false shown", "false, plain 95% every wave", "top-1"]
 
 
 def _share(row: dict[str, float | int | str], key: str) -> str:
@@ -237,7 +305,8 @@ class StopJob:
     """One row of the ``stops`` table: ``runs`` runs of the adaptive ``design`` at ``systems``
     systems evenly spaced over ``spread``; with ``tied`` ("best" or "middle"), two of them made
     equal, so that every "resolved" of the design testing them (top_k 1 for the best two, the
-    whole order for the middle two) is false (the module doc)."""
+    whole order for the middle two) is false; "all": every system equal, so that every claim is
+    (the module doc)."""
 
     systems: int
     spread: float
@@ -251,18 +320,20 @@ def stop_jobs(repetitions: int) -> list[StopJob]:
     """The stops table's rows, ``repetitions`` runs each (none for 0)."""
     if repetitions <= 0:
         return []
-    chosen = {"best": [Adaptive(1)], "middle": [Adaptive()], None: [Adaptive(), Adaptive(1)]}
+    both = [Adaptive(), Adaptive(1)]
+    chosen = {"best": [Adaptive(1)], "middle": [Adaptive()], None: both, "all": both}
     return [
         StopJob(systems, spread, tied, design, budget, repetitions)
-        for systems, spread, tied in STOP_SETTINGS
+        for systems, spread, tied, budgets in STOP_SETTINGS
         for design in chosen[tied]
-        for budget in STOP_BUDGETS[systems]
+        for budget in budgets
     ]
 
 
 def stop_row(job: StopJob) -> dict[str, float | int | str]:
-    """How often the adaptive design stops resolved, after how many comparisons, and how often
-    its claim is false (each run seeded by the setting and its number alone)."""
+    """How often the adaptive design stops resolved, after how many comparisons, how often its
+    claim is false, and how often anything the run shows (or plain lists after every wave
+    would show) is (each run seeded by the setting and its number alone)."""
     runs = []
     for rep in range(job.runs):
         rng = random.Random(f"stops:{job.systems}:{job.spread}:{job.tied}:{rep}")
@@ -270,7 +341,7 @@ def stop_row(job: StopJob) -> dict[str, float | int | str]:
             strengths = planted(job.systems, rng, job.spread)
         else:
             strengths = planted_ties(job.systems, job.tied, rng, job.spread)
-        run = one_run(strengths, job.design, job.budget, rep)
+        run = one_run(strengths, job.design, job.budget, rep, watch=True)
         if run is not None:
             runs.append(run)
     top_k = job.design.top_k
@@ -284,22 +355,25 @@ def stop_row(job: StopJob) -> dict[str, float | int | str]:
         "comparisons": float(np.mean([r["comparisons"] for r in runs])),
         "resolved": float(np.mean([r["resolved"] for r in runs])),
         "false_resolved": float(np.mean([r["false_resolved"] for r in runs])),
+        "false_shown": float(np.mean([r["false_shown"] for r in runs])),
+        "false_watched": float(np.mean([r["false_watched"] for r in runs])),
         "top1": float(np.mean([r["top1"] for r in runs])),
     }
 
 
-# The stops table's settings: (systems, spread, which two are equal), each at STOP_BUDGETS.
-# 8 systems over the main table's spread: close neighbours, the stop rarely fires; 4 systems
-# over a spread of 4 (neighbours at odds of 3.8 to 1): it fires, so a false "resolved" can
-# happen and is counted.
-STOP_SETTINGS: list[tuple[int, float, str | None]] = [
-    (8, SPREAD, "best"),
-    (8, SPREAD, "middle"),
-    (4, 4.0, None),
-    (4, 4.0, "best"),
-    (4, 4.0, "middle"),
+# The stops table's settings: (systems, spread, which are equal, budgets). 8 systems over the
+# main table's spread: close neighbours, the stop rarely fires; 4 systems over a spread of 4
+# (neighbours at odds of 3.8 to 1): it fires, so a false "resolved" can happen and is counted;
+# all equal (spread 0): every claim, the final board's included, is false.
+STOP_SETTINGS: list[tuple[int, float, str | None, list[int]]] = [
+    (8, SPREAD, "best", [240, 480]),
+    (8, SPREAD, "middle", [240, 480]),
+    (4, 4.0, None, [120, 240]),
+    (4, 4.0, "best", [120, 240]),
+    (4, 4.0, "middle", [120, 240]),
+    (4, 0.0, "all", [120, 240]),
+    (8, 0.0, "all", [480]),
 ]
-STOP_BUDGETS = {8: [240, 480], 4: [120, 240]}
 
 
 @dataclass(frozen=True)
@@ -360,6 +434,11 @@ def main() -> int:
         action="store_true",
         help="with -o and --stop-repetitions 0: keep the output file's stops table and its settings",
     )
+    parser.add_argument(
+        "--keep-rows",
+        action="store_true",
+        help="with -o: keep the output file's main-table rows and settings, replacing the rows rerun",
+    )
     parser.add_argument("--workers", type=int, default=1, help="processes running the tables' rows")
     parser.add_argument("-o", "--output", type=Path)
     args = parser.parse_args()
@@ -395,24 +474,61 @@ def main() -> int:
     )
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        meta: dict[str, object] = {
-            "spread": args.spread,
-            "nu": NU,
-            "pool": POOL,
-            "repetitions": args.repetitions,
-            "first_repetition": args.first_repetition,
-            "stop_repetitions": args.stop_repetitions,
-            "seconds": round(seconds, 1),
-            "workers": args.workers,
-        }
-        if args.keep_stops and args.output.exists():
-            kept = json.loads(args.output.read_text())
-            stops = kept["stops"]
-            meta["stop_repetitions"] = kept["settings"]["stop_repetitions"]
-            meta["stops_seconds"] = kept["settings"].get("stops_seconds", kept["settings"]["seconds"])
-        document = {"settings": meta, "rows": found, "stops": stops}
+        document = output_document(args, found, stops, round(seconds, 1))
         args.output.write_text(json.dumps(document, indent=2) + "\n")
     return 0 if all(math.isfinite(float(r["tau"])) for r in found) else 1
+
+
+Row = dict[str, float | int | str]
+# What the main table's rows depend on besides their own key: a rerun row must match the kept.
+MAIN_SETTINGS = ("spread", "repetitions", "first_repetition")
+
+
+def output_document(
+    args: argparse.Namespace, found: list[Row], stops: list[Row], seconds: float
+) -> dict[str, object]:
+    """The JSON written: this run's tables, or with ``--keep-rows`` / ``--keep-stops`` and an
+    existing output file, its tables with the parts rerun replaced (the rerun listed under
+    ``settings.reruns``)."""
+    fresh: dict[str, object] = {
+        "spread": args.spread,
+        "nu": NU,
+        "pool": POOL,
+        "repetitions": args.repetitions,
+        "first_repetition": args.first_repetition,
+        "stop_repetitions": args.stop_repetitions,
+        "seconds": seconds,
+        "workers": args.workers,
+    }
+    if not (args.keep_rows or args.keep_stops) or not args.output.exists():
+        return {"settings": fresh, "rows": found, "stops": stops}
+    kept = json.loads(args.output.read_text())
+    settings = dict(kept["settings"])
+    if args.keep_rows:
+        if found and any(settings[key] != fresh[key] for key in MAIN_SETTINGS):
+            raise SystemExit(f"--keep-rows: rerun rows need the kept table's {MAIN_SETTINGS}, {settings}")
+        found = merged_rows(kept["rows"], found)
+    else:
+        settings.update({key: fresh[key] for key in MAIN_SETTINGS})
+    if args.keep_stops:
+        stops = kept["stops"]
+    else:
+        settings["stop_repetitions"] = args.stop_repetitions
+    rerun = {"args": sys.argv[1:], "seconds": seconds, "workers": args.workers}
+    settings["reruns"] = [*settings.get("reruns", []), rerun]
+    return {"settings": settings, "rows": found, "stops": stops}
+
+
+def merged_rows(kept: list[Row], rerun: list[Row]) -> list[Row]:
+    """``kept`` with each row of the same systems, design and budget as a rerun one replaced by
+    it (in place), and the other rerun rows after them."""
+
+    def key(row: Row) -> tuple[object, ...]:
+        return row["systems"], row["design"], row["budget"]
+
+    new = {key(row): row for row in rerun}
+    out = [new.pop(key(row), row) for row in kept]
+    return out + list(new.values())
 
 
 def _print_stop(row: dict[str, float | int | str]) -> None:
@@ -420,7 +536,8 @@ def _print_stop(row: dict[str, float | int | str]) -> None:
     print(
         f"| {row['systems']} | {row['spread']} | {row['equal']} | {row['design']} | {row['budget']} | "
         f"{row['runs']} | {row['comparisons']:.0f} | {_share(row, 'resolved')} | "
-        f"{_share(row, 'false_resolved')} | {_share(row, 'top1')} |",
+        f"{_share(row, 'false_resolved')} | {_share(row, 'false_shown')} | {_share(row, 'false_watched')} | "
+        f"{_share(row, 'top1')} |",
         flush=True,
     )
 

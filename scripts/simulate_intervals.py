@@ -7,9 +7,15 @@ many systems, adaptive ones included, are in simulate_designs.py.)
   n labelled items with human labels drawn from A 45%, B 40%, tie 15%; the panel's label is the
   human one with probability ``agreement``, else an independent draw from A 50%, B 40%, tie 10%
   (agreement 0: a panel that reads nothing). The truth is the population's accuracy and kappa.
-  With ``two orders`` each item gives two rows (its two answer orders, as a model's rows are
-  pooled): the second repeats the first label with probability 0.7, else is drawn anew, and the
-  item is one cluster.
+  More rows plant kappa itself (``KAPPA_MIXES``, 10 to 200 items): -0.5, -0.3 and 0.3 on that
+  mix, and -0.3 to 0.9 where the humans and the panel's own draws are both A 80%, B 15%, tie 5%
+  (the most contrary panel reaches only -0.33 there). A panel below chance gives, with
+  probability ``contrary``, a label other than the human one (drawn from its own mix without
+  the human's); above chance it copies the human label; the probability is solved for the
+  kappa, and the truth computed from the joint distribution of the two labels
+  (``planted_agreement``). With ``two orders`` each item gives two rows (its two answer
+  orders, as a model's rows are pooled): the second repeats the first label with probability
+  0.7, else is drawn anew, and the item is one cluster.
 - **paired accuracy difference** and **paired kappa difference** (``compare_pairwise``, as
   ``report A B``, ``compare``, soft against hard and blind against final use it): two panels of
   the kind above on the same items, agreeing with the humans alike (B repeating A's label on
@@ -21,7 +27,10 @@ many systems, adaptive ones included, are in simulate_designs.py.)
 - **Spearman** and **Kendall** (``direct_metrics``, as a direct run's agreement): k units
   (items, or groups of 6 responses as Topical-Chat's dialogues) with a latent quality x (a
   group effect shared by its responses, plus each response's own); the human score is x plus
-  noise cut into 1-3, the panel's 0.5 x plus noise cut into 1-5. The truth is each rank
+  noise cut into 1-3, the panel's 0.5 x plus noise cut into 1-5 (noise sd 0.5 and 0.8; also
+  a ``near-perfect panel``, 0.1 and 0.1, Spearman 0.91, and a ``nearer-perfect`` one, 0.05 and
+  0.05, Spearman 0.95; and over single items a ``panel scoring 10% at random``, 0.05 and 0.05
+  but a uniform draw from 1-5 on 10% of the responses, Spearman 0.82). The truth is each rank
   correlation over 240,000 responses of the same design; cases where a side came out constant
   (undefined, no interval) are left out of the row.
 
@@ -42,8 +51,9 @@ that hold the true value and their mean width:
   verdict equals it with probability ``agreement`` and is otherwise an independent draw from a
   panel that sees the systems as equal.
 - **calibrated field win rates** (``calibrated_leaderboard``): all pairs on 40 prompts (240
-  comparisons), a seeded random share of them labelled; the truth is each system's mean planted
-  win rate against the other three.
+  comparisons), a seeded random share of them labelled (runs until a row has its cases: a
+  refused run adds none); the truth is each system's mean planted win rate against the other
+  three.
 - **calibrated ratings** (``calibrated_leaderboard``'s Bradley-Terry ratings, with their prior
   of one tie per system against the anchor): the four systems on 40 prompts with 10 to 200
   labels, and three systems on 20 prompts (60 comparisons) of which one is far behind (log-
@@ -54,13 +64,25 @@ that hold the true value and their mean width:
   is what the ratings estimate: the logistic fit (ties half) to each
   comparison's expected outcome under the planted model; a row counts every non-anchor
   system's interval, and names the runs whose leaderboard was refused (a system with fewer
-  than 2 labelled comparisons).
+  than 2 labelled comparisons, or a slice the test of ``label_slice`` puts at p < 0.001).
+- both calibrated families also with a panel that abstains (``ABSTAINS``: every verdict failed,
+  on 60% of the comparisons the humans tie and 22.5% of the others, about 30% in all): those
+  comparisons reach the leaderboard as a run writes them, undecided, the panel's prediction a
+  tie. Every calibrated row counts the runs whose labelled slice, random by construction,
+  ``label_slice`` flagged as not random (p < 0.05): its false alarms.
 
 - **rating** and **win rate** (``leaderboard`` and ``win_rates``, the panel alone): the four
   systems in all pairs on 2 to 40 prompts, answer order drawn at random; with ``prompt effect``
   each system's log-strength on a prompt is its own plus N(0, 0.7^2). The truth of a rating is
   the fit on 20,000 prompts of the same design; of a win rate, the planted one averaged over the
   prompt effect.
+- **field win rate (8 systems)** and **pair win rate (8 systems)** (``win_rates``' per-system
+  and per-pair rates, family ``field-win-rates``): 8 systems with log-strengths 1.4 to -1.4, 0.4
+  apart, in all pairs on 2 to 40 prompts, answer order drawn at random; each system's
+  log-strength on a prompt is its own plus N(0, sd^2), sd 0, 0.5, 1 or 1.5, so a system's 7
+  comparisons on a prompt move together; on 2 to 5 prompts also each pair 3 times a prompt (``x 3
+  per pair``), the 3 sharing the prompt's answers. The truth of a pair's rate is its planted win
+  rate averaged over 10^6 seeded draws of the prompt effect; of a system's, the mean of its 7.
 - **tau bounds (compare)** (``judges.compare_boards``): two judges rank 4 or 8 systems on the
   same 5 to 80 prompts, judge B's strengths A's (or A's plus N(0, 0.5^2) each; or A's with the
   middle two equal); the truth is tau-a between the two planted orders.
@@ -84,11 +106,12 @@ from pathlib import Path
 
 import numpy as np
 
+import chateval.evaluation.systems.against_baseline as against_baseline_module
 from chateval.evaluation.agreement.judges import compare_boards
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.agreement.paired import compare_direct, compare_pairwise
-from chateval.evaluation.systems.against_baseline import lc_win_rate
-from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
+from chateval.evaluation.systems.against_baseline import lc_not_estimable, lc_win_rate
+from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
@@ -96,6 +119,7 @@ from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_sy
 from chateval.evaluation.systems.leaderboard import leaderboard
 from chateval.evaluation.systems.ppi import ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import bradley_terry_design, classical_logistic
+from chateval.evaluation.systems.proportion_interval import ProportionInterval
 from chateval.evaluation.systems.win_rates import win_rates
 
 NU = 0.5
@@ -109,40 +133,99 @@ TRUTH_PROMPTS = 20_000  # prompts of the large run whose fit is the panel-only r
 LABEL_NAMES = ["A", "B", "tie"]
 HUMAN_MIX = np.array([0.45, 0.40, 0.15])
 PANEL_MIX = np.array([0.50, 0.40, 0.10])
+SKEWED_MIX = np.array([0.80, 0.15, 0.05])
+# The label mixes (the humans', the panel's own draws) of the planted-kappa rows, and the kappas
+# planted in each; the balanced mix's 0, 0.51 and 0.90 are the ``panel agrees`` rows. The most
+# contrary panel reaches -0.62 on the balanced mix and only -0.33 on the skewed one.
+KAPPA_MIXES = {
+    "A 45/B 40/tie 15": (HUMAN_MIX, PANEL_MIX, (-0.5, -0.3, 0.3)),
+    "A 80/B 15/tie 5": (SKEWED_MIX, SKEWED_MIX, (-0.3, 0.0, 0.3, 0.6, 0.9)),
+}
 
 
-def planted_agreement(agreement: float) -> tuple[float, float]:
+def planted_agreement(
+    agreement: float, contrary: float = 0.0, humans: np.ndarray = HUMAN_MIX, own: np.ndarray = PANEL_MIX
+) -> tuple[float, float]:
     """The population's accuracy and kappa of a panel that copies the human label with
-    probability ``agreement`` and otherwise draws from ``PANEL_MIX``."""
-    accuracy = agreement + (1 - agreement) * float(HUMAN_MIX @ PANEL_MIX)
-    chance = float(HUMAN_MIX @ (agreement * HUMAN_MIX + (1 - agreement) * PANEL_MIX))
+    probability ``agreement``, picks another label with probability ``contrary`` (drawn from
+    ``own`` without the human's) and otherwise draws from ``own``, against humans drawn from
+    ``humans``: from the joint distribution of the human label i and the panel's j,
+    humans_i (agreement [i = j] + contrary own_j [i != j] / (1 - own_i) + rest own_j)."""
+    other = own[None, :] * (1 - np.eye(3)) / (1 - own)[:, None]
+    given = agreement * np.eye(3) + contrary * other + (1 - agreement - contrary) * own[None, :]
+    joint = humans[:, None] * given
+    accuracy, chance = float(np.trace(joint)), float(joint.sum(axis=1) @ joint.sum(axis=0))
     return accuracy, (accuracy - chance) / (1 - chance)
 
 
-def panel_labels(humans: np.ndarray, agreement: float, rng: np.random.Generator) -> np.ndarray:
-    own = rng.choice(3, size=len(humans), p=PANEL_MIX)
-    return np.where(rng.random(len(humans)) < agreement, humans, own)
+def panel_for_kappa(kappa: float, humans: np.ndarray, own: np.ndarray) -> tuple[float, float]:
+    """(agreement, contrary) of the panel whose population kappa is ``kappa``: one that copies
+    the humans (kappa >= 0) or contradicts them (kappa < 0), solved on ``planted_agreement``."""
+    from scipy.optimize import brentq
+
+    def off(agreement: float, contrary: float) -> float:
+        return planted_agreement(agreement, contrary, humans, own)[1] - kappa
+
+    if kappa >= 0:
+        return float(brentq(lambda a: off(a, 0.0), 0.0, 1.0, xtol=1e-14)), 0.0
+    return 0.0, float(brentq(lambda c: off(0.0, c), 0.0, 1.0, xtol=1e-14))
+
+
+def other_labels(humans: np.ndarray, own: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A label other than each human one, drawn from ``own`` without it."""
+    weights = np.where(np.arange(3) == humans[:, None], 0.0, own[None, :])
+    cumulative = np.cumsum(weights / weights.sum(axis=1, keepdims=True), axis=1)
+    # np.minimum: a draw that rounding left above the last cumulative weight (1 - 1e-16)
+    drawn: np.ndarray = np.minimum(np.sum(rng.random(len(humans))[:, None] > cumulative, axis=1), 2)
+    return drawn
+
+
+def panel_labels(
+    humans: np.ndarray,
+    agreement: float,
+    rng: np.random.Generator,
+    contrary: float = 0.0,
+    own: np.ndarray = PANEL_MIX,
+) -> np.ndarray:
+    """The panel of ``planted_agreement``'s labels on items whose human labels are ``humans``
+    (without ``contrary``, the draws of earlier releases, so that their rows reproduce)."""
+    drawn = rng.choice(3, size=len(humans), p=own)
+    u = rng.random(len(humans))
+    labels = np.where(u < agreement, humans, drawn)
+    if contrary:
+        contradicts = (u >= agreement) & (u < agreement + contrary)
+        labels = np.where(contradicts, other_labels(humans, own, rng), labels)
+    return labels
 
 
 def agreement_run(
-    items: int, agreement: float, two_orders: bool, seed: int, rng: np.random.Generator
+    items: int,
+    agreement: float,
+    two_orders: bool,
+    seed: int,
+    rng: np.random.Generator,
+    contrary: float = 0.0,
+    mixes: tuple[np.ndarray, np.ndarray] = (HUMAN_MIX, PANEL_MIX),
 ) -> list[tuple[bool, float]]:
     """Whether the accuracy's and the kappa's intervals hold the population's values, and
-    their widths."""
-    humans = rng.choice(3, size=items, p=HUMAN_MIX)
-    labels = panel_labels(humans, agreement, rng)
+    their widths, for the panel of ``planted_agreement`` with ``mixes`` (humans, its own)."""
+    human_mix, own = mixes
+    humans = rng.choice(3, size=items, p=human_mix)
+    labels = panel_labels(humans, agreement, rng, contrary, own)
     groups = None
     if two_orders:
-        second = np.where(rng.random(items) < 0.7, labels, panel_labels(humans, agreement, rng))
+        repeated = rng.random(items) < 0.7  # drawn before the new labels: earlier rows reproduce
+        second = np.where(repeated, labels, panel_labels(humans, agreement, rng, contrary, own))
         humans, labels = np.concatenate([humans, humans]), np.concatenate([labels, second])
         groups = [f"q{i}" for i in range(items)] * 2
     truth = [LABEL_NAMES[h] for h in humans]
     predicted = [LABEL_NAMES[x] for x in labels]
     metrics = pairwise_metrics(truth, predicted, seed, groups, "items")
     out = []
-    for name, planted in zip(("accuracy", "kappa"), planted_agreement(agreement), strict=True):
+    planted = planted_agreement(agreement, contrary, human_mix, own)
+    for name, value in zip(("accuracy", "kappa"), planted, strict=True):
         low, high = metrics[name]["ci95"]  # type: ignore[literal-required]
-        out.append((low - 1e-12 <= planted <= high + 1e-12, high - low))
+        out.append((low - 1e-12 <= value <= high + 1e-12, high - low))
     return out
 
 
@@ -169,34 +252,67 @@ def paired_run(
     return out
 
 
+# panel -> (the human scores' noise, the panel's, the share of responses it scores at random,
+# the responses per unit simulated): a typical panel, and panels that rank almost as the humans
+# do, where a small sample often ranks perfectly though the population does not and the
+# interval's floors matter (a perfect ranking counted in groups, ``misranked_bounds``)
+CORRELATION_PANELS: dict[str, tuple[float, float, float, tuple[int, ...]]] = {
+    "": (0.5, 0.8, 0.0, (1, 6)),
+    ", near-perfect panel": (0.1, 0.1, 0.0, (1, 6)),
+    ", nearer-perfect panel": (0.05, 0.05, 0.0, (1, 6)),
+    ", panel scoring 10% at random": (0.05, 0.05, 0.1, (1,)),
+}
+
+
 def scored_responses(
-    units: int, per_unit: int, rng: np.random.Generator, noises: tuple[float, ...] = (0.8,)
+    units: int,
+    per_unit: int,
+    rng: np.random.Generator,
+    noises: tuple[float, ...] = (0.8,),
+    human_noise: float = 0.5,
+    random_share: float = 0.0,
 ) -> tuple[np.ndarray, list[np.ndarray], list[str]]:
     """Human scores (1-3), a panel's (1-5) per noise level in ``noises`` (drawn in that order,
-    on the same responses) and each response's group, of ``units`` groups of ``per_unit``
-    responses (the module doc)."""
+    on the same responses; each scoring a ``random_share`` of them uniformly at random) and
+    each response's group, of ``units`` groups of ``per_unit`` responses (the module doc)."""
     rows = units * per_unit
     quality = np.repeat(rng.normal(0.0, 0.8, units), per_unit) + rng.normal(0.0, 1.0, rows)
-    human = np.digitize(quality + rng.normal(0.0, 0.5, rows), [-0.8, 0.8]) + 1.0
+    human = np.digitize(quality + rng.normal(0.0, human_noise, rows), [-0.8, 0.8]) + 1.0
     cuts = [-1.2, -0.4, 0.4, 1.2]
     panels = [np.digitize(0.5 * quality + rng.normal(0.0, sd, rows), cuts) + 1.0 for sd in noises]
+    if random_share:  # drawn only then, so the other panels' rows rerun digit for digit
+        panels = [np.where(rng.random(rows) < random_share, rng.integers(1, 6, rows), p) for p in panels]
     return human, panels, [f"g{g}" for g in np.repeat(np.arange(units), per_unit)]
 
 
-def planted_correlations(per_unit: int) -> tuple[float, float]:
-    """Spearman and Kendall tau-b of the design over 240,000 responses."""
+def planted_correlations(
+    per_unit: int, noises: tuple[float, float] = (0.5, 0.8), random_share: float = 0.0
+) -> tuple[float, float]:
+    """Spearman and Kendall tau-b of the design over 240,000 responses, with the human and
+    panel ``noises`` and the panel's ``random_share``."""
     from scipy.stats import kendalltau, spearmanr
 
-    human, (panel,), _ = scored_responses(240_000 // per_unit, per_unit, np.random.default_rng(per_unit))
+    human_noise, panel_noise = noises
+    rng = np.random.default_rng(per_unit)
+    units = 240_000 // per_unit
+    human, (panel,), _ = scored_responses(units, per_unit, rng, (panel_noise,), human_noise, random_share)
     return float(spearmanr(human, panel).statistic), float(kendalltau(human, panel).statistic)
 
 
 def correlation_run(
-    units: int, per_unit: int, truth: tuple[float, float], seed: int, rng: np.random.Generator
+    units: int,
+    per_unit: int,
+    truth: tuple[float, float],
+    seed: int,
+    rng: np.random.Generator,
+    noises: tuple[float, float] = (0.5, 0.8),
+    random_share: float = 0.0,
 ) -> list[tuple[bool, float]] | None:
     """Whether Spearman's and Kendall's intervals hold the truth, and their widths; None when
     either has no interval."""
-    human, (panel,), groups = scored_responses(units, per_unit, rng)
+    human_noise, panel_noise = noises
+    scored_rows = scored_responses(units, per_unit, rng, (panel_noise,), human_noise, random_share)
+    human, (panel,), groups = scored_rows
     grouping = {"score": groups} if per_unit > 1 else None
     scored = direct_metrics({"score": list(human)}, {"score": list(panel)}, seed, grouping)
     out = []
@@ -273,16 +389,40 @@ def length_share_run(
     return low <= 0.5 <= high, high - low
 
 
-def panel_comparisons(prompts: int, effect: bool, rng: np.random.Generator) -> list[Comparison]:
-    """All pairs on each of ``prompts`` prompts, answer order drawn at random; with ``effect``
-    each system's log-strength on a prompt is its own plus N(0, PROMPT_SPREAD^2)."""
+def all_pairs_comparisons(
+    planted: dict[str, float], prompts: int, spread: float, repeats: int, rng: np.random.Generator
+) -> list[Comparison]:
+    """Every pair of ``planted``'s systems ``repeats`` times on each of ``prompts`` prompts,
+    answer order drawn at random; each system's log-strength on a prompt (its answer, which the
+    prompt's comparisons share) is its own plus N(0, spread^2)."""
     comparisons: list[Comparison] = []
     for p in range(prompts):
-        noise = rng.normal(0.0, PROMPT_SPREAD, len(STRENGTHS)) if effect else np.zeros(len(STRENGTHS))
-        strengths = {s: v + float(u) for (s, v), u in zip(STRENGTHS.items(), noise, strict=True)}
-        pairs = [(f"p{p}", a, b) if rng.random() < 0.5 else (f"p{p}", b, a) for a, b in PAIRS]
+        noise = rng.normal(0.0, spread, len(planted)) if spread else np.zeros(len(planted))
+        strengths = {s: v + float(u) for (s, v), u in zip(planted.items(), noise, strict=True)}
+        pairs = [
+            (f"p{p}", a, b) if rng.random() < 0.5 else (f"p{p}", b, a)
+            for a, b in itertools.combinations(planted, 2)
+            for _ in range(repeats)
+        ]
         comparisons += simulate_davidson(strengths, NU, pairs, rng)
     return comparisons
+
+
+def panel_comparisons(prompts: int, effect: bool, rng: np.random.Generator) -> list[Comparison]:
+    """All pairs of STRENGTHS on each of ``prompts`` prompts, answer order drawn at random; with
+    ``effect`` each system's log-strength on a prompt is its own plus N(0, PROMPT_SPREAD^2)."""
+    return all_pairs_comparisons(STRENGTHS, prompts, PROMPT_SPREAD if effect else 0.0, 1, rng)
+
+
+def averaged_win_rates(planted: dict[str, float], draws: np.ndarray) -> dict[tuple[str, str], float]:
+    """Each pair's planted win rate (ties half) averaged over ``draws`` of the two systems'
+    prompt effects (rows of two log-strength shifts)."""
+    rates = {}
+    for a, b in itertools.combinations(planted, 2):
+        pa, pb = np.exp(planted[a] + draws[:, 0]), np.exp(planted[b] + draws[:, 1])
+        tie = NU * np.sqrt(pa * pb)
+        rates[(a, b)] = float(np.mean((pa + tie / 2) / (pa + pb + tie)))
+    return rates
 
 
 def panel_truth(effect: bool) -> tuple[dict[str, float], dict[tuple[str, str], float]]:
@@ -293,12 +433,7 @@ def panel_truth(effect: bool) -> tuple[dict[str, float], dict[tuple[str, str], f
     board = leaderboard(panel_comparisons(TRUTH_PROMPTS, effect, rng), list(STRENGTHS), anchor="a")
     ratings = {row["system"]: row["rating"] for row in board["rows"]}
     draws = rng.normal(0.0, PROMPT_SPREAD if effect else 0.0, (1_000_000, 2))
-    rates = {}
-    for a, b in PAIRS:
-        pa, pb = np.exp(STRENGTHS[a] + draws[:, 0]), np.exp(STRENGTHS[b] + draws[:, 1])
-        tie = NU * np.sqrt(pa * pb)
-        rates[(a, b)] = float(np.mean((pa + tie / 2) / (pa + pb + tie)))
-    return ratings, rates
+    return ratings, averaged_win_rates(STRENGTHS, draws)
 
 
 def panel_run(
@@ -323,6 +458,43 @@ def panel_run(
         low, high = pair["win_rate"]["ci95"]
         rate_cases.append((low <= planted <= high, high - low))
     return rating_cases, rate_cases
+
+
+# The field win rates' design: 8 systems 0.4 apart in log-strength (STRENGTHS' spacing, extended
+# to 1.4 ... -1.4), with per-prompt effects of these standard deviations.
+FIELD_STRENGTHS = {s: round(1.4 - 0.4 * i, 1) for i, s in enumerate("abcdefgh")}
+FIELD_SPREADS = (0.0, 0.5, 1.0, 1.5)
+Truth = tuple[dict[str, float], dict[tuple[str, str], float]]
+
+
+def field_truth(spread: float) -> Truth:
+    """What the 8 systems' win rates estimate: each system's mean planted win rate against the
+    other 7, and each pair's, averaged over 10^6 draws of the prompt effect (seeded)."""
+    draws = np.random.default_rng([19, int(10 * spread)]).normal(0.0, spread, (1_000_000, 2))
+    pairs = averaged_win_rates(FIELD_STRENGTHS, draws)
+    against = {(a, b): r for (a, b), r in pairs.items()} | {(b, a): 1 - r for (a, b), r in pairs.items()}
+    field = {s: float(np.mean([against[(s, o)] for o in FIELD_STRENGTHS if o != s])) for s in FIELD_STRENGTHS}
+    return field, pairs
+
+
+def field_win_rate_run(
+    prompts: int, spread: float, repeats: int, truth: Truth, rng: np.random.Generator
+) -> tuple[list[tuple[bool, float]], list[tuple[bool, float]]]:
+    """The 8 systems' win rates against the field and the 28 pairs' (coverage, width) cases of
+    one run: every pair ``repeats`` times on each prompt (``all_pairs_comparisons``)."""
+    field, pairs = truth
+    comparisons = all_pairs_comparisons(FIELD_STRENGTHS, prompts, spread, repeats, rng)
+    found = win_rates(comparisons, list(FIELD_STRENGTHS))
+
+    def held(interval: ProportionInterval, planted: float) -> tuple[bool, float]:
+        low, high = interval["ci95"]
+        return low <= planted <= high, high - low
+
+    # ``win_rates`` orients each pair as FIELD_STRENGTHS orders it, as ``pairs`` is keyed.
+    return (
+        [held(row["win_rate"], field[row["system"]]) for row in found["overall"]],
+        [held(pair["win_rate"], pairs[(pair["system_a"], pair["system_b"])]) for pair in found["pairs"]],
+    )
 
 
 def judge_strengths(
@@ -440,20 +612,52 @@ def calibrated_pair_run(labels: int, agreement: float, rng: np.random.Generator)
     return low <= planted_win_rate("a", "b") <= high, high - low
 
 
-def field_run(fraction: float, agreement: float, rng: np.random.Generator) -> list[tuple[bool, float]]:
+# A panel that abstains (every verdict failed: ``undecided``), more often where the humans tie:
+# on 60% of those and 22.5% of the others, about 30% of the comparisons in all.
+ABSTAINS = {"tie": 0.6, "decisive": 0.225}
+
+
+def abstentions(human: list[Comparison], abstains: bool, rng: np.random.Generator) -> np.ndarray:
+    """Which comparisons the panel leaves undecided (``ABSTAINS``); none, and no draw, without
+    ``abstains``, so that the rows of a panel that always decides keep their numbers."""
+    if not abstains:
+        return np.zeros(len(human), dtype=bool)
+    chance = np.array([ABSTAINS["tie" if h.outcome == 0.5 else "decisive"] for h in human])
+    return np.asarray(rng.random(len(human)) < chance)
+
+
+CalibratedRun = tuple[list[tuple[bool, float]] | None, bool]  # the cases (None: refused), slice flagged
+
+
+def calibrated_board(
+    human: list[Comparison], panel: list[float], labelled: np.ndarray, undecided: np.ndarray, anchor: str
+) -> tuple[CalibratedLeaderboard | None, bool]:
+    """The calibrated leaderboard of a simulated run (None: refused) and whether its labelled
+    slice was flagged as not random (refused for it, or ``label_slice`` not random). An undecided
+    comparison reaches it as a run writes it: a tie, marked undecided."""
+    comparisons = [
+        Comparison(h.prompt, h.system_a, h.system_b, 0.5 if skip else v, None, 0, 0)
+        for h, v, skip in zip(human, panel, undecided, strict=True)
+    ]
+    outcomes = [h.outcome if lab else None for h, lab in zip(human, labelled, strict=True)]
+    try:
+        board = calibrated_leaderboard(
+            comparisons, outcomes, anchor=anchor, soft=False, undecided=list(undecided)
+        )
+    except ValueError as exc:  # too few labels for some system, or a slice beyond chance
+        return None, "not a random slice" in str(exc)
+    return board, not board["label_slice"]["random"]
+
+
+def field_run(fraction: float, agreement: float, abstains: bool, rng: np.random.Generator) -> CalibratedRun:
     """Each system's calibrated field win rate: whether its interval holds the truth, its width."""
     pairs = [(f"p{p}", a, b) for p in range(40) for a, b in PAIRS]
     human = simulate_davidson(STRENGTHS, NU, pairs, rng)
     panel = panel_copy(human, agreement, rng)
-    comparisons = [
-        Comparison(h.prompt, h.system_a, h.system_b, v, None, 0, 0) for h, v in zip(human, panel, strict=True)
-    ]
     labelled = rng.random(len(human)) < fraction
-    outcomes = [h.outcome if lab else None for h, lab in zip(human, labelled, strict=True)]
-    try:
-        board = calibrated_leaderboard(comparisons, outcomes, anchor="a", soft=False)
-    except ValueError:  # too few labels for some system: the board is refused
-        return []
+    board, flagged = calibrated_board(human, panel, labelled, abstentions(human, abstains, rng), "a")
+    if board is None:
+        return None, flagged
     out = []
     for row in board["rows"]:
         field = row["field"]
@@ -462,7 +666,7 @@ def field_run(fraction: float, agreement: float, rng: np.random.Generator) -> li
         truth = float(np.mean([planted_win_rate(row["system"], o) for o in STRENGTHS if o != row["system"]]))
         low, high = field["ci"]
         out.append((low <= truth <= high, high - low))
-    return out
+    return out, flagged
 
 
 ONE_FAR_BEHIND = {"a": 0.0, "b": -0.2, "c": -2.0}  # c loses most of its labelled comparisons
@@ -495,33 +699,30 @@ def rating_run(
     agreement: float,
     rng: np.random.Generator,
     panel_sees: dict[str, float] | None = None,
-) -> list[tuple[bool, float]] | None:
+    abstains: bool = False,
+) -> CalibratedRun:
     """Each non-anchor system's calibrated rating: whether its interval holds the planted one,
-    and its width; None when the leaderboard is refused. Where the panel does not copy the
-    human outcome it judges by ``panel_sees`` (default: every system equal)."""
+    and its width (None when the leaderboard is refused), and whether the slice was flagged.
+    Where the panel does not copy the human outcome it judges by ``panel_sees`` (default: every
+    system equal); with ``abstains`` it leaves some comparisons undecided (``ABSTAINS``)."""
     names = list(strengths)
     pairs = [(f"p{p}", a, b) for p in range(prompts) for a, b in itertools.combinations(names, 2)]
     human = simulate_davidson(strengths, NU, pairs, rng)
     guesses = simulate_davidson(panel_sees or dict.fromkeys(names, 0.0), NU, pairs, rng)
     keep = rng.random(len(human)) < agreement
     panel = [h.outcome if k else g.outcome for h, g, k in zip(human, guesses, keep, strict=True)]
-    comparisons = [
-        Comparison(h.prompt, h.system_a, h.system_b, v, None, 0, 0) for h, v in zip(human, panel, strict=True)
-    ]
     labelled = np.zeros(len(human), dtype=bool)
     labelled[rng.choice(len(human), labels, replace=False)] = True
-    outcomes = [h.outcome if lab else None for h, lab in zip(human, labelled, strict=True)]
-    try:
-        board = calibrated_leaderboard(comparisons, outcomes, anchor=names[0], soft=False)
-    except ValueError:
-        return None
+    board, flagged = calibrated_board(human, panel, labelled, abstentions(human, abstains, rng), names[0])
+    if board is None:
+        return None, flagged
     truth = planted_ratings(strengths, pairs)
     out = []
     for row in board["rows"]:
         if row["system"] != names[0]:
             low, high = row["ci95"]
             out.append((low <= truth[row["system"]] <= high, high - low))
-    return out
+    return out, flagged
 
 
 BASELINE_LENGTH_SD = 60.0  # words: the spread of a system's answer length minus the baseline's
@@ -550,10 +751,13 @@ def planted_lc_win_rate(theta: float, phi: float) -> float:
 
 def baseline_run(
     prompts: int, theta: float, phi: float, truth: float, rng: np.random.Generator
-) -> tuple[bool, float]:
-    """Whether the length-controlled win rate's interval holds the truth, and its width."""
+) -> tuple[bool, float] | None:
+    """Whether the length-controlled win rate's interval holds the truth, and its width; None
+    where the rate is not estimable (withheld, as ``against_baseline`` withholds it)."""
     outcomes, differences, ids = baseline_comparisons(prompts, theta, phi, rng)
     rate, _, _ = lc_win_rate(outcomes, differences, ids, float(np.std(differences)))
+    if lc_not_estimable(rate, differences, prompts):
+        return None
     low, high = rate["ci95"]
     return low <= truth <= high, high - low
 
@@ -563,10 +767,20 @@ def summarise(
 ) -> None:
     coverage = float(np.mean([c for c, _ in cases]))
     width = float(np.mean([w for _, w in cases]))
-    rows.append(
-        {"statistic": label, "setting": setting, "cases": len(cases), "coverage": coverage, "width": width}
-    )
-    print(f"| {label} | {setting} | {len(cases)} | {coverage:.1%} | {width:.3f} |", flush=True)
+    row = {"statistic": label, "setting": setting, "cases": len(cases), "coverage": coverage, "width": width}
+    rows.append(row)
+    print(table_line(row), flush=True)
+
+
+TABLE_HEADER = (
+    "| statistic | setting | cases | coverage of 95% CI | mean width |\n| --- | --- | --- | --- | --- |"
+)
+
+
+def table_line(row: dict[str, object]) -> str:
+    """A row as docs/performance.md's table shows it."""
+    coverage, width = float(row["coverage"]), float(row["width"])  # type: ignore[arg-type]
+    return f"| {row['statistic']} | {row['setting']} | {row['cases']} | {coverage:.1%} | {width:.3f} |"
 
 
 Rows = list[dict[str, object]]
@@ -582,6 +796,20 @@ def agreement_rows(reps: int, rows: Rows) -> None:
                 setting += f", panel agrees {agreement:.0%}"
                 for k, statistic in enumerate(("accuracy", "kappa")):
                     summarise(statistic, setting, [run[k] for run in runs], rows)
+    for two_orders in (False, True):
+        for m, (mix, (humans, own, kappas)) in enumerate(KAPPA_MIXES.items()):
+            for kappa in kappas:
+                agreement, contrary = panel_for_kappa(kappa, humans, own)
+                for items in (10, 20, 40, 200):
+                    rng = np.random.default_rng([items, int(two_orders), m + 1, round(100 * (kappa + 1))])
+                    runs = [
+                        agreement_run(items, agreement, two_orders, seed, rng, contrary, (humans, own))
+                        for seed in range(reps)
+                    ]
+                    setting = f"{items} items" + (" x 2 orders" if two_orders else "")
+                    setting += f", humans {mix}, kappa {kappa:+.1f}"
+                    for k, statistic in enumerate(("accuracy", "kappa")):
+                        summarise(statistic, setting, [run[k] for run in runs], rows)
 
 
 def paired_rows(reps: int, rows: Rows) -> None:
@@ -597,15 +825,20 @@ def paired_rows(reps: int, rows: Rows) -> None:
 
 
 def correlation_rows(reps: int, rows: Rows) -> None:
-    for per_unit in (1, 6):
-        truth = planted_correlations(per_unit)
-        for units in (6, 10, 20, 40):
-            rng = np.random.default_rng([units, per_unit])
-            found = [correlation_run(units, per_unit, truth, seed, rng) for seed in range(reps)]
-            kept = [case for case in found if case is not None]
-            setting = f"{units} groups x {per_unit} responses" if per_unit > 1 else f"{units} items"
-            for k, statistic in enumerate(("Spearman", "Kendall")):
-                summarise(statistic, setting, [case[k] for case in kept], rows)
+    for panel, (human_noise, panel_noise, share, sizes) in CORRELATION_PANELS.items():
+        noises = (human_noise, panel_noise)
+        for per_unit in sizes:
+            truth = planted_correlations(per_unit, noises, share)
+            for units in (6, 10, 20, 40):
+                # the first panel's seeds as before, so its rows rerun digit for digit
+                rng = np.random.default_rng([units, per_unit] + ([len(panel)] if panel else []))
+                found = [
+                    correlation_run(units, per_unit, truth, seed, rng, noises, share) for seed in range(reps)
+                ]
+                kept = [case for case in found if case is not None]
+                setting = f"{units} groups x {per_unit} responses" if per_unit > 1 else f"{units} items"
+                for k, statistic in enumerate(("Spearman", "Kendall")):
+                    summarise(statistic, setting + panel, [case[k] for case in kept], rows)
 
 
 def paired_correlation_rows(reps: int, rows: Rows) -> None:
@@ -641,35 +874,51 @@ def calibrated_pair_rows(reps: int, rows: Rows) -> None:
             )
 
 
+def refused_and_flagged(runs: list[CalibratedRun]) -> str:
+    """How many runs' leaderboards were refused and how many labelled slices (random, all of
+    them) the slice test flagged as not random: its false alarms."""
+    refused = sum(cases is None for cases, _ in runs)
+    flagged = sum(flag for _, flag in runs)
+    return f" ({refused} refused; {flagged} of {len(runs)} random slices flagged)"
+
+
 def field_rows(reps: int, rows: Rows) -> None:
-    for agreement in (0.8, 0.0):
+    for agreement, abstains in ((0.8, False), (0.0, False), (0.8, True)):
         for fraction in (0.1, 0.25):
-            rng = np.random.default_rng([int(100 * fraction), int(10 * agreement)])
-            cases = [case for _ in range(reps // 4) for case in field_run(fraction, agreement, rng)]
-            setting = f"{fraction:.0%} of 240 labelled, panel agrees {agreement:.0%}"
-            summarise("calibrated field win rate", setting, cases, rows)
+            rng = np.random.default_rng(
+                [int(100 * fraction), int(10 * agreement)] + ([2] if abstains else [])
+            )
+            # Runs until the row has ``reps`` cases (4 a run): a refused run adds none.
+            runs: list[CalibratedRun] = []
+            cases: list[tuple[bool, float]] = []
+            while len(cases) < reps:
+                runs.append(field_run(fraction, agreement, abstains, rng))
+                cases += runs[-1][0] or []
+            setting = f"{fraction:.0%} of 240 labelled, panel agrees {agreement:.0%}" + (
+                ", abstains on ~30%" if abstains else ""
+            )
+            summarise("calibrated field win rate", setting + refused_and_flagged(runs), cases, rows)
 
 
 def rating_rows(reps: int, rows: Rows) -> None:
-    designs: list[tuple[dict[str, float], int, tuple[int, ...], str, dict[str, float] | None]] = [
-        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts", None),
-        (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind", None),
-        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts, panel favours d", FAVOURS_D),
+    designs: list[tuple[dict[str, float], int, tuple[int, ...], str, dict[str, float] | None, bool]] = [
+        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts", None, False),
+        (ONE_FAR_BEHIND, 20, (10, 20, 40), "3 systems x 20 prompts, one far behind", None, False),
+        (STRENGTHS, 40, (10, 40, 200), "4 systems x 40 prompts, panel favours d", FAVOURS_D, False),
+        (STRENGTHS, 40, (10, 40), "4 systems x 40 prompts, panel abstains on ~30%", None, True),
     ]
-    for strengths, prompts, label_counts, described, panel_sees in designs:
+    for strengths, prompts, label_counts, described, panel_sees, abstains in designs:
         for agreement in (0.8, 0.0):
             for labels in label_counts:
                 seed = [labels, int(10 * agreement), len(strengths)] + ([1] if panel_sees else [])
-                rng = np.random.default_rng(seed)
-                found = [
-                    rating_run(strengths, prompts, labels, agreement, rng, panel_sees) for _ in range(reps)
+                rng = np.random.default_rng(seed + ([2] if abstains else []))
+                runs = [
+                    rating_run(strengths, prompts, labels, agreement, rng, panel_sees, abstains)
+                    for _ in range(reps)
                 ]
-                refused = sum(case is None for case in found)
-                cases = [c for case in found if case is not None for c in case]
+                cases = [c for found, _ in runs for c in found or []]
                 setting = f"{described}, {labels} labelled, panel agrees {agreement:.0%}"
-                summarise(
-                    "calibrated rating", setting + (f" ({refused} refused)" if refused else ""), cases, rows
-                )
+                summarise("calibrated rating", setting + refused_and_flagged(runs), cases, rows)
 
 
 def panel_rows(reps: int, rows: Rows) -> None:
@@ -681,6 +930,22 @@ def panel_rows(reps: int, rows: Rows) -> None:
             setting = f"4 systems x {prompts} prompts" + (", prompt effect" if effect else "")
             summarise("rating", setting, [c for run in runs for c in run[0]], rows)
             summarise("win rate", setting, [c for run in runs for c in run[1]], rows)
+
+
+def field_win_rate_rows(reps: int, rows: Rows) -> None:
+    # Every pair once on each prompt, and (below 5 prompts, where the prompt is the interval's
+    # unit) 3 times on each prompt, the 3 sharing the prompt's answers.
+    once = [(prompts, 1) for prompts in (2, 3, 4, 5, 8, 20, 40)]
+    designs = once + [(prompts, 3) for prompts in (2, 3, 4, 5)]
+    for spread in FIELD_SPREADS:
+        truth = field_truth(spread)
+        for prompts, repeats in designs:
+            rng = np.random.default_rng([prompts, int(10 * spread), repeats, 64])
+            runs = [field_win_rate_run(prompts, spread, repeats, truth, rng) for _ in range(reps)]
+            setting = f"8 systems x {prompts} prompts" + (f" x {repeats} per pair" if repeats > 1 else "")
+            setting += f", prompt effect sd {spread:g}"
+            summarise("field win rate (8 systems)", setting, [c for run in runs for c in run[0]], rows)
+            summarise("pair win rate (8 systems)", setting, [c for run in runs for c in run[1]], rows)
 
 
 def board_rows(reps: int, rows: Rows) -> None:
@@ -708,13 +973,26 @@ def direct_rows(reps: int, rows: Rows) -> None:
 
 
 def baseline_rows(reps: int, rows: Rows) -> None:
+    """Coverage of the length-controlled rates shown; runs go on (up to 20 times ``reps``) until
+    ``reps`` are shown, and the setting says how many were withheld as not estimable (under
+    ``LC_MIN_PROMPTS`` prompts every one: no row, a line printed)."""
     for theta, phi in ((0.0, 0.0), (1.0, 1.0)):
         truth = planted_lc_win_rate(theta, phi)
-        for prompts in (3, 4, 5, 10, 20, 40):
+        for prompts in (3, 4, 5, 8, 10, 20, 40):
             rng = np.random.default_rng([prompts, int(10 * theta), int(10 * phi)])
-            cases = [baseline_run(prompts, theta, phi, truth, rng) for _ in range(reps)]
+            cases: list[tuple[bool, float]] = []
+            runs = 0
+            enough = prompts >= against_baseline_module.LC_MIN_PROMPTS
+            while len(cases) < reps and runs < (20 * reps if enough else reps):
+                runs += 1
+                if (case := baseline_run(prompts, theta, phi, truth, rng)) is not None:
+                    cases.append(case)
             setting = f"{prompts} prompts against the baseline, logit {theta:g} + {phi:g} x length"
-            summarise("length-controlled win rate", setting, cases, rows)
+            setting += f" ({runs - len(cases)} of {runs} runs not estimable)"
+            if cases:
+                summarise("length-controlled win rate", setting, cases, rows)
+            else:
+                print(f"| length-controlled win rate | {setting} | 0 | - | - |", flush=True)
 
 
 # family -> (its rows, the statistics it writes); every row of a family is seeded on its own,
@@ -733,9 +1011,21 @@ FAMILIES = {
     "calibrated-rating": (rating_rows, ("calibrated rating",)),
     "baseline": (baseline_rows, ("length-controlled win rate",)),
     "panel": (panel_rows, ("rating", "win rate")),
+    "field-win-rates": (field_win_rate_rows, ("field win rate (8 systems)", "pair win rate (8 systems)")),
     "boards": (board_rows, ("tau bounds (compare)",)),
     "direct": (direct_rows, ("direct mean", "direct paired difference")),
 }
+
+
+def _replace_rows(kept: Rows, fresh: Rows, replaced: set[str]) -> Rows:
+    """``kept`` with its rows of the ``replaced`` statistics swapped for ``fresh``, placed where
+    the first replaced row stood (at the end when none did): a family that gains or loses rows
+    keeps its place and no stale row survives."""
+    positions = [k for k, row in enumerate(kept) if row["statistic"] in replaced]
+    at = positions[0] if positions else len(kept)
+    others = [row for row in kept if row["statistic"] not in replaced]
+    before = sum(1 for row in kept[:at] if row["statistic"] not in replaced)
+    return others[:before] + fresh + others[before:]
 
 
 def main() -> int:
@@ -748,18 +1038,38 @@ def main() -> int:
         help="rerun these families only; with -o, their rows replace those in the file (the others kept)",
     )
     parser.add_argument("-o", "--output", type=Path)
+    parser.add_argument(
+        "--lc-min-prompts",
+        type=int,
+        help="the baseline family with another prompt count below which the length-controlled rate "
+        "is withheld (0: the interval's width alone decides): shows why it is 8; not with -o",
+    )
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="print the markdown table of the rows in -o (docs/performance.md's) and exit",
+    )
     args = parser.parse_args()
+    if args.lc_min_prompts is not None:
+        if args.output is not None:
+            parser.error("--lc-min-prompts shows a setting not kept: it does not write -o")
+        against_baseline_module.LC_MIN_PROMPTS = args.lc_min_prompts
     reps = args.repetitions
     chosen = args.only or list(FAMILIES)
     rows: Rows = []
-    print("| statistic | setting | cases | coverage of 95% CI | mean width |")
-    print("| --- | --- | --- | --- | --- |")
+    if args.table:
+        if args.output is None:
+            parser.error("--table prints the rows of the file given with -o")
+        print(TABLE_HEADER)
+        print("\n".join(table_line(row) for row in json.loads(args.output.read_text())["rows"]))
+        return 0
+    print(TABLE_HEADER)
     start = time.perf_counter()
     for family in chosen:
         FAMILIES[family][0](reps, rows)
     seconds = time.perf_counter() - start
     print(
-        f"\n{reps} repetitions per row ({reps // 4} for the field win rates, 4 systems each); "
+        f"\n{reps} repetitions per row (the field win rates: runs of 4 systems until {reps} cases); "
         f"{seconds:.0f} s",
         file=sys.stderr,
     )
@@ -769,9 +1079,7 @@ def main() -> int:
         if args.only and args.output.exists():  # keep the other families' rows, in their order
             kept = json.loads(args.output.read_text())
             replaced = {name for family in chosen for name in FAMILIES[family][1]}
-            fresh = iter(rows)
-            rows = [next(fresh) if row["statistic"] in replaced else row for row in kept["rows"]]
-            rows += list(fresh)
+            rows = _replace_rows(kept["rows"], rows, replaced)
             reruns = {**kept["settings"].get("rerun", {}), ", ".join(chosen): round(seconds, 1)}
             meta = {**kept["settings"], "rerun": reruns}
         else:

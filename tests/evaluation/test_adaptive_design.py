@@ -14,7 +14,10 @@ from chateval.evaluation.systems.adaptive_design import (
     BUDGET_SPENT,
     EXPLORE,
     EXPLORE_TOP_1,
+    LOOK_ALPHA,
+    LOOKS,
     RESOLVED,
+    RESOLVED_ALPHA,
     TOP_K_RESOLVED,
     AdaptiveDesign,
     AdaptiveSettings,
@@ -23,7 +26,7 @@ from chateval.evaluation.systems.adaptive_design import (
 )
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.davidson_simulation import simulate_davidson
-from chateval.evaluation.systems.leaderboard import leaderboard
+from chateval.evaluation.systems.leaderboard import FittedBoard, fit_board, leaderboard
 
 
 def candidates(systems: list[str], prompts: int) -> list[Candidate]:
@@ -116,6 +119,74 @@ def test_restored_mid_way_it_chooses_the_same_waves() -> None:
     assert resumed.waves == full.waves and resumed.stop == full.stop
 
 
+def test_every_resolved_a_watched_run_shows_belongs_to_one_split_of_5_percent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Watched after every wave, an adaptive run claims "resolved" only at its stop's looks and
+    on its final board, each look at LOOK_ALPHA: Bonferroni over the looks keeps every claim a
+    user reads within RESOLVED_ALPHA (the module doc, "What may be watched")."""
+    tested: list[tuple[int, float]] = []  # (comparisons the board was fitted to, alpha) per test
+    told_apart = FittedBoard.told_apart
+
+    def spy(board: FittedBoard, first: int, second: int, tests: int = 1, alpha: float = 0.05) -> bool:
+        tested.append((len(board.arrays.outcome), alpha))
+        return told_apart(board, first, second, tests, alpha)
+
+    monkeypatch.setattr(FittedBoard, "told_apart", spy)
+    strengths = {"a": 0.0, "b": 3.0, "c": 6.0}  # far apart: the stop fires at one of its looks
+    systems = list(strengths)
+    design = AdaptiveDesign(candidates(systems, 80), systems, AdaptiveSettings(budget=240, wave=6, seed=1))
+    judge = judge_from(strengths, 0.05, 1)
+    shown = []  # what the run shows after each wave: its stop, once it has one
+    design.start()
+    done, decided = 0, []
+    while done < len(design.waves):
+        wave = design.waves[done]
+        for key, comparison in zip(wave, judge([design.candidate(k) for k in wave]), strict=True):
+            design.record(key, comparison)
+            decided.append(comparison)
+        done += 1
+        design.ready()
+        shown.append(design.stop)
+    # Claimed at one look, then kept: what each later wave shows is that claim, no new one.
+    first = shown.index(RESOLVED)
+    assert shown == [None] * first + [RESOLVED] * (len(shown) - first)
+    assert 1 <= len({n for n, _ in tested}) <= design.planned_looks()
+    board = leaderboard([c for c in decided if c is not None], systems, resolved_alpha=LOOK_ALPHA)
+    assert board["resolved_alpha"] == LOOK_ALPHA and board["resolved"]
+    assert {alpha for _, alpha in tested} == {LOOK_ALPHA}
+    # The stop's looks and the final board's: one split of the 5%.
+    assert len({n for n, _ in tested}) <= LOOKS == design.planned_looks() + 1
+    assert pytest.approx(RESOLVED_ALPHA) == LOOKS * LOOK_ALPHA
+
+
+def test_the_final_board_of_an_adaptive_run_resolves_only_at_its_share() -> None:
+    """The board's resolved pairs at LOOK_ALPHA are the pairs whose difference excludes 0 with
+    all pairs' intervals at 1 - LOOK_ALPHA jointly; on some run a plain 95% board lists a pair
+    that the split does not (so the split is what the adaptive board shows, not the plain list)."""
+    systems = ["a", "b", "c", "d"]
+    strengths = {"a": 0.0, "b": 0.3, "c": 0.6, "d": 0.9}
+    differs = False
+    for seed in range(40):
+        design = AdaptiveDesign(
+            candidates(systems, 30), systems, AdaptiveSettings(budget=60, wave=8, seed=seed)
+        )
+        decided = [c for c in simulate(design, judge_from(strengths, 0.3, seed)) if c is not None]
+        split = leaderboard(decided, systems, resolved_alpha=LOOK_ALPHA)
+        fitted = fit_board(decided, systems)
+        theta = fitted.log_strengths()
+        told = {
+            (x, y)
+            for x, y in itertools.permutations(range(4), 2)
+            if theta[x] > theta[y] and fitted.told_apart(x, y, 6, LOOK_ALPHA)
+        }
+        assert {(systems.index(hi), systems.index(lo)) for hi, lo in split["resolved"]} == told
+        plain = leaderboard(decided, systems)["resolved"]
+        assert all(pair in plain for pair in split["resolved"])
+        differs = differs or len(plain) > len(split["resolved"])
+    assert differs
+
+
 def test_bad_settings_and_journals_are_refused() -> None:
     systems = ["a", "b", "c"]
     with pytest.raises(ValueError, match="budget"):
@@ -146,15 +217,23 @@ DESIGNS_JSON = Path(__file__).parents[2] / "docs" / "performance" / "designs.jso
 
 def test_the_committed_design_simulation_holds_what_the_docs_say() -> None:
     """docs/performance/designs.json (scripts/simulate_designs.py): every rating and win-rate
-    interval row covers at least 94% on at least 400 repetitions (2,800 or more intervals), and
-    the stop's false "resolved" stays within its 5% bound on 1,000 runs a row."""
+    interval row covers at least 94% on at least 400 repetitions (2,800 or more intervals); on
+    1,000 runs a row the stop's false "resolved", and everything a run shows watched at every
+    wave (the stop and the final board's resolved pairs), stay within the 5% bound, also with
+    every system equal (where every claim is false), while plain 95% lists after every wave
+    would not."""
     document = json.loads(DESIGNS_JSON.read_text())
-    assert len(document["rows"]) >= 40 and len(document["stops"]) >= 12
+    assert len(document["rows"]) >= 40 and len(document["stops"]) >= 18
     for row in document["rows"]:
         assert row["repetitions"] >= 400, row
         assert row["coverage"] >= 0.94 and row["win_rate_coverage"] >= 0.94, row
     for row in document["stops"]:
-        assert row["runs"] >= 1000 and row["false_resolved"] <= 0.05, row
+        assert row["runs"] >= 1000 and row["false_resolved"] <= row["false_shown"] <= 0.05, row
+    all_equal = [row for row in document["stops"] if row["equal"] == "all"]
+    assert {(row["systems"], row["design"]) for row in all_equal} >= {
+        (systems, design) for systems in (4, 8) for design in ("adaptive", "adaptive top_k=1")
+    }
+    assert max(row["false_watched"] for row in all_equal) > 0.05
 
 
 HELD_OUT = ["designs_8_systems_heldout.json", "designs_8_systems_spread_1.5.json"]

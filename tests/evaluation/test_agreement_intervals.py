@@ -8,12 +8,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest
+from scipy.stats import binomtest, t
 
+from chateval.evaluation.agreement.correlations import correlation_pair
 from chateval.evaluation.agreement.intervals import (
     correlation_difference_interval,
     correlation_interval,
     effective_n,
+    misranked_bounds,
 )
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.binomial import clopper_pearson
@@ -89,6 +91,60 @@ def test_too_few_units_give_no_correlation_interval() -> None:
     assert out["ci95"] is None and out["reason"] == "2 items or groups: too few for an interval"
 
 
+def fisher_z(value: float, replicates: np.ndarray, units: int, rows: int) -> list[float]:
+    """The Fisher-z interval alone (the module doc), without the floors near +-1."""
+    spread = max(np.std(np.arctanh(replicates)) * np.sqrt(units / (units - 1)), 1 / np.sqrt(rows - 3))
+    half = t.ppf(0.975, units - 1) * spread
+    return [float(np.tanh(np.arctanh(value) - half)), float(np.tanh(np.arctanh(value) + half))]
+
+
+def test_a_perfect_ranking_of_few_groups_claims_what_its_groups_can_show() -> None:
+    """6 dialogues of 6 responses ranked perfectly: no resample varies, and Fisher's floor in 36
+    rows would claim [0.988, 1]; a few misranked rows of the 36 could hide [0.758, 1], and 6
+    single items, less evidence, show less. A measured spread (a typical panel) keeps its
+    Fisher-z interval."""
+    perfect_groups = correlation_interval(1.0, np.ones(500), units=6, rows=36)
+    assert perfect_groups["ci95"] == pytest.approx([0.758, 1.0], abs=1e-3)
+    assert correlation_interval(1.0, np.ones(500), 6, 6)["ci95"] == pytest.approx([0.095, 1.0], abs=1e-3)
+    assert correlation_interval(-1.0, -np.ones(500), 6, 36)["ci95"] == pytest.approx([-1.0, -0.758], abs=1e-3)
+    rng = np.random.default_rng(2)
+    typical = np.tanh(np.arctanh(0.5) + rng.normal(0, 0.2, 500))
+    assert correlation_interval(0.5, typical, 6, 36)["ci95"] == pytest.approx(fisher_z(0.5, typical, 6, 36))
+
+
+def test_a_typical_panels_interval_is_its_fisher_z_interval() -> None:
+    """Spearman 0.5 over 20 items with the bootstrap's spread of such a panel: the floor of a few
+    misranked rows lies inside the Fisher-z interval and changes nothing."""
+    typical = np.tanh(np.arctanh(0.5) + np.random.default_rng(3).normal(0, 0.25, 1000))
+    found = correlation_interval(0.5, typical, 20, 20)["ci95"]
+    assert found == pytest.approx(fisher_z(0.5, typical, 20, 20))
+    assert found[0] < misranked_bounds(0.5, 20, t.ppf(0.975, 19))[0]  # type: ignore[index]
+
+
+def panel_scoring_some_at_random(
+    rng: np.random.Generator, size: tuple[int, ...], share: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Human scores 1-3 (25%, 50%, 25%) and a panel's 1-5 that copies their ranking (1, 3, 5)
+    but scores a ``share`` of the items uniformly at random."""
+    human = rng.choice(3, size=size, p=[0.25, 0.5, 0.25]).astype(np.int8) + 1
+    panel = np.where(rng.random(size) < share, rng.integers(1, 6, size, dtype=np.int8), 2 * human - 1)
+    return human, panel
+
+
+@pytest.mark.parametrize(("items", "share"), [(6, 0.55), (10, 0.35), (20, 0.2), (40, 0.1)])
+def test_a_perfect_ranking_does_not_exclude_a_panel_that_gives_one_often(items: int, share: float) -> None:
+    """A panel that ranks as the humans do but scores a share of the items at random ranks
+    ``items`` items perfectly at least 2.5% of the time: a perfect ranking's interval must hold
+    its Spearman and Kendall (20 items: tau 0.76, which Fisher-z's [0.986, 1] excluded)."""
+    human, panel = panel_scoring_some_at_random(np.random.default_rng(1), (10_000, items), share)
+    human_order, panel_order = (np.sign(x[:, :, None] - x[:, None, :]) for x in (human, panel))
+    assert np.mean(np.all(human_order == panel_order, axis=(1, 2))) >= 0.025
+    population = panel_scoring_some_at_random(np.random.default_rng(2), (200_000,), share)
+    rho, tau = correlation_pair(*(x.astype(float) for x in population))  # type: ignore[misc]
+    low, high = correlation_interval(1.0, np.ones(1000), items, items)["ci95"]  # type: ignore[misc]
+    assert low <= tau < rho and high == 1.0
+
+
 def test_clustered_correlations_widen_with_the_groups_not_the_rows() -> None:
     """60 responses in 6 groups of 10 whose scores move together: wider than 60 independent
     items' interval would be."""
@@ -116,6 +172,20 @@ def test_the_committed_simulation_shows_every_interval_holding() -> None:
     for row in rows:
         assert row["cases"] >= 1900, row
         assert row["coverage"] >= 0.94, row
+
+
+def test_the_performance_page_shows_the_committed_rows() -> None:
+    """docs/performance.md's table of intervals is intervals.json's, row for row
+    (``scripts/simulate_intervals.py --table -o docs/performance/intervals.json`` prints it)."""
+    header = "| statistic | setting | cases | coverage of 95% CI | mean width |"
+    page = (INTERVALS_JSON.parents[1] / "performance.md").read_text(encoding="utf-8")
+    shown = page.split(header + "\n| --- | --- | --- | --- | --- |\n", 1)[1].split("\n\n", 1)[0]
+    rows = json.loads(INTERVALS_JSON.read_text())["rows"]
+    expected = [
+        f"| {r['statistic']} | {r['setting']} | {r['cases']} | {r['coverage']:.1%} | {r['width']:.3f} |"
+        for r in rows
+    ]
+    assert shown.splitlines() == expected
 
 
 def test_zous_interval_combines_the_two_sides_through_their_resamples_correlation() -> None:

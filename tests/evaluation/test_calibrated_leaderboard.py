@@ -108,6 +108,45 @@ def test_soft_predictions_are_used_when_every_comparison_has_one() -> None:
     assert calibrated_leaderboard(partly, human, anchor="s0", soft=True)["predictions"] == "hard"
 
 
+def test_a_comparison_the_panel_did_not_decide_is_a_tie_and_keeps_its_label() -> None:
+    """Issue 64: undecided comparisons stay in, labels and all, the panel's prediction a tie
+    (0.5) whatever the comparison's outcome or soft value says; a tie's prediction is soft-free,
+    so a soft board stays soft."""
+    comparisons, human = _planted_run(prompts=40)
+    undecided = [k % 3 == 0 for k in range(len(comparisons))]
+    board = calibrated_leaderboard(comparisons, human, anchor="s0", soft=False, undecided=undecided)
+    as_ties = [
+        dataclasses.replace(c, outcome=0.5) if skip else c
+        for c, skip in zip(comparisons, undecided, strict=True)
+    ]
+    tied = calibrated_leaderboard(as_ties, human, anchor="s0", soft=False)
+    assert [r["rating"] for r in board["rows"]] == pytest.approx(
+        [r["rating"] for r in tied["rows"]], abs=1e-9
+    )
+    assert board["labelled"] == sum(h is not None for h in human) and board["comparisons"] == len(comparisons)
+    assert board["undecided"] == sum(undecided)
+    assert board["undecided_labelled"] == sum(
+        skip and h is not None for skip, h in zip(undecided, human, strict=True)
+    )
+    # The outcome an undecided comparison carries is not read: another one gives the same board.
+    flipped = [
+        dataclasses.replace(c, outcome=1 - c.outcome) if skip else c
+        for c, skip in zip(comparisons, undecided, strict=True)
+    ]
+    again = calibrated_leaderboard(flipped, human, anchor="s0", soft=False, undecided=undecided)
+    assert [r["rating"] for r in again["rows"]] == pytest.approx(
+        [r["rating"] for r in board["rows"]], abs=1e-9
+    )
+    softened = [
+        dataclasses.replace(c, soft=None if skip else 0.25 + c.outcome / 2)
+        for c, skip in zip(comparisons, undecided, strict=True)
+    ]
+    assert (
+        calibrated_leaderboard(softened, human, anchor="s0", soft=True, undecided=undecided)["predictions"]
+        == "soft"
+    )
+
+
 def test_too_few_labels_give_no_leaderboard_with_the_reason() -> None:
     comparisons, _ = _planted_run(prompts=5)
     human: list[float | None] = [None] * len(comparisons)

@@ -163,7 +163,7 @@ def test_per_model_intervals_resample_items_with_all_their_referee_rows() -> Non
     for statistic in ("accuracy", "kappa"):  # the evidence of 40 items, not of 80 rows
         pooled, single = humans_metrics[statistic], alone[statistic]
         assert pooled["value"] == pytest.approx(single["value"])
-        assert single["effective_n"] == 40 and pooled["method"] == "clopper-pearson-clustered"
+        assert single["effective_n"] == 40 and pooled["method"].startswith("clopper-pearson-clustered")
         # 40 items less the t quantile's 39 degrees of freedom: (1.96 / 2.02)^2 of them
         assert 37 < pooled["effective_n"] < 40
         assert np.diff(pooled["ci95"])[0] >= np.diff(single["ci95"])[0]

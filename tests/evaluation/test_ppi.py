@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from chateval.evaluation.systems.ppi import FEW_LABELS, ppi_mean, tuned_lambda
+from chateval.evaluation.systems.ppi import FEW_LABELS, held_out_lambdas, ppi_mean, tuned_lambda
 
 T_2 = 4.302652729749462  # Student t with 2 degrees of freedom at 0.975 (scipy)
 
@@ -86,6 +86,27 @@ def test_hand_computed_case() -> None:
     assert out["ci"] == pytest.approx([0.5 - half, 0.5 + half])
     assert out["classical_ci"] == pytest.approx([0.5 - z * 0.5 / math.sqrt(2), 0.5 + z * 0.5 / math.sqrt(2)])
     assert out["gain"] == pytest.approx((0.125) / (17 / 256))
+
+
+def test_held_out_lambdas_are_the_tuning_without_each_label() -> None:
+    y, yhat, yhat_u = (np.array(v) for v in (Y, YHAT, YHAT_U))
+    expected = [tuned_lambda(np.delete(y, i), np.delete(yhat, i), yhat_u) for i in range(len(y))]
+    assert held_out_lambdas(y, yhat, yhat_u) == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_tuned_lambda_s_rectifier_variance_is_at_least_the_held_out_one() -> None:
+    """The t interval with lam tuned: the rectifier's variance is the larger of the in-sample
+    one at lam and that of the held-out residuals (here the larger: the floor binds)."""
+    y, yhat, yhat_u = (np.array(v) for v in (Y, YHAT, YHAT_U))
+    out = ppi_mean(Y, YHAT, YHAT_U)
+    lam = out["lam"]
+    assert lam == pytest.approx(REFERENCE["lam"])  # the t default tunes lam as ppi-python does
+    in_sample = float(np.var(y - lam * yhat))
+    held_out = float(np.var(y - held_out_lambdas(y, yhat, yhat_u) * yhat))
+    assert held_out > in_sample
+    q = 2.200985160091639  # Student t, 11 degrees of freedom, 0.975 (scipy)
+    half = q * math.sqrt(lam**2 * float(np.var(yhat_u)) / len(YHAT_U) + held_out / len(Y))
+    assert out["ci"] == pytest.approx([out["estimate"] - half, out["estimate"] + half])
 
 
 def test_three_labels_get_a_t_interval_by_hand() -> None:

@@ -25,13 +25,84 @@ def wilson_by_hand(p: float, n: float, q: float) -> list[float]:
 
 
 def test_three_ties_on_three_prompts() -> None:
-    # Fewer than 5 prompts: no design effect, the exact (Clopper-Pearson) interval of 1.5
-    # successes in 3: beta quantiles B(0.025; 1.5, 2.5) and B(0.975; 2.5, 1.5).
+    # Fewer than 5 prompts: the prompt is the unit, here one comparison each, so the exact
+    # (Clopper-Pearson) interval of 1.5 successes in 3: beta quantiles B(0.025; 1.5, 2.5) and
+    # B(0.975; 2.5, 1.5).
     (out,) = proportion_intervals(np.full(3, 0.5), np.ones(3))
     assert out["value"] == 0.5
     assert out["ci95"] == pytest.approx([beta.ppf(0.025, 1.5, 2.5), beta.ppf(0.975, 2.5, 1.5)])
     assert out["ci95"] == pytest.approx([0.039, 0.961], abs=1e-3)
-    assert (out["method"], out["effective_n"]) == ("clopper-pearson-independent", 3.0)
+    assert out["method"] == "clopper-pearson-prompts"
+    assert out["effective_n"] == pytest.approx(3.0)
+
+
+def test_comparisons_sharing_a_prompt_count_as_one_below_five_prompts() -> None:
+    # 3 prompts of 7 comparisons (a system against 7 opponents, its answer shared): all 7 won on
+    # two prompts, all lost on the third. p = 14 / 21 = 2/3; the 3 prompts are the units: the
+    # exact interval of 2 in 3, B(0.025; 2, 2) and B(0.975; 3, 1) = 0.975^(1/3).
+    (out,) = proportion_intervals(np.array([7.0, 7.0, 0.0]), np.full(3, 7.0))
+    assert out["value"] == pytest.approx(2 / 3)
+    assert out["ci95"] == pytest.approx([beta.ppf(0.025, 2, 2), 0.975 ** (1 / 3)])
+    assert out["method"] == "clopper-pearson-prompts" and out["effective_n"] == pytest.approx(3.0)
+    # Wider than 14 of the 21 comparisons taken as independent (the interval of releases 5-6);
+    # the same as one comparison a prompt with those outcomes: the prompt is what counts.
+    independent = [beta.ppf(0.025, 14, 8), beta.ppf(0.975, 15, 7)]
+    assert out["ci95"][0] < independent[0] - 0.2 and out["ci95"][1] > independent[1] + 0.05
+    (one_each,) = proportion_intervals(np.array([1.0, 1.0, 0.0]), np.ones(3))
+    assert one_each["ci95"] == pytest.approx(out["ci95"])
+
+
+def test_unequal_prompts_count_as_n_squared_over_the_sum_of_squares() -> None:
+    # Counts 1, 2 and 5 (N = 8): a prompt weighs n_g / N, so the worst case (every comparison
+    # of a prompt agreeing) leaves 64 / 30 trials; 5 of the 8 won, p = 5/8.
+    sums, counts = np.array([1.0, 0.0, 4.0]), np.array([1.0, 2.0, 5.0])
+    units = 64 / 30
+    (out,) = proportion_intervals(sums, counts)
+    assert out["effective_n"] == pytest.approx(units)
+    x = 5 / 8 * units
+    assert out["ci95"] == pytest.approx(
+        [beta.ppf(0.025, x, units - x + 1), beta.ppf(0.975, x + 1, units - x)]
+    )
+
+
+@pytest.mark.parametrize("per", [1, 2, 7])
+@pytest.mark.parametrize("prompts", [1, 2, 3, 4])
+def test_the_prompt_unit_interval_holds_the_independent_one(prompts: int, per: int) -> None:
+    # Whatever the outcomes, never narrower than the exact interval of the N comparisons taken
+    # as independent: the same p from fewer trials.
+    n = prompts * per
+    for successes in np.arange(0, 2 * n + 1) / 2:
+        sums = np.full(prompts, successes / prompts)
+        (out,) = proportion_intervals(sums, np.full(prompts, float(per)))
+        x = successes
+        low = 0.0 if x == 0 else beta.ppf(0.025, x, n - x + 1)
+        high = 1.0 if x == n else beta.ppf(0.975, x + 1, n - x)
+        assert out["ci95"][0] <= low + 1e-12 and out["ci95"][1] >= high - 1e-12
+
+
+@pytest.mark.parametrize("truth", [0.5, 0.7])
+@pytest.mark.parametrize("prompts", [2, 3, 4, 5, 6, 8])
+def test_prompts_whose_comparisons_all_agree_are_covered(prompts: int, truth: float) -> None:
+    # The worst case: each prompt's 6 comparisons are all won or all lost (a prompt effect that
+    # decides everything). Taken as independent, 18 wins of 18 (3 prompts) gave [0.815, 1] and
+    # missed 0.5 whenever every prompt went one way (2 in 2^prompts); from 5 prompts, a design
+    # effect of 1 where all were won gave 30 of 30 [0.82, 1] (5 prompts: 83% coverage of 0.7).
+    # Prompt units hold them.
+    rng = np.random.default_rng(prompts)
+    won = (rng.random((prompts, 4000)) < truth).astype(float)  # 4,000 runs, one a column
+    found = proportion_intervals(6 * won, np.full(won.shape, 6.0))
+    held = [out["ci95"][0] <= truth <= out["ci95"][1] for out in found]
+    assert np.mean(held) >= 0.95
+
+
+def test_all_won_on_five_prompts_counts_the_prompts() -> None:
+    # 30 wins of 30 on 5 prompts: no spread to measure a design effect, so the 5 prompts are
+    # the count (Wilson's at n 5 with t(4)), as 5 wins of 5 single comparisons would be.
+    (out,) = proportion_intervals(np.full(5, 6.0), np.full(5, 6.0))
+    assert out["method"] == "wilson-cluster" and out["effective_n"] == pytest.approx(5.0)
+    assert out["ci95"] == pytest.approx(wilson_by_hand(1.0, 5, float(t.ppf(0.975, 4))))
+    assert out["ci95"][0] == pytest.approx(0.393, abs=1e-3)
+    assert proportion_intervals(np.ones(5), np.ones(5))[0] == out
 
 
 def test_one_win_and_eleven_ties_on_twelve_prompts() -> None:

@@ -128,6 +128,43 @@ def test_labels_spread_over_all_pairs_calibrate_a_leaderboard(systems_run: Path)
     assert "calibrated leaderboard (10 labelled of 12 comparisons)" in titles
 
 
+def test_labelled_comparisons_the_panel_did_not_decide_still_calibrate(systems_run: Path) -> None:
+    """Issue 64: a labelled comparison whose verdicts all failed was dropped from the calibrated
+    estimates without a word. Now it stays in, the panel's prediction a tie, and the reports say so."""
+    from chateval.config.files import load_config
+    from chateval.evaluation.systems.tables import systems_tables
+
+    config = load_config(CONFIGS_DIR / "systems_quickstart.yaml")
+    records = [json.loads(line) for line in (systems_run / "verdicts.jsonl").read_text().splitlines()]
+    for k, r in enumerate(records[:10]):
+        r["human_label"] = r["label"] if k % 3 else {"A": "B", "B": "A", "tie": "tie"}[r["label"]]
+    for r in (records[0], records[4]):
+        r["label"] = None  # every verdict failed: undecided
+    section = compute_metrics(statistics_settings(config), records)["systems"]
+    assert (section["comparisons"], section["undecided"]) == (10, 2)  # the panel's own statistics
+    board = section["calibrated_leaderboard"]
+    assert board is not None, section["calibrated_leaderboard_error"]
+    assert (board["labelled"], board["comparisons"]) == (10, 12)  # was 8 of 10
+    assert (board["undecided"], board["undecided_labelled"]) == (2, 2)
+    # Per pair too: records[4]'s pair counts it among its n + N, records[0]'s (every comparison
+    # labelled) among the labels of its human win rate.
+    pairs = {(c["system_a"], c["system_b"]): c for c in section["calibrated"]}
+    undecided = pairs[(records[4]["system_a"], records[4]["system_b"])]
+    assert (undecided["n"], undecided["N"], undecided["undecided"]) == (3, 1, 1)
+    (whole,) = section["calibrated_left_out"]
+    assert (whole["system_a"], whole["system_b"]) == (records[0]["system_a"], records[0]["system_b"])
+    assert whole["labelled"] == whole["comparisons"] == 4
+    notes = [note for t in systems_tables(section) for note in t.notes]
+    assert (
+        "2 of the 12 comparisons the panel did not decide (every verdict failed), 2 of them labelled, "
+        "are in: the panel's prediction there is a tie (0.5), and their human labels count like any other."
+    ) in notes
+    assert (
+        "2 comparisons undecided (every verdict failed), left out of the win rates and these "
+        "leaderboards; the calibrated estimates keep them, the panel's prediction a tie."
+    ) in notes
+
+
 def test_a_fully_labelled_pair_is_listed_with_why_not_dropped(systems_run: Path) -> None:
     from chateval.config.files import load_config
     from chateval.evaluation.systems.tables import systems_tables
@@ -191,7 +228,7 @@ def test_every_report_shows_the_leaderboard(
     # The win rates' interval method, and a warning: 4 prompts are too few for a design effect.
     for text in (
         "95% exact binomial (Clopper-Pearson) intervals",
-        "only 4 prompts: intervals assume comparisons are independent",
+        "only 4 prompts: each prompt counts as one unit in these intervals",
     ):
         assert text in said and text in report and text in html
 

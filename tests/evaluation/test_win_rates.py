@@ -49,7 +49,7 @@ def test_pair_and_overall_records_by_hand() -> None:
     xz = pairs["x", "z"]
     assert (xz["wins"], xz["ties"], xz["losses"]) == (0, 1, 0)
     # One tie: an exact interval of 0.5 from 1 comparison, not the bootstrap's [0.5, 0.5].
-    assert xz["win_rate"]["value"] == 0.5 and xz["win_rate"]["method"] == "clopper-pearson-independent"
+    assert xz["win_rate"]["value"] == 0.5 and xz["win_rate"]["method"] == "clopper-pearson-prompts"
     low, high = xz["win_rate"]["ci95"]
     assert low == pytest.approx(1 - high) and high - low > 0.85
     yz = pairs["y", "z"]
@@ -109,6 +109,32 @@ def test_intervals_come_from_each_pairs_per_prompt_sums() -> None:
         assert pair["win_rate"]["method"] == "wilson-cluster"
 
 
+def test_a_systems_comparisons_on_one_prompt_count_once_below_five_prompts() -> None:
+    # On each of 3 prompts x meets b, c and d once and a 3 times (the 3 sharing both answers),
+    # and wins all 6 on two prompts, loses all 6 on the third: its 18 comparisons share its
+    # answer on each prompt. Its win rate against the field, 12 / 18, is read from 3 prompt
+    # units, the exact interval of 2 in 3; taken as independent (12 of 18) it was far narrower.
+    opponents = ["a", "a", "a", "b", "c", "d"]
+    comparisons = [
+        c(f"p{p}", "x", o, 0.0 if p == 2 else 1.0, 0.1 if p == 2 else 0.9)
+        for p in range(3)
+        for o in opponents
+    ]
+    out = win_rates(comparisons)
+    x = next(s for s in out["overall"] if s["system"] == "x")
+    assert x["win_rate"]["value"] == pytest.approx(2 / 3)
+    assert x["win_rate"]["method"] == "clopper-pearson-prompts"
+    assert x["win_rate"]["effective_n"] == pytest.approx(3.0)
+    assert x["win_rate"]["ci95"] == pytest.approx([beta.ppf(0.025, 2, 2), 0.975 ** (1 / 3)])
+    assert x["win_rate"]["ci95"][0] < beta.ppf(0.025, 12, 7) - 0.2
+    # The soft rate below 5 prompts gets the hard rate's interval, prompt units included.
+    assert x["soft_win_rate"] == proportion_intervals(np.array([5.4, 5.4, 0.6]), np.full(3, 6.0))[0]
+    # The pair judged 3 times on each prompt: 9 comparisons, 3 units, the same interval.
+    xa = next(p for p in out["pairs"] if p["system_b"] == "a")
+    assert (xa["n"], xa["prompts"]) == (9, 3) and xa["win_rate"]["effective_n"] == pytest.approx(3.0)
+    assert xa["win_rate"]["ci95"] == pytest.approx(x["win_rate"]["ci95"])
+
+
 def test_ties_and_few_verdicts_never_give_a_zero_width_interval() -> None:
     # The pair that tied 3 times on 3 prompts had [0.500, 0.500]; one prompt's win and loss too.
     tied = win_rates([c(f"p{k}", "x", "y", 0.5) for k in range(3)])
@@ -134,7 +160,7 @@ def test_length_bias_by_hand() -> None:
     # 4 decisive verdicts on 4 prompts: under 5 prompts, the exact interval of 3 in 4.
     assert out["share"]["ci95"] == proportion_intervals(np.array([1.0, 0.0, 1.0, 1.0]), np.ones(4))[0]["ci95"]
     assert out["share"]["ci95"] == pytest.approx([beta.ppf(0.025, 3, 2), beta.ppf(0.975, 4, 1)])
-    assert out["share"]["method"] == "clopper-pearson-independent"
+    assert out["share"]["method"] == "clopper-pearson-prompts"
     assert win_rates(comparisons)["length_bias"] == out
     assert length_bias([c("p1", "x", "y", 0.5, la=3, lb=4)])["share"] is None
 

@@ -130,6 +130,38 @@ def test_a_group_the_labels_do_not_place_is_named() -> None:
     ) in notes
 
 
+def test_a_slice_flagged_as_not_random_and_undecided_comparisons_are_said() -> None:
+    """Issue 64: the summary, report.md and the HTML (one set of notes) say when the labelled
+    slice looks uneven across pairs, naming the pair, and how undecided comparisons were used."""
+    board = copy.deepcopy(_board())
+    board["label_slice"] = {
+        "pairs": 3,
+        "chi_square": 9.1,
+        "p_value": 0.012,
+        "draws": 10_000,
+        "random": False,
+        "uneven": [{"system_a": "s1", "system_b": "s2", "labelled": 3, "comparisons": 60, "expected": 20.0}],
+    }
+    board["undecided"], board["undecided_labelled"] = 7, 2
+    section = _old_section() | {"calibrated_leaderboard": board, "calibrated_leaderboard_error": None}
+    notes = [note for t in systems_tables(section) for note in t.notes]
+    assert (
+        "warning: the labelled comparisons may not be a random slice: the labelled share differs "
+        "across the 3 pairs more than a random slice's would (exact test, p = 0.0120): s1 vs s2: 3 "
+        "of 60 labelled, 20.0 expected. The calibrated estimates are unbiased only when the labels "
+        "are drawn at random from all comparisons; on a slice confined to some pairs they lean the "
+        "panel's way on the others."
+    ) in notes
+    assert any(
+        note.startswith(f"7 of the {board['comparisons']} comparisons the panel did not decide")
+        for note in notes
+    )
+    # A random slice (the board as computed) says neither.
+    plain = _old_section() | {"calibrated_leaderboard": _board(), "calibrated_leaderboard_error": None}
+    said = " ".join(note for t in systems_tables(plain) for note in t.notes)
+    assert "random slice" not in said and "did not decide" not in said
+
+
 def test_a_reason_is_shown_when_there_is_no_calibrated_leaderboard() -> None:
     section = _old_section() | {
         "calibrated_leaderboard": None,

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.slow
 # The systems sample's 4 prompts: win rates with exact intervals (the caption's first words).
 WIN_RATES = (
     "Win rate against the field (every opponent, ties half) with 95% intervals (exact binomial, "
-    "comparisons taken as independent); the dashed line marks 0.5."
+    "each prompt one unit); the dashed line marks 0.5."
 )
 
 

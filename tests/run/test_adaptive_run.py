@@ -8,12 +8,14 @@ import logging
 import re
 import zlib
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from chateval.backends.scripted import Responder, ScriptedBackend, StreamingScriptedBackend
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
+from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import BackendError
 from chateval.run.journal import load
@@ -147,6 +149,41 @@ def test_the_summary_and_reports_say_what_the_design_chose(
     assert line in capsys.readouterr().out
     assert line in write_report([resolved], tmp_path).read_text()
     assert line in write_html_report([resolved], tmp_path / "html").read_text()
+
+
+def test_the_final_board_of_an_adaptive_run_says_resolved_only_within_the_split(
+    resolved: Path, tmp_path: Path
+) -> None:
+    """The final leaderboards (plain and length-controlled) list their resolved pairs at the
+    final look's share of the design's 5% (adaptive_design.LOOK_ALPHA), not at a plain 95%,
+    and the reports say so; recomputed from the run's own verdicts, the pairs are those told
+    apart at that share."""
+    from chateval.evaluation.systems.adaptive_design import LOOK_ALPHA
+    from chateval.evaluation.systems.leaderboard import fit_board
+    from chateval.evaluation.systems.section import decided_comparison
+    from chateval.reporting.markdown import write_report
+
+    systems = json.loads((resolved / "metrics.json").read_text())["systems"]
+    board = systems["leaderboard"]
+    assert board["resolved_alpha"] == pytest.approx(LOOK_ALPHA)
+    assert systems["length_controlled"]["resolved_alpha"] == pytest.approx(LOOK_ALPHA)
+    records = cast(list[VerdictRecord], read_jsonl(resolved / "verdicts.jsonl"))
+    comparisons = [c for r in records if (c := decided_comparison(r))]
+    fitted = fit_board(comparisons, [row["system"] for row in board["rows"]])
+    names = list(fitted.arrays.systems)
+    theta = fitted.log_strengths()
+    told = [
+        [a, b]
+        for a in names
+        for b in names
+        if theta[names.index(a)] > theta[names.index(b)]
+        and fitted.told_apart(names.index(a), names.index(b), 3, LOOK_ALPHA)
+    ]
+    assert board["resolved"] and sorted(board["resolved"]) == sorted(told)
+    rule = "all 3 pairs' intervals holding at once, 98.75% jointly (Bonferroni; 5% split over the adaptive"
+    report = write_report([resolved], tmp_path).read_text()
+    assert rule in report
+    assert "no plain rating difference resolved, 98.75% jointly" in report  # the picture's letters
 
 
 def test_the_budget_ends_a_run_the_budget_cannot_resolve(tmp_path: Path) -> None:

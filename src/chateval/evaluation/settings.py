@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Scales = Mapping[str, tuple[int, int]]  # each score's (low, high), by score name
+# The joint error of a leaderboard's ``resolved`` pairs: one look, all pairs. An adaptive run
+# splits it between its stop's looks and its final board (systems.adaptive_design's module doc).
+RESOLVED_ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,9 @@ class StatisticsSettings:
     baseline: str | None = None
     referee_models: Mapping[str, str] = field(default_factory=dict)  # referee name -> its model
     summarizer_model: str | None = None  # the model whose summaries' cut-offs count for it
+    # The joint error of the leaderboards' resolved pairs: 0.05, or, for a run with the
+    # adaptive design, the final board's share of the design's 0.05 (adaptive_design.LOOK_ALPHA).
+    resolved_alpha: float = RESOLVED_ALPHA
 
     @property
     def dimensions(self) -> list[str]:

@@ -153,7 +153,8 @@ def judges_tables(runs: Sequence[FinishedRun]) -> list[Table]:
         between_rows,
         [
             "B against A as the reference, on the items both decided: the intervals of agreement "
-            "with humans (exact binomial, kappa mapped from it; direct: Fisher z)."
+            "with humans (exact binomial; kappa's joined with its bias-corrected bootstrap; "
+            "direct: Fisher z)."
         ],
     )
     value = "accuracy" if pairwise else "average rho"

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from chateval.core.schema.metrics import Interval
 from chateval.evaluation.systems.davidson_intervals import CLUSTERED, INDEPENDENT
+from chateval.evaluation.systems.leaderboard import Leaderboard
+from chateval.evaluation.systems.tables import joint_level
 from chateval.reporting.metrics_view import run_view
 from chateval.reporting.plot_style import (
     BLUE,
@@ -140,6 +142,12 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     legend_below(fig, ax, legend)
     kinds = [found for found in KINDS if any(kind == found[0] for _, _, kind, _ in boards)]
     methods = "; ".join(dict.fromkeys(_method(board, kind) for _, _, kind, board in boards))
+    # 95%, or an adaptive run's share of its design's 5% (``tables.joint_level``).
+    levels = " or ".join(
+        dict.fromkeys(
+            joint_level(cast(Leaderboard, board)) for _, _, kind, board in boards if kind == "leaderboard"
+        )
+    )
     caption = (
         "Leaderboard: each system's rating (Davidson-Bradley-Terry"
         + (
@@ -151,7 +159,7 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
         + f") with its 95% interval ({methods}); "
         + ", ".join(f"{MARKER_WORDS[marker]} {words}" for _, words, _, marker in kinds)
         + (
-            "; systems sharing a letter are not told apart (no plain rating difference resolved, 95% "
+            f"; systems sharing a letter are not told apart (no plain rating difference resolved, {levels} "
             "jointly" + ("; a column of letters per run, in the order named)." if several else ").")
             if columns
             else "."

@@ -27,6 +27,7 @@ from chateval.reporting.plot_style import (
 # A win rate's interval method (proportion_interval.Method) in a caption's words.
 METHODS = {
     "wilson-cluster": "Wilson with a prompt-clustered design effect, t quantile",
+    "clopper-pearson-prompts": "exact binomial, each prompt one unit",
     "clopper-pearson-independent": "exact binomial, comparisons taken as independent",
     "wilson-independent": "Wilson, comparisons taken as independent",
     "t-cluster": "t, prompt-clustered",

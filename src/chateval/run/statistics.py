@@ -6,7 +6,8 @@ from chateval.config.run import RunConfig
 from chateval.debate.building import build_panel
 from chateval.debate.panel import Panel
 from chateval.evaluation.diagnostics.verdict_collapse import pairwise_scales
-from chateval.evaluation.settings import StatisticsSettings
+from chateval.evaluation.settings import RESOLVED_ALPHA, StatisticsSettings
+from chateval.evaluation.systems.adaptive_design import LOOK_ALPHA
 
 
 def panel_models(panel: Panel) -> tuple[dict[str, str], str]:
@@ -36,4 +37,6 @@ def statistics_settings(
         baseline=config.data.design().against,
         referee_models=dict(referees),
         summarizer_model=summarizer,
+        # An adaptive run's final board is one of the looks its design's 5% is split over.
+        resolved_alpha=LOOK_ALPHA if config.data.design().adaptive is not None else RESOLVED_ALPHA,
     )

@@ -21,11 +21,19 @@ class Interval(TypedDict):
 @record_schema
 class AgreementInterval(Interval):
     """Accuracy or kappa with its 95% interval (chateval.evaluation.agreement.intervals),
-    how it was computed (``method``) and the effective number of labelled rows behind it
-    (``effective_n``). Runs scored before these intervals have a percentile bootstrap interval
-    and neither key."""
+    how it was computed (``method``; kappa's ends in ``+bc-bootstrap``, its interval also
+    holding the bias-corrected bootstrap interval) and the effective number of labelled rows
+    behind it (``effective_n``). Runs scored before these intervals have a percentile bootstrap
+    interval and neither key."""
 
-    method: NotRequired[Literal["clopper-pearson", "clopper-pearson-clustered"]]
+    method: NotRequired[
+        Literal[
+            "clopper-pearson",
+            "clopper-pearson-clustered",
+            "clopper-pearson+bc-bootstrap",
+            "clopper-pearson-clustered+bc-bootstrap",
+        ]
+    ]
     effective_n: NotRequired[float]
 
 

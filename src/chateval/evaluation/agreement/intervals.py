@@ -22,13 +22,33 @@ limits illustrated in the case of the binomial"):
   upper at least the all-wrong upper bound, which keeps the bounds monotone in the count right
   (40 items x 2 orders: 80 of 80 gives 0.912; 79 of 80 gave 0.929 before this rule);
 - **accuracy** is p_o: its interval is that one (for independent rows, n itself);
-- **kappa** is (p_o - p_e) / (1 - p_e), increasing in p_o at the observed chance agreement
-  p_e: its interval is p_o's mapped through that line, clipped to [-1, 1], with the design
-  effect measured on kappa's own resamples (V: the variance of kappa times (1 - p_e)^2,
-  V_iid: p_o (1 - p_o) / n). Where p_e varies little the design effect is 1 and the interval
-  is exact in p_o; where its variation matters (many labels, a skewed mix) the design effect
-  widens the interval by it. When every human label and every prediction is one class
-  (p_e = 1) kappa is set by convention and nothing bounds it: [-1, 1].
+- **kappa** is (p_o - p_e) / (1 - p_e). Its interval holds two (the hull, clipped to [-1, 1]):
+  p_o's exact interval mapped through that line at the observed chance agreement p_e, with the
+  design effect measured on kappa's own resamples (V: the variance of kappa times (1 - p_e)^2,
+  V_iid: p_o (1 - p_o) / n), which never has zero width and keeps 5 labels honest; and the
+  bias-corrected percentile interval of kappa's (cluster) bootstrap (Efron 1981,
+  "Nonparametric standard errors and confidence intervals"): the replicates' quantiles at
+  Phi(2 z0 -+ 1.96), z0 = Phi^-1 of the share of replicates below kappa (ties count half).
+  The first alone, the interval of earlier releases, treats p_e as known, which it is not:
+  p_e comes from the same few labels, and where a panel does worse than chance it missed,
+  nearly always with the truth below (true kappa -0.5: 65.3% at 10 labels, 91.2% at 40; a
+  skewed mix A 80 / B 15 / tie 5 at kappa -0.3: 76.4% at 10, 93.5% at 200), and no label right
+  gave the estimate itself as the lower bound (20 labels, 14 of them A: -0.493 [-0.493,
+  -0.241]; now [-0.737, -0.208]). The bootstrap redraws p_e with p_o and so carries both. Its
+  bias correction matters with a skewed mix: kappa there rests on the few minority labels,
+  its estimate is pulled towards 0 when a sample has fewer of them than usual, and its
+  resamples show that pull (most of them fall on one side of the estimate), which the
+  correction follows. Where p_e varies little the bootstrap interval lies (almost) inside the
+  exact one, which then decides: with kappa 0 to 0.9 the interval is at most 5% wider than
+  before from 10 labels on. Not chosen: a symmetric interval around the estimate, with
+  Fleiss, Cohen and Everitt's large-sample variance (1969) or the bootstrap's, whose spread is
+  smallest exactly where the estimate is pulled towards 0, so it still missed the skewed
+  mix's -0.3 at 20 labels; the worst p_e within p_e's own interval (an alpha split), which
+  ignores that p_o and p_e move together and is far wider; and test inversion, which needs the
+  whole table of labels and a search over its margins for each bound. When every human label
+  and every prediction is one class (p_e = 1) kappa is set by convention, and when one side's
+  labels are all one class kappa is 0 whatever the other side says (p_o = p_e), and so are its
+  resamples: nothing in the sample bounds it, and the interval is [-1, 1].
 
 A rank correlation r (``correlation_interval``) gets a Fisher-z interval: tanh(atanh(r) +-
 t_{k-1} s), s the standard deviation of atanh over the (cluster) bootstrap's defined resamples
@@ -36,12 +56,39 @@ scaled by sqrt(k / (k - 1)) (a bootstrap of k units underestimates the variance 
 k the resampled units (items, or groups: Topical-Chat's dialogues), at least Fisher's
 1 / sqrt(n - 3) for n scored rows, so that data that happen not to vary in any resample (a
 perfect ranking of 5 items) still get a width. Student's t for the few units is what a
-percentile interval lacks with 6 dialogues. r is held within
-+-0.995 for the transform (atanh(1) is infinite), and the interval always holds r itself.
+percentile interval lacks with 6 dialogues. r is held within +-0.995 for the transform
+(atanh(1) is infinite), and the interval always holds r itself. As with accuracy's all-right
+rule, no interval claims more than a perfect ranking of its k units would: its lower bound is
+at most tanh(atanh(0.995) - t_{k-1} / sqrt(k - 3)), its upper bound at least the negative of
+that. Over groups it counts groups, not rows, where the bootstrap sees almost no variation
+(6 perfectly ranked groups of 6 printed [0.988, 1.000] with the floor in rows alone).
+
+Fisher's z takes r's variance to vanish like (1 - rho^2)^2 towards +-1, as it does for
+continuous scores. On coarse tied scales (humans 1-3, a panel 1-5) a near-perfect panel falls
+short of +-1 by a few misranked rows, and r's variance shrinks only like 1 - rho^2, as a
+proportion's does like p (1 - p): a small sample then often ranks (nearly) perfectly though
+the population does not, the bootstrap of that sample sees almost no variation, and the
+interval above missed (a panel at Spearman 0.91 over 10 single items: 73.6%; its Kendall over
+6: 58.8%). So the interval also holds every rho from which r lies within t_{k-1} standard
+deviations at the variance c (1 - rho^2) / n (``misranked_bounds``): the roots of
+(r - rho)^2 = a (1 - rho^2), a = t^2 c / n, inverted as Wilson's score interval inverts a
+proportion's, which gives a perfect ranking (1 - a) / (1 + a) to 1, never a point (20 items:
+[0.718, 1], where the Fisher-z interval said [0.986, 1]; 6 groups of 6: [0.758, 1]). With
+c = 3/4 a perfect ranking of 6 to 40 items does not exclude a panel that ranks as the humans
+do but scores a share of the items at random, where that panel ranks them perfectly 2.5% of
+the time or more (tests/evaluation/test_agreement_intervals.py; at 40 items, with the least
+room, its tau is 0.874 and the lower bound 0.858). A panel whose few errors sit at the
+far end of the scale could need up to c = 2 (Daniels and Kendall's bound var(tau) <= 2 (1 -
+tau^2) / n, with which a perfect ranking of 20 items would show only tau >= 0.39): that worst
+case is not guarded. A typical panel's interval (Spearman 0.5), whose spread the bootstrap
+measures, is mostly wider than this bound and keeps its width (20 items: 0.784 before the
+bound, 0.791 with it).
 
 The simulations in scripts/simulate_intervals.py (docs/performance/intervals.json) show each
 covering at least 94% where chateval uses it: accuracy and kappa from 5 to 200 labels,
-independent or with an item's rows clustered; correlations from 6 to 40 items or groups.
+independent or with an item's rows clustered (kappa planted from -0.5 to 0.9 from 10 labels,
+also on a skewed label mix: at least 94.7%); correlations from 6 to 40 items or groups, of
+a typical panel, of near-perfect ones and of one that scores 10% of the items at random.
 """
 
 from typing import Literal
@@ -54,7 +101,11 @@ from chateval.evaluation.binomial import CONFIDENCE, clopper_pearson
 from chateval.evaluation.bootstrap import counted, too_few_defined
 
 CORRELATION_CLIP = 0.995  # |r| for the Fisher transform (atanh(1) is infinite)
+# c of a rank correlation's variance c (1 - rho^2) / n near +-1 on coarse scales, where r falls
+# short of +-1 by a few misranked rows (``misranked_bounds``, the module doc)
+MISRANKED_VARIANCE = 0.75
 Method = Literal["clopper-pearson", "clopper-pearson-clustered"]
+KappaMethod = Literal["clopper-pearson+bc-bootstrap", "clopper-pearson-clustered+bc-bootstrap"]
 
 
 def effective_n(n: int, variance: float, iid_variance: float, clusters: int | None) -> float:
@@ -106,25 +157,60 @@ def accuracy_interval(
     return {"value": accuracy, "ci95": [low, high], "method": _method(clusters), "effective_n": count}
 
 
+def bias_corrected_bounds(value: float, replicates: np.ndarray) -> tuple[float, float]:
+    """Efron's bias-corrected percentile interval of ``value`` from its bootstrap
+    ``replicates`` (the module doc): their quantiles at Phi(2 z0 -+ z), z0 = Phi^-1 of the share
+    below ``value`` (ties half, the share kept within half a replicate of 0 and 1 so that z0 is
+    finite). ``value`` twice without replicates."""
+    defined = replicates[~np.isnan(replicates)]
+    if len(defined) == 0:
+        return value, value
+    ties = np.isclose(defined, value, rtol=0.0, atol=1e-12)  # the resample that is the data
+    share = (np.sum((defined < value) & ~ties) + np.sum(ties) / 2) / len(defined)
+    half = 0.5 / len(defined)
+    z0 = float(norm.ppf(np.clip(share, half, 1 - half)))
+    z = float(norm.ppf(1 - (1 - CONFIDENCE) / 2))
+    low, high = np.quantile(defined, norm.cdf([2 * z0 - z, 2 * z0 + z]))
+    return float(low), float(high)
+
+
+def _one_side_one_class(kappa: float, replicates: np.ndarray) -> bool:
+    """Whether one side's labels are all one class, as kappa and its resamples show it: kappa is
+    then 0 whatever the other side says (p_o = p_e), and so is every resample's, but for those
+    whose two sides are one same class (1 by convention). Exact: both are ratios of counts."""
+    return kappa == 0.0 and len(replicates) > 0 and bool(np.all((replicates == 0.0) | (replicates == 1.0)))
+
+
+def _kappa_method(clusters: int | None) -> KappaMethod:
+    return "clopper-pearson+bc-bootstrap" if clusters is None else "clopper-pearson-clustered+bc-bootstrap"
+
+
 def kappa_interval(
     kappa: float, observed: float, chance: float, n: int, replicates: np.ndarray, clusters: int | None
 ) -> AgreementInterval:
     """Cohen's kappa of ``n`` rows with its interval (the module doc), given the observed and
-    chance agreement it came from, the bootstrap's kappa ``replicates`` and the ``clusters``."""
-    if chance >= 1.0 or n == 0:
-        return {"value": kappa, "ci95": [-1.0, 1.0], "method": _method(clusters), "effective_n": float(n)}
+    chance agreement it came from, the bootstrap's kappa ``replicates`` and the ``clusters``:
+    the hull of p_o's exact interval mapped at ``chance`` and the bias-corrected bootstrap
+    interval; [-1, 1] where nothing bounds kappa (one side all one class, or ``chance`` 1)."""
+    method = _kappa_method(clusters)
+    if chance >= 1.0 or n == 0 or _one_side_one_class(kappa, replicates):
+        return {"value": kappa, "ci95": [-1.0, 1.0], "method": method, "effective_n": float(n)}
     variance = _variance(replicates) * (1 - chance) ** 2  # kappa's spread on p_o's scale
     count = effective_n(n, variance, observed * (1 - observed) / n, clusters)
     low, high = observed_bounds(observed, count, clusters)
 
     def mapped(p: float) -> float:
-        return float(np.clip((p - chance) / (1 - chance), -1.0, 1.0))
+        return (p - chance) / (1 - chance)
 
+    resampled_low, resampled_high = bias_corrected_bounds(kappa, replicates)
     # The value itself always lies inside (min/max remove rounding at p_o = 0 or 1).
     return {
         "value": kappa,
-        "ci95": [min(mapped(low), kappa), max(mapped(high), kappa)],
-        "method": _method(clusters),
+        "ci95": [
+            max(min(mapped(low), resampled_low, kappa), -1.0),
+            min(max(mapped(high), resampled_high, kappa), 1.0),
+        ],
+        "method": method,
         "effective_n": count,
     }
 
@@ -150,12 +236,29 @@ def correlation_interval(
         z = np.arctanh(np.clip(defined, -CORRELATION_CLIP, CORRELATION_CLIP))
         spread = float(np.std(z)) * np.sqrt(units / (units - 1))
         spread = max(spread, 1 / np.sqrt(max(rows - 3, 1)))
-        half = float(t.ppf(1 - (1 - CONFIDENCE) / 2, units - 1)) * spread
+        quantile = float(t.ppf(1 - (1 - CONFIDENCE) / 2, units - 1))
         centre = float(np.arctanh(np.clip(value, -CORRELATION_CLIP, CORRELATION_CLIP)))
-        low, high = float(np.tanh(centre - half)), float(np.tanh(centre + half))
+        low, high = float(np.tanh(centre - quantile * spread)), float(np.tanh(centre + quantile * spread))
+        # No closer to +-1 than a perfect ranking of the units (not the rows) gets: a group's
+        # responses move together, and a bootstrap of near-perfect groups sees no variation.
+        perfect = float(np.tanh(np.arctanh(CORRELATION_CLIP) - quantile / np.sqrt(max(units - 3, 1))))
+        # Nor narrower than a few misranked rows allow: Fisher's variance vanishes near +-1.
+        misranked_low, misranked_high = misranked_bounds(value, rows, quantile)
+        low, high = min(low, perfect, misranked_low), max(high, -perfect, misranked_high)
         out["ci95"] = [min(low, value), max(high, value)]
         out["method"] = "fisher-z"
     return out
+
+
+def misranked_bounds(value: float, rows: int, quantile: float) -> tuple[float, float]:
+    """The population correlations rho from which ``value`` lies within ``quantile`` standard
+    deviations when r's variance is ``MISRANKED_VARIANCE`` (1 - rho^2) / ``rows``: the roots
+    of (value - rho)^2 = a (1 - rho^2), a = quantile^2 MISRANKED_VARIANCE / rows, inverted as
+    Wilson's score interval inverts a proportion's (the module doc). A perfect ranking gets
+    (1 - a) / (1 + a) to 1, never a point."""
+    a = quantile**2 * MISRANKED_VARIANCE / max(rows, 1)
+    root = float(np.sqrt(max(a * (1 + a - value**2), 0.0)))
+    return (value - root) / (1 + a), (value + root) / (1 + a)
 
 
 def correlation_difference_interval(

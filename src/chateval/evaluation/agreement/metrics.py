@@ -4,9 +4,10 @@ Correlations are scipy's definitions (Spearman rho, Kendall tau-b), computed wit
 small inputs (the tests check them against scipy on random data). Cohen's kappa is computed from the
 confusion counts with numpy, because scikit-learn's ``cohen_kappa_score`` costs ~15 ms a call
 and a bootstrap needs thousands; the tests check it against scikit-learn on random data.
-Accuracy and kappa intervals are exact binomial intervals of the observed agreement with a
-design effect (chateval.evaluation.agreement.intervals: they hold with 5 labels, where a
-percentile bootstrap gives 5 of 5 right as [1, 1]); every accuracy and kappa is reported as
+Accuracy intervals are exact binomial intervals of the observed agreement with a design effect,
+kappa's that interval mapped through kappa's line joined with kappa's bias-corrected bootstrap
+interval (chateval.evaluation.agreement.intervals: they hold with 5 labels, where a percentile
+bootstrap alone gives 5 of 5 right as [1, 1]); every accuracy and kappa is reported as
 ``{"value", "ci95", "method", "effective_n"}``. Correlation intervals are Fisher-z intervals whose
 spread comes from a seeded bootstrap (items resampled with replacement ``N_RESAMPLES`` times),
 with Student's t for the few units (the same module). When items come in groups (Topical-Chat: 6

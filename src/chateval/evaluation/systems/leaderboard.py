@@ -10,6 +10,10 @@ intervals, each system's record and mean answer length. The anchor's interval is
 the ratings are differences to it. ``rating_difference`` gives the interval of the difference of
 two ratings, which is what tells whether two systems are told apart (two overlapping rating
 intervals can still hold a difference that excludes 0, and the anchor's has no width at all).
+``resolved_pairs`` lists the differences told apart with all pairs' intervals holding at once,
+95% jointly; a run with the adaptive design passes its share of the design's 5% instead
+(``adaptive_design.LOOK_ALPHA``: the final board is one of the looks its stop's error is split
+over), so that no "resolved" an adaptive run shows lies outside that split.
 """
 
 from collections.abc import Sequence
@@ -21,6 +25,7 @@ from typing_extensions import TypedDict
 
 from chateval.core.schema.metrics import Interval
 from chateval.core.strict_model import record_schema
+from chateval.evaluation.settings import RESOLVED_ALPHA
 from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
 from chateval.evaluation.systems.davidson_fit import (
     BASE_RATING,
@@ -71,6 +76,9 @@ class Leaderboard(TypedDict):
     # holding at once (Bonferroni over the pairs, ``resolved_pairs``); runs before release 5
     # lack it.
     resolved: NotRequired[list[list[str]]]
+    # The joint error of ``resolved``: 0.05, or an adaptive run's share of its design's 0.05;
+    # runs before it was recorded lack it (0.05).
+    resolved_alpha: NotRequired[float]
 
 
 @dataclass(frozen=True)
@@ -153,10 +161,12 @@ def shared_ranks(ratings: Sequence[float]) -> tuple[list[int], list[int]]:
     return order, ranks
 
 
-def resolved_pairs(board: FittedBoard, order: Sequence[int], ranks: Sequence[int]) -> list[list[str]]:
+def resolved_pairs(
+    board: FittedBoard, order: Sequence[int], ranks: Sequence[int], alpha: float = RESOLVED_ALPHA
+) -> list[list[str]]:
     """[higher, lower] for each pair of differently ranked systems whose rating difference's
     interval excludes 0 when the intervals of all K (K - 1) / 2 pairs hold together
-    (Bonferroni: each at 1 - 0.05 / pairs), so that "a above b" is a claim the data support
+    (Bonferroni: each at 1 - alpha / pairs), so that "a above b" is a claim the data support
     whichever pairs a reader looks at."""
     names = board.arrays.systems
     tests = len(order) * (len(order) - 1) // 2
@@ -165,7 +175,7 @@ def resolved_pairs(board: FittedBoard, order: Sequence[int], ranks: Sequence[int
         for x, i in enumerate(order)
         for y in range(x + 1, len(order))
         # ``order`` is highest first: a pair of different ranks is told apart in that direction
-        if ranks[y] != ranks[x] and board.told_apart(i, order[y], tests)
+        if ranks[y] != ranks[x] and board.told_apart(i, order[y], tests, alpha)
     ]
 
 
@@ -175,10 +185,11 @@ def leaderboard(
     anchor: str | None = None,
     length_control: bool = False,
     ridge: float = RIDGE,
+    resolved_alpha: float = RESOLVED_ALPHA,
 ) -> Leaderboard:
     """Rank the systems by their Davidson-Bradley-Terry rating, with 95% intervals (see the
     module doc); ``length_control`` fits the length covariate too and reports its coefficient
-    gamma. Deterministic."""
+    gamma; ``resolved_alpha`` is the joint error of the ``resolved`` pairs. Deterministic."""
     board = fit_board(comparisons, systems, anchor, length_control, ridge)
     arrays, design, params = board.arrays, board.design, board.params
     theta = board.log_strengths()
@@ -231,7 +242,8 @@ def leaderboard(
         "comparisons": len(comparisons),
         "ridge": ridge,
         "interval_method": board.uncertainty.method,
-        "resolved": resolved_pairs(board, order, ranks),
+        "resolved": resolved_pairs(board, order, ranks, resolved_alpha),
+        "resolved_alpha": resolved_alpha,
     }
 
 

@@ -7,7 +7,9 @@ pairwise item, the panel's decision over both answer orders. Its soft value is t
 probability that A's answer is the better one, read from the referees' score distributions: for
 each referee and answer order P(score A > score B) + P(equal) / 2 with the two scores'
 distributions taken as independent, averaged over referees and orders. Items the panel could
-not decide (every verdict failed) are counted as ``undecided`` and left out.
+not decide (every verdict failed) are counted as ``undecided`` and left out of the win rates and
+the leaderboards; the calibrated estimates keep them, the panel's prediction a tie and their
+human labels used like any other (``calibrated_leaderboard``).
 
 Calibrated estimates (prediction-powered inference, ``ppi``): where only some comparisons of a
 pair of systems (direct: some responses of a system) carry a human label, the panel's verdicts
@@ -27,8 +29,12 @@ from chateval.core.schema.records import Distribution, VerdictRecord
 from chateval.core.strict_model import record_schema
 from chateval.evaluation.settings import Scales, StatisticsSettings
 from chateval.evaluation.systems.against_baseline import AgainstBaseline, against_baseline
-from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
-from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
+from chateval.evaluation.systems.calibrated_leaderboard import (
+    CalibratedLeaderboard,
+    calibrated_leaderboard,
+    tied_predictions,
+)
+from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
 from chateval.evaluation.systems.leaderboard import Leaderboard, leaderboard
 from chateval.evaluation.systems.ppi import PPIMean, ppi_mean
@@ -48,6 +54,9 @@ class CalibratedPair(PPIMean):
     system_a: str
     system_b: str
     predictions: str  # "hard" or "soft": which panel verdicts served as predictions
+    # of n + N, the comparisons the panel did not decide: predicted a tie (release 7 on; before,
+    # they were left out, labels and all)
+    undecided: NotRequired[int]
 
 
 @record_schema
@@ -186,21 +195,28 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
     error = None
     if len(systems) >= 2:
         try:
-            plain = leaderboard(comparisons, systems, anchor=anchor)
+            alpha = settings.resolved_alpha
+            plain = leaderboard(comparisons, systems, anchor=anchor, resolved_alpha=alpha)
             # Verdicts imported without their texts have no answer lengths to control for.
             if all("words_a" in r for r in decided):
-                controlled = leaderboard(comparisons, systems, anchor=anchor, length_control=True)
+                controlled = leaderboard(
+                    comparisons, systems, anchor=anchor, length_control=True, resolved_alpha=alpha
+                )
         except ValueError as exc:  # e.g. systems that never meet: their strengths are not identified
             error = str(exc)
     else:
         error = "fewer than two systems have a decided comparison"
     soft = settings.aggregation == "soft"
-    human = [_outcome(label) if (label := r.get("human_label")) else None for r in decided]
-    pairs, left_out = _calibrated_pairs(decided, comparisons, soft=soft)
+    # The calibrated estimates keep the comparisons the panel did not decide: their human labels
+    # count like any other, the panel's prediction a tie (``calibrated_leaderboard``'s doc).
+    every = [_comparison(r, soft_win_probability(r) if r.get("label") else None) for r in judged]
+    undecided = [not r.get("label") for r in judged]
+    human = [_outcome(label) if (label := r.get("human_label")) else None for r in judged]
+    pairs, left_out = _calibrated_pairs(judged, every, undecided, soft=soft)
     calibrated = calibrated_error = None
     try:
         if any(outcome is not None for outcome in human):  # no labels: nothing to calibrate, nothing to say
-            calibrated = calibrated_leaderboard(comparisons, human, anchor=anchor, soft=soft)
+            calibrated = calibrated_leaderboard(every, human, anchor=anchor, soft=soft, undecided=undecided)
     except ValueError as exc:  # too few labels, or ratings the comparisons cannot pin down
         calibrated_error = str(exc)
     rates = win_rates(comparisons, systems)
@@ -224,19 +240,19 @@ def _pairwise(settings: StatisticsSettings, records: Sequence[VerdictRecord]) ->
 
 
 def _calibrated_pairs(
-    records: Sequence[VerdictRecord], comparisons: Sequence[Comparison], soft: bool
+    records: Sequence[VerdictRecord], comparisons: Sequence[Comparison], undecided: Sequence[bool], soft: bool
 ) -> tuple[list[CalibratedPair], list[LeftOutPair]]:
     """Per pair of systems with some (not all) comparisons labelled: the PPI++ win rate, the
-    panel's prediction of each item being its comparison's outcome (or soft value); and the
-    pairs with labels that get none, with why."""
-    by_pair: dict[tuple[str, str], list[tuple[str | None, Comparison]]] = {}
-    for record, comparison in zip(records, comparisons, strict=True):
+    panel's prediction of each item being its comparison's outcome (or soft value), a tie where
+    it did not decide (``undecided``); and the pairs with labels that get none, with why."""
+    by_pair: dict[tuple[str, str], list[tuple[str | None, Comparison, bool]]] = {}
+    for record, comparison, skip in zip(records, comparisons, undecided, strict=True):
         pair = (comparison.system_a, comparison.system_b)
-        by_pair.setdefault(pair, []).append((record.get("human_label"), comparison))
+        by_pair.setdefault(pair, []).append((record.get("human_label"), comparison, skip))
     out: list[CalibratedPair] = []
     left_out: list[LeftOutPair] = []
     for (a, b), group in by_pair.items():
-        labelled = sum(1 for human, _ in group if human)
+        labelled = sum(1 for human, _, _ in group if human)
         reason = None
         if labelled == len(group):
             reason = "every comparison labelled: the human win rate alone is the estimate"
@@ -255,21 +271,31 @@ def _calibrated_pairs(
                     said["human_win_rate"] = _human_win_rate(a, b, group)
                 left_out.append(said)
             continue
-        predicted, use_soft = panel_predictions([c for _, c in group], soft)
+        skipped = np.array([skip for _, _, skip in group])
+        predicted, use_soft = tied_predictions([c for _, c, _ in group], skipped, soft)
         estimate = ppi_mean(
-            [_outcome(human) for human, _ in group if human],
-            [p for (human, _), p in zip(group, predicted, strict=True) if human],
-            [p for (human, _), p in zip(group, predicted, strict=True) if not human],
+            [_outcome(human) for human, _, _ in group if human],
+            [p for (human, _, _), p in zip(group, predicted, strict=True) if human],
+            [p for (human, _, _), p in zip(group, predicted, strict=True) if not human],
             bounds=(0.0, 1.0),  # a win rate: no interval narrower than every item labelled
         )
-        out.append({**estimate, "system_a": a, "system_b": b, "predictions": "soft" if use_soft else "hard"})
+        found: CalibratedPair = {
+            **estimate,
+            "system_a": a,
+            "system_b": b,
+            "predictions": "soft" if use_soft else "hard",
+            "undecided": int(skipped.sum()),
+        }
+        out.append(found)
     return out, left_out
 
 
-def _human_win_rate(a: str, b: str, group: Sequence[tuple[str | None, Comparison]]) -> ProportionInterval:
+def _human_win_rate(
+    a: str, b: str, group: Sequence[tuple[str | None, Comparison, bool]]
+) -> ProportionInterval:
     """The humans' win rate of ``a`` over ``b`` on their labelled comparisons (ties half), by
     the panel's win rates' own method (``win_rates``, prompt-clustered) on the human outcomes."""
-    humans = [dataclasses.replace(c, outcome=_outcome(h), soft=None) for h, c in group if h]
+    humans = [dataclasses.replace(c, outcome=_outcome(h), soft=None) for h, c, _ in group if h]
     (pair,) = win_rates(humans, [a, b])["pairs"]
     return pair["win_rate"]
 

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 
 from chateval.core.formatting import ci_text, signed_ci
 from chateval.evaluation.measures import Table
+from chateval.evaluation.settings import RESOLVED_ALPHA
 from chateval.evaluation.systems.against_baseline import baseline_table
 from chateval.evaluation.systems.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
 from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
+from chateval.evaluation.systems.label_slice import slice_text
 from chateval.evaluation.systems.leaderboard import Leaderboard
 from chateval.evaluation.systems.ppi import FEW_LABELS, PPIMean
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
@@ -45,6 +47,12 @@ def _listed(names: Sequence[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
+def joint_level(board: Leaderboard) -> str:
+    """The confidence of the board's resolved pairs together: "95%", or an adaptive run's
+    "98.75%" (the final board's share of the design's 5%: ``leaderboard.resolved_pairs``)."""
+    return f"{100 * (1 - board.get('resolved_alpha', RESOLVED_ALPHA)):g}%"
+
+
 def resolved_sentence(board: Leaderboard) -> str | None:
     """Which differences of the board the data resolve, in words ("gpt-4 above vicuna-13b; no
     other difference resolved"); None for runs before release 5, which did not record them."""
@@ -53,11 +61,18 @@ def resolved_sentence(board: Leaderboard) -> str | None:
         return None
     systems = len(board["rows"])
     pairs = systems * (systems - 1) // 2
+    level = joint_level(board)
+    # An adaptive run's final board shares the design's 5% with its stop's looks.
+    split = (
+        ""
+        if board.get("resolved_alpha", RESOLVED_ALPHA) == RESOLVED_ALPHA
+        else "; 5% split over the adaptive stop's looks and this board"
+    )
     rule = (
-        "its 95% interval excludes 0"
+        f"its {level} interval excludes 0{split}"
         if pairs == 1
-        else f"its interval excludes 0 with all {pairs} pairs' intervals holding at once, 95% jointly "
-        "(Bonferroni)"
+        else f"its interval excludes 0 with all {pairs} pairs' intervals holding at once, {level} jointly "
+        f"(Bonferroni{split})"
     )
     if not resolved:
         return f"resolved differences: none (a rating difference counts when {rule})."
@@ -118,7 +133,9 @@ def _leaderboard(section: PairwiseSystems) -> Table | None:
             f"lengths ({bias['equal_lengths']} of equal length left out)."
         )
     if section.get("undecided"):
-        notes.append(f"{section['undecided']} comparisons undecided (every verdict failed), left out.")
+        notes.append(
+            f"{section['undecided']} comparisons undecided (every verdict failed), left out{_kept(section)}."
+        )
     headers = ["rank", "system", "rating [95% CI]", "length-controlled", "W/T/L", "words"]
     return Table("leaderboard", headers, rows, notes)
 
@@ -153,17 +170,24 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     exact_only = prompts < MIN_PROMPTS_CLUSTERED and "wilson-independent" not in methods
     notes = [
         "95% exact binomial (Clopper-Pearson) intervals (win rates, and the longer answer's share), "
-        "soft win rates included; an outcome's variance is bounded by that of a win or loss, so ties "
-        "make them conservative."
+        "soft win rates included, each prompt one unit; an outcome's variance is bounded by that of "
+        "a win or loss, so ties make them conservative."
         if exact_only
         else "95% Wilson intervals (win rates, and the longer answer's share) with a prompt-clustered "
         "design effect and a t quantile with (prompts - 1) degrees of freedom (exact binomial "
-        f"intervals for pairs on fewer than {MIN_PROMPTS_CLUSTERED} prompts); an outcome's "
+        f"intervals, each prompt one unit, for pairs on fewer than {MIN_PROMPTS_CLUSTERED} prompts); "
+        "an outcome's "
         "variance is bounded by that of a win or loss, so ties make them conservative. Soft win "
         "rates: t intervals from the soft values' measured spread."
     ]
     independent = methods.count("clopper-pearson-independent") + methods.count("wilson-independent")
-    if prompts < MIN_PROMPTS_CLUSTERED:
+    if prompts < MIN_PROMPTS_CLUSTERED and not independent:
+        notes.append(
+            f"warning: only {prompts} prompts: each prompt counts as one unit in these intervals "
+            "(its comparisons may all move together, and so few prompts cannot measure how much), "
+            f"so they are wide. Judge at least {MIN_PROMPTS_CLUSTERED} prompts."
+        )
+    elif prompts < MIN_PROMPTS_CLUSTERED:  # runs scored before release 7
         how = "Wilson, normal quantile" if "wilson-independent" in methods else "exact binomial intervals"
         notes.append(
             f"warning: only {prompts} prompts: intervals assume comparisons are independent (no "
@@ -221,6 +245,18 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
             "every comparison is labelled: no field win rates, since nothing is left to calibrate "
             "(the pairs' human win rates are the estimate)."
         )
+    if undecided := board.get("undecided"):
+        notes.append(
+            f"{undecided} of the {board['comparisons']} comparisons the panel did not decide (every "
+            f"verdict failed), {board.get('undecided_labelled', 0)} of them labelled, are in: the panel's "
+            "prediction there is a tie (0.5), and their human labels count like any other."
+        )
+    if (found := board.get("label_slice")) and not found["random"]:
+        notes.append(
+            f"warning: the labelled comparisons may not be a random slice: {slice_text(found)}. The "
+            "calibrated estimates are unbiased only when the labels are drawn at random from all "
+            "comparisons; on a slice confined to some pairs they lean the panel's way on the others."
+        )
     if one_sided := board.get("one_sided"):
         notes.append(
             f"warning: {_listed(one_sided)} won or lost every labelled comparison "
@@ -256,6 +292,17 @@ def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
     headers = ["rank", "system", "rating [95% CI]", "field win rate [95% CI]", "labelled", "panel only"]
     title = f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
     return Table(title, headers, rows, notes)
+
+
+def _kept(section: PairwiseSystems) -> str:
+    """Where the calibrated estimates keep the undecided comparisons (release 7 on), say so."""
+    board = section.get("calibrated_leaderboard")
+    if (board and "undecided" in board) or any("undecided" in c for c in section["calibrated"]):
+        return (
+            " of the win rates and these leaderboards; the calibrated estimates keep them, the "
+            "panel's prediction a tie"
+        )
+    return ""
 
 
 def _leaderboard_intervals(board: CalibratedLeaderboard) -> str:
@@ -323,6 +370,13 @@ def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> Table | None
         *(f"warning: {what}: {c['warning']}." for what, c in found if c.get("warning")),
         *(f"not calibrated: {said}" for said in said_left_out),
     ]
+    if section["task"] == "pairwise" and (
+        undecided := sum(c.get("undecided", 0) for c in section["calibrated"])
+    ):
+        notes.append(
+            f"{undecided} of the n + N comparisons the panel did not decide (every verdict failed) are "
+            "in, the panel's prediction a tie (0.5); their human labels count like any other."
+        )
     headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
     return Table("calibrated by human labels", headers, rows, notes)
 

@@ -1,7 +1,8 @@
 """Win rates of systems judged by the panel: per pair of systems and per system against all its
 opponents, wins, ties, losses and the win rate (a tie counts as half a win), hard and soft, each
 with a 95% Wilson interval whose design effect and t quantile come from the prompts the
-comparisons share (``proportion_interval``).
+comparisons share; below 5 prompts, the exact interval with each prompt as one unit (a
+system's comparisons on one prompt share its answer) (``proportion_interval``).
 
 Every win rate is a ratio of sums over comparisons, so its interval needs only its per-prompt
 sums and counts: one (prompts x pairs) matrix of each gives every pair's interval at once.
