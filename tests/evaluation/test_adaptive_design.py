@@ -137,17 +137,8 @@ def test_every_resolved_a_watched_run_shows_belongs_to_one_split_of_5_percent(
     systems = list(strengths)
     design = AdaptiveDesign(candidates(systems, 80), systems, AdaptiveSettings(budget=240, wave=6, seed=1))
     judge = judge_from(strengths, 0.05, 1)
-    shown = []  # what the run shows after each wave: its stop, once it has one
-    design.start()
-    done, decided = 0, []
-    while done < len(design.waves):
-        wave = design.waves[done]
-        for key, comparison in zip(wave, judge([design.candidate(k) for k in wave]), strict=True):
-            design.record(key, comparison)
-            decided.append(comparison)
-        done += 1
-        design.ready()
-        shown.append(design.stop)
+    shown: list[str | None] = []  # what the run shows after each wave: its stop, once it has one
+    decided = simulate(design, judge, lambda watched: shown.append(watched.stop))
     # Claimed at one look, then kept: what each later wave shows is that claim, no new one.
     first = shown.index(RESOLVED)
     assert shown == [None] * first + [RESOLVED] * (len(shown) - first)

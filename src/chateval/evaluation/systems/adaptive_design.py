@@ -399,9 +399,12 @@ Judge = Callable[[Sequence[Candidate]], list[Comparison | None]]
 """Decides a wave's comparisons (None: undecided), in order: a simulated or scripted panel."""
 
 
-def simulate(design: AdaptiveDesign, judge: Judge) -> list[Comparison | None]:
+def simulate(
+    design: AdaptiveDesign, judge: Judge, after_wave: Callable[[AdaptiveDesign], None] | None = None
+) -> list[Comparison | None]:
     """Run ``design`` to its stop with ``judge`` deciding each wave, one wave at a time in
-    order (the simulation and the tests); every decision, in the order made."""
+    order (the simulation and the tests); every decision, in the order made. ``after_wave``
+    sees the design after each wave, as a user watching the run would."""
     design.start()
     results: list[Comparison | None] = []
     done = 0
@@ -412,4 +415,6 @@ def simulate(design: AdaptiveDesign, judge: Judge) -> list[Comparison | None]:
             results.append(comparison)
         done += 1
         design.ready()
+        if after_wave is not None:
+            after_wave(design)
     return results
