@@ -252,6 +252,29 @@ def paired_run(
     return out
 
 
+# Paired kappa differences where chance agreement moves: panel A contradicts the humans, panel
+# B agrees, per label mix of ``KAPPA_MIXES`` (the planted kappas of A and B).
+PAIRED_KAPPAS = {"A 45/B 40/tie 15": (-0.5, 0.3), "A 80/B 15/tie 5": (-0.3, 0.3)}
+
+
+def paired_kappa_run(items: int, mix: str, rng: np.random.Generator) -> list[tuple[bool, float]]:
+    """``paired_run`` for two independent panels of planted kappas ``PAIRED_KAPPAS[mix]``."""
+    humans_mix, own, _ = KAPPA_MIXES[mix]
+    humans = rng.choice(3, size=items, p=humans_mix)
+    sides, planted = [], []
+    for kappa in PAIRED_KAPPAS[mix]:
+        agreement, contrary = panel_for_kappa(kappa, humans_mix, own)
+        sides.append(panel_labels(humans, agreement, rng, contrary, own))
+        planted.append(planted_agreement(agreement, contrary, humans_mix, own))
+    found = compare_pairwise(*([LABEL_NAMES[x] for x in side] for side in (humans, *sides)))
+    out = []
+    for k, name in enumerate(("accuracy", "kappa")):
+        low, high = found[name]["difference"]["ci95"]  # type: ignore[literal-required]
+        truth = planted[1][k] - planted[0][k]
+        out.append((low - 1e-12 <= truth <= high + 1e-12, high - low))
+    return out
+
+
 # panel -> (the human scores' noise, the panel's, the share of responses it scores at random,
 # the responses per unit simulated): a typical panel, and panels that rank almost as the humans
 # do, where a small sample often ranks perfectly though the population does not and the
@@ -820,6 +843,13 @@ def paired_rows(reps: int, rows: Rows) -> None:
             first, second, repeats = panels
             setting = f"{items} items, panels agreeing {first:.0%} and {second:.0%}"
             setting += f", B repeats A on {repeats:.0%}" if repeats else ""
+            for k, statistic in enumerate(("paired accuracy difference", "paired kappa difference")):
+                summarise(statistic, setting, [run[k] for run in runs], rows)
+    for m, (mix, (first, second)) in enumerate(PAIRED_KAPPAS.items()):
+        for items in (10, 20, 40, 200):
+            rng = np.random.default_rng([items, m + 1, 7])
+            runs = [paired_kappa_run(items, mix, rng) for _ in range(reps)]
+            setting = f"{items} items, humans {mix}, panels of kappa {first:+.1f} and {second:+.1f}"
             for k, statistic in enumerate(("paired accuracy difference", "paired kappa difference")):
                 summarise(statistic, setting, [run[k] for run in runs], rows)
 

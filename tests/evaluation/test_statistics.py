@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from chateval.evaluation.agreement.metrics import chance_agreement, direct_metrics, label_codes
+from chateval.evaluation.agreement.intervals import kappa_interval, zou_difference
+from chateval.evaluation.agreement.metrics import (
+    agreement_replicates,
+    chance_agreement,
+    direct_metrics,
+    kappa_from_codes,
+    label_codes,
+)
 from chateval.evaluation.agreement.paired import (
     compare_direct,
     compare_pairwise,
@@ -49,13 +56,45 @@ def test_identical_runs_differ_by_exactly_zero() -> None:
     difference = out["accuracy"]["difference"]
     assert difference["value"] == 0.0 and difference["ci95"][0] == pytest.approx(-difference["ci95"][1])
     assert difference["ci95"][1] > 0.3
-    # Kappa's: the accuracy interval's arms over 1 - p_e (the two runs' chance agreement).
+    # Kappa's: the accuracy interval's arms over 1 - p_e (the two runs' chance agreement);
+    # Zou's part of the hull shrinks to [0, 0] for runs that never disagree.
     t, x = label_codes(truth), label_codes(labels)
     slope = 1 / (1 - chance_agreement(t, x))
     kappa = out["kappa"]["difference"]
     assert kappa["value"] == 0.0
     assert kappa["ci95"] == pytest.approx([d * slope for d in difference["ci95"]])
     assert out["mcnemar"]["p_value"] == 1.0
+
+
+def test_kappa_difference_widens_where_chance_agreement_moves() -> None:
+    """A panel worse than chance against one better, on skewed labels: each kappa's chance
+    agreement is estimated, so the difference's interval holds Zou's combination of the two
+    runs' own kappa intervals, not only the accuracy interval mapped at a known chance."""
+    truth = ["A"] * 8 + ["B", "tie"]
+    worse = ["B", "B", "tie", "A", "A", "B", "A", "tie", "A", "A"]  # contradicts the humans
+    better = ["A"] * 7 + ["B", "B", "tie"]
+    out = compare_pairwise(truth, worse, better)
+    kappa = out["kappa"]
+    assert kappa["a"] < 0 < kappa["b"]
+    t, a, b = (label_codes(x) for x in (truth, worse, better))
+    sides = []
+    for labels in (a, b):
+        replicates = agreement_replicates(t, labels, resample_indices(10, 0))[:, 1]
+        observed, chance = float(np.mean(t == labels)), chance_agreement(t, labels)
+        sides.append(
+            (
+                kappa_interval(kappa_from_codes(t, labels), observed, chance, 10, replicates, None),
+                replicates,
+            )
+        )
+    (first, reps_a), (second, reps_b) = sides
+    zou = zou_difference(kappa["a"], kappa["b"], first["ci95"], second["ci95"], reps_a, reps_b)
+    low, high = kappa["difference"]["ci95"]
+    assert low <= zou[0] + 1e-12 and high >= zou[1] - 1e-12
+    slope = 1 / (1 - (chance_agreement(t, a) + chance_agreement(t, b)) / 2)
+    accuracy = out["accuracy"]["difference"]
+    mapped_low = kappa["difference"]["value"] - (accuracy["value"] - accuracy["ci95"][0]) * slope
+    assert low < mapped_low - 0.05  # Zou's reaches lower than the mapped interval here
 
 
 def test_pairing_narrows_the_interval_of_correlated_runs() -> None:

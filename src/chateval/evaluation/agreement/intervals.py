@@ -91,6 +91,7 @@ also on a skewed label mix: at least 94.7%); correlations from 6 to 40 items or 
 a typical panel, of near-perfect ones and of one that scores 10% of the items at random.
 """
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -261,26 +262,21 @@ def misranked_bounds(value: float, rows: int, quantile: float) -> tuple[float, f
     return (value - root) / (1 + a), (value + root) / (1 + a)
 
 
-def correlation_difference_interval(
-    a: float, b: float, replicates_a: np.ndarray, replicates_b: np.ndarray, units: int, rows: int
-) -> CorrelationInterval:
-    """The difference b - a of two rank correlations on the same items (two runs, or a run's
-    blind vote and final decision) with Zou's interval (Zou 2007, "Toward using confidence
-    intervals to compare correlations"): each side's own interval (``correlation_interval``)
-    combined through the correlation c of the two sides' bootstrap replicates,
+def zou_difference(
+    a: float,
+    b: float,
+    interval_a: Sequence[float],
+    interval_b: Sequence[float],
+    replicates_a: np.ndarray,
+    replicates_b: np.ndarray,
+) -> list[float]:
+    """The interval of b - a from each side's own interval (Zou 2007, MOVER) combined through
+    the correlation c of the two sides' bootstrap replicates (resamples where either is NaN
+    left out), within [-2, 2]:
 
         b - a - sqrt((b - l_b)^2 + (u_a - a)^2 - 2 c (b - l_b)(u_a - a)),
-        b - a + sqrt((u_b - b)^2 + (a - l_a)^2 - 2 c (u_b - b)(a - l_a)).
-
-    It inherits each side's t quantile and width floor, so two runs that agree on every item
-    still get a width. No interval (with the reason) where a side has none."""
-    out, _ = counted(b - a, replicates_b - replicates_a)
-    first = correlation_interval(a, replicates_a, units, rows)
-    second = correlation_interval(b, replicates_b, units, rows)
-    if first["ci95"] is None or second["ci95"] is None:
-        out["reason"] = first.get("reason") or second.get("reason") or "no interval for a side"
-        return out
-    (low_a, high_a), (low_b, high_b) = first["ci95"], second["ci95"]
+        b - a + sqrt((u_b - b)^2 + (a - l_a)^2 - 2 c (u_b - b)(a - l_a))."""
+    (low_a, high_a), (low_b, high_b) = interval_a, interval_b
     both = ~(np.isnan(replicates_a) | np.isnan(replicates_b))
     spread = np.std(replicates_a[both]) * np.std(replicates_b[both]) if both.sum() > 1 else 0.0
     c = float(np.corrcoef(replicates_a[both], replicates_b[both])[0, 1]) if spread > 0 else 0.0
@@ -290,6 +286,24 @@ def correlation_difference_interval(
         return float(np.sqrt(max(of_b**2 + of_a**2 - 2 * c * of_b * of_a, 0.0)))
 
     below, above = arm(b - low_b, high_a - a), arm(high_b - b, a - low_a)
-    out["ci95"] = [max(b - a - below, -2.0), min(b - a + above, 2.0)]
+    return [max(b - a - below, -2.0), min(b - a + above, 2.0)]
+
+
+def correlation_difference_interval(
+    a: float, b: float, replicates_a: np.ndarray, replicates_b: np.ndarray, units: int, rows: int
+) -> CorrelationInterval:
+    """The difference b - a of two rank correlations on the same items (two runs, or a run's
+    blind vote and final decision) with Zou's interval (Zou 2007, "Toward using confidence
+    intervals to compare correlations"): each side's own interval (``correlation_interval``)
+    combined through the correlation of the two sides' bootstrap replicates (``zou_difference``).
+    It inherits each side's t quantile and width floor, so two runs that agree on every item
+    still get a width. No interval (with the reason) where a side has none."""
+    out, _ = counted(b - a, replicates_b - replicates_a)
+    first = correlation_interval(a, replicates_a, units, rows)
+    second = correlation_interval(b, replicates_b, units, rows)
+    if first["ci95"] is None or second["ci95"] is None:
+        out["reason"] = first.get("reason") or second.get("reason") or "no interval for a side"
+        return out
+    out["ci95"] = zou_difference(a, b, first["ci95"], second["ci95"], replicates_a, replicates_b)
     out["method"] = "zou-fisher-z"
     return out

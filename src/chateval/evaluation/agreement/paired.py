@@ -7,12 +7,18 @@ both runs judged the same items:
 - **accuracy**: the difference (run B minus run A) with Tango's score interval for paired
   proportions (``paired_interval``), which holds its 95% with few items and few disagreements
   (the percentile bootstrap it replaced gave [0, 0] when the runs never disagreed);
-- **kappa**: as each kappa's interval is its observed agreement's mapped through kappa's line
-  (``intervals``), the difference's is the accuracy difference's interval mapped through the
-  line at the two runs' mean chance agreement p_e: kappa_B - kappa_A -+ the accuracy interval's
-  arms over (1 - p_e). ``scripts/simulate_intervals.py --only paired`` measures both (5 to 200
-  items; panels that agree, differ, or copy each other); the percentile bootstrap it replaced
-  covered 75% of planted kappa differences at 5 items and 86-91% at 10 to 16;
+- **kappa**: the hull of two intervals. (1) The accuracy difference's interval mapped through
+  kappa's line at the two runs' mean chance agreement p_e: kappa_B - kappa_A -+ its arms over
+  (1 - p_e); it keeps a width where the runs barely disagree, but treats p_e as known and
+  covered only 81.8% to 87.0% of planted differences between a panel worse than chance and one
+  better (kappa -0.3 and +0.3, labels A 80/B 15/tie 5, 10 to 200 items). (2) Zou's interval for a difference
+  (``intervals.zou_difference``): each run's own kappa interval (``intervals.kappa_interval``,
+  which holds where chance agreement is estimated) combined through the correlation of the
+  two kappas over resamples of the shared items; alone it shrinks towards [0, 0] for runs that
+  agree on every item. ``scripts/simulate_intervals.py --only paired`` measures both
+  differences (5 to 200 items; panels that agree, differ, copy each other, or contradict the
+  humans): the hull holds 96.0% or more in every row; the percentile bootstrap used before
+  covered 75% at 5 items;
 - **the correlations** (direct runs): resample the shared items (whole groups where items come
   in groups, e.g. Topical-Chat dialogues) and compute both runs' correlations on each resample;
   the difference gets Zou's interval (``intervals.correlation_difference_interval``): each
@@ -57,9 +63,14 @@ from chateval.evaluation.agreement.correlations import (
     correlation_replicates,
     undefined_reason,
 )
-from chateval.evaluation.agreement.intervals import correlation_difference_interval
+from chateval.evaluation.agreement.intervals import (
+    correlation_difference_interval,
+    kappa_interval,
+    zou_difference,
+)
 from chateval.evaluation.agreement.metrics import (
     CORRELATION_DIMENSIONS,
+    agreement_replicates,
     chance_agreement,
     kappa_from_codes,
     label_codes,
@@ -79,10 +90,11 @@ def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:
 
 
 def compare_pairwise(
-    truth: Sequence[str], labels_a: Sequence[str], labels_b: Sequence[str]
+    truth: Sequence[str], labels_a: Sequence[str], labels_b: Sequence[str], seed: int = 0
 ) -> PairwiseComparison:
     """Accuracy and kappa of two runs' labels on the same items, their paired differences
-    (B - A) with their intervals (the module doc), and the exact McNemar test on accuracy."""
+    (B - A) with their intervals (the module doc; ``seed`` seeds the kappa difference's
+    bootstrap), and the exact McNemar test on accuracy."""
     t, a, b = label_codes(truth), label_codes(labels_a), label_codes(labels_b)
     n = len(t)
     acc_a, acc_b = float(np.mean(a == t)), float(np.mean(b == t))
@@ -91,9 +103,11 @@ def compare_pairwise(
     b_only = int(np.sum((b == t) & (a != t)))
     low, high = accuracy_difference_interval(b_only, a_only, n)
     difference = acc_b - acc_a
-    chance = (chance_agreement(t, a) + chance_agreement(t, b)) / 2 if n else 1.0
     kappa_difference = kappa_b - kappa_a
-    kappa_ci = _kappa_difference_interval(kappa_difference, difference, [low, high], chance)
+    chance = (chance_agreement(t, a) + chance_agreement(t, b)) / 2 if n else 1.0
+    mapped = _mapped_kappa_difference(kappa_difference, difference, (low, high), chance)
+    zou = _zou_kappa_difference(t, a, b, seed)
+    kappa_ci = [min(mapped[0], zou[0]), max(mapped[1], zou[1])]
     return {
         "n": n,
         "accuracy": {"a": acc_a, "b": acc_b, "difference": {"value": difference, "ci95": [low, high]}},
@@ -102,12 +116,12 @@ def compare_pairwise(
     }
 
 
-def _kappa_difference_interval(
-    kappa_difference: float, accuracy_difference: float, accuracy_ci: Sequence[float], chance: float
+def _mapped_kappa_difference(
+    kappa_difference: float, accuracy_difference: float, accuracy_ci: tuple[float, float], chance: float
 ) -> list[float]:
-    """Kappa's difference interval: the accuracy difference's interval mapped through kappa's
-    line at the two runs' mean chance agreement (the module doc), kept around the point value
-    and within kappa's range of differences [-2, 2]; that whole range when chance is 1."""
+    """The accuracy difference's interval mapped through kappa's line at the two runs' mean
+    chance agreement (the module doc), kept around the point value and within kappa's range
+    of differences [-2, 2]; that whole range when chance is 1."""
     if chance >= 1.0:
         return [-2.0, 2.0]
     slope = 1 / (1 - chance)
@@ -116,6 +130,22 @@ def _kappa_difference_interval(
         max(min(kappa_difference - (accuracy_difference - low) * slope, kappa_difference), -2.0),
         min(max(kappa_difference + (high - accuracy_difference) * slope, kappa_difference), 2.0),
     ]
+
+
+def _zou_kappa_difference(t: np.ndarray, a: np.ndarray, b: np.ndarray, seed: int) -> list[float]:
+    """Zou's interval of kappa_b - kappa_a (the module doc) from label codes: truth ``t``, the
+    runs' ``a`` and ``b``; resamples of the items seeded by ``seed``."""
+    samples = resample_indices(len(t), seed)
+    sides = []
+    for labels in (a, b):
+        replicates = agreement_replicates(t, labels, samples)[:, 1] if samples else np.empty(0)
+        observed, chance = float(np.mean(t == labels)) if len(t) else 0.0, chance_agreement(t, labels)
+        interval = kappa_interval(kappa_from_codes(t, labels), observed, chance, len(t), replicates, None)
+        sides.append((interval, replicates))
+    (first, replicates_a), (second, replicates_b) = sides
+    return zou_difference(
+        first["value"], second["value"], first["ci95"], second["ci95"], replicates_a, replicates_b
+    )
 
 
 def _blind_final(score: PairedScore) -> BlindFinalScore:
@@ -286,12 +316,12 @@ def compare_records(
     """Compare two runs' verdict records (verdicts.jsonl) on the items both scored and humans
     labelled; None when they share none."""
     if task == "pairwise":
-        return compare_pairwise_records(records_a, records_b)
+        return compare_pairwise_records(records_a, records_b, seed)
     return compare_direct_records(records_a, records_b, seed)
 
 
 def compare_pairwise_records(
-    records_a: Sequence[VerdictRecord], records_b: Sequence[VerdictRecord]
+    records_a: Sequence[VerdictRecord], records_b: Sequence[VerdictRecord], seed: int = 0
 ) -> PairwiseComparison | None:
     """``compare_records`` of two pairwise runs."""
     by_id = {r["item_id"]: r for r in records_a}
@@ -305,7 +335,9 @@ def compare_pairwise_records(
     ]
     if not shared:
         return None
-    return compare_pairwise([h for h, _, _ in shared], [a for _, a, _ in shared], [b for _, _, b in shared])
+    return compare_pairwise(
+        [h for h, _, _ in shared], [a for _, a, _ in shared], [b for _, _, b in shared], seed
+    )
 
 
 def compare_direct_records(
