@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from chateval.config.files import load_config
-from chateval.engines.factory import create_backend
+from chateval.engines.factory import Engines
 from chateval.engines.models import ModelRegistry
 
 PROMPT = 800
@@ -49,7 +49,7 @@ def main() -> None:
     config = load_config(args.config, args.set)
     model = config.agents[0].model
     start = time.perf_counter()
-    backend: Any = create_backend(config, model, ModelRegistry(config.models_dir))
+    backend: Any = Engines(config, ModelRegistry(config.models_dir)).load(model)
     results: dict[str, Any] = {
         "model": model,
         "overrides": args.set,

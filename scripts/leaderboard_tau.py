@@ -9,16 +9,21 @@ computed from the boards' ranks (equal ratings share one: tau-b counts them as t
 it says what the ranked table shows.
 """
 
-import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from scipy.stats import kendalltau
 
+from chateval import load_finished_run
+
 
 def main(run: Path, reference: list[str]) -> None:
-    systems = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["systems"]
+    metrics = load_finished_run(run).metrics
+    systems: dict[str, Any] = dict((metrics or {}).get("systems") or {})
     for board in ("leaderboard", "length_controlled"):
+        if not systems.get(board):
+            raise SystemExit(f"{run}/metrics.json: no {board}")
         rows = systems[board]["rows"]
         rank = {row["system"]: row["rank"] for row in rows}
         missing = sorted(set(reference) - set(rank))

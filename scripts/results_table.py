@@ -4,13 +4,15 @@
         docs/results/faireval_chateval_nudged docs/results/faireval_single
 
 One column per run, one row per figure, every figure read from the run's metrics.json and
-run.json (so the table is the runs' own numbers, nothing typed by hand).
+run.json (so the table is the runs' own numbers, nothing typed by hand), through chateval's
+public API (``load_finished_run``: today's types, whichever release wrote the folder).
 """
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from chateval import load_finished_run
 
 
 def interval(block: dict[str, Any] | None) -> str:
@@ -32,8 +34,11 @@ def percent(value: float | None) -> str:
 
 
 def column(folder: Path) -> dict[str, str]:
-    metrics = json.loads((folder / "metrics.json").read_text())
-    info = json.loads((folder / "run.json").read_text())
+    run = load_finished_run(folder)
+    if run.metrics is None:
+        raise SystemExit(f"{folder}: no metrics.json; `chateval rescore {folder}` writes it")
+    metrics: dict[str, Any] = dict(run.metrics)
+    info = run.info
     panel, soft = metrics["panel"], (metrics.get("aggregations") or {}).get("soft") or {}
     counts = panel["label_counts"]["predicted"]
     parroting = metrics.get("parroting") or {}

@@ -59,18 +59,18 @@ def registry() -> ModelRegistry:
 @pytest.fixture(scope="session")
 def vllm_backend(registry: ModelRegistry) -> Iterator[Backend]:
     pytest.importorskip("vllm")
-    from chateval.engines.factory import create_backend
+    from chateval.engines.factory import Engines
 
-    backend = create_backend(tiny_config(backend="vllm"), DEFAULT_MODEL, registry)
+    backend = Engines(tiny_config(backend="vllm"), registry).load(DEFAULT_MODEL)
     yield backend
     backend.close()
 
 
 @pytest.fixture(scope="session")
 def transformers_backend(registry: ModelRegistry) -> Iterator[Backend]:
-    from chateval.engines.factory import create_backend
+    from chateval.engines.factory import Engines
 
-    backend = create_backend(tiny_config(backend="transformers"), DEFAULT_MODEL, registry)
+    backend = Engines(tiny_config(backend="transformers"), registry).load(DEFAULT_MODEL)
     yield backend
     backend.close()
 
@@ -90,8 +90,8 @@ def second_model(registry: ModelRegistry) -> str:
 @pytest.fixture(scope="session")
 def second_vllm_backend(registry: ModelRegistry, second_model: str) -> Iterator[Backend]:
     pytest.importorskip("vllm")
-    from chateval.engines.factory import create_backend
+    from chateval.engines.factory import Engines
 
-    backend = create_backend(tiny_config(backend="vllm"), second_model, registry)
+    backend = Engines(tiny_config(backend="vllm"), registry).load(second_model)
     yield backend
     backend.close()

@@ -31,7 +31,7 @@ def test_importing_the_package_loads_none_of_the_stages() -> None:
 
 def test_the_public_names_are_the_stages_own() -> None:
     from chateval.config.files import load_config
-    from chateval.record.finished import load_finished_run
+    from chateval.run.finished import load_finished_run
     from chateval.run.runner import run
 
     assert chateval.load_config is load_config

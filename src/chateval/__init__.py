@@ -34,7 +34,7 @@ offline.switch_off()
 if TYPE_CHECKING:
     from chateval.config.files import load_config
     from chateval.config.run import RunConfig
-    from chateval.record.finished import FinishedRun, load_finished_run
+    from chateval.run.finished import FinishedRun, load_finished_run
     from chateval.run.rescore import rescore
     from chateval.run.runner import RunResult
     from chateval.run.runner import run as evaluate
@@ -45,8 +45,8 @@ _LAZY = {
     "load_config": ("chateval.config.files", "load_config"),
     "evaluate": ("chateval.run.runner", "run"),
     "RunResult": ("chateval.run.runner", "RunResult"),
-    "FinishedRun": ("chateval.record.finished", "FinishedRun"),
-    "load_finished_run": ("chateval.record.finished", "load_finished_run"),
+    "FinishedRun": ("chateval.run.finished", "FinishedRun"),
+    "load_finished_run": ("chateval.run.finished", "load_finished_run"),
     "rescore": ("chateval.run.rescore", "rescore"),
 }
 

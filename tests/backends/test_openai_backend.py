@@ -381,14 +381,14 @@ def test_config_refuses_engine_arguments_for_a_served_model(base_url: str, tmp_p
 
 
 def test_replicas_apply_to_vllm_models_and_never_to_served_ones(base_url: str, tmp_path: Path) -> None:
-    from chateval.engines.factory import replica_count
+    from chateval.engines.factory import Engines
 
     models_dir = write_registry(tmp_path, base_url)
     registry = ModelRegistry(models_dir)
     config = served_config(models_dir, agents=("local", "served"), scale={"replicas": 3})
     vllm = config.model_copy(update={"backend": "vllm"})
-    assert [replica_count(vllm, m, registry) for m in ("local", "served")] == [3, 1]
-    assert replica_count(config, "local", registry) == 1  # a transformers model stays local
+    assert [Engines(vllm, registry).replicas(m) for m in ("local", "served")] == [3, 1]
+    assert Engines(config, registry).replicas("local") == 1  # a transformers model stays local
     listed = served_config(models_dir, scale={"models": {"served": 2}})
     with pytest.raises(ConfigError, match="model 'served' is served; its server scales it"):
         run(listed, tmp_path / "out")

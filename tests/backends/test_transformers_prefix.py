@@ -92,9 +92,9 @@ def test_prefix_reuse_keeps_greedy_outputs(transformers_backend: Backend) -> Non
 
 @pytest.mark.slow
 def test_sliding_window_model_does_not_reuse(registry: ModelRegistry, second_model: str) -> None:
-    from chateval.engines.factory import create_backend
+    from chateval.engines.factory import Engines
 
-    backend = create_backend(tiny_config(backend="transformers"), second_model, registry)
+    backend = Engines(tiny_config(backend="transformers"), registry).load(second_model)
     try:
         assert backend.prefix_cache is False  # type: ignore[attr-defined]
         results = backend.generate(requests(second_model, QUESTIONS[:2]))

@@ -52,17 +52,24 @@ def test_unknown_strategy_lists_known_ones(tmp_path: Path) -> None:
         load_config(write(tmp_path, BASE + "strategy: round_robin\n"))
 
 
-def test_config_names_what_the_stages_implement() -> None:
-    """The config validates strategy and responses-format names from its own lists; the
-    registries of the stages above it must hold exactly those."""
-    from chateval.config.data import FORMAT_NAMES, ITEM_FORMATS, RESPONSES_FORMATS
-    from chateval.config.sections import STRATEGY_NAMES
-    from chateval.data import LOADERS, RESPONSE_LOADERS
-    from chateval.debate.strategies import STRATEGIES
+def test_the_names_a_config_accepts_are_what_the_stages_implement() -> None:
+    """The config validates strategies and data formats against chateval.core.choices'
+    registries, whose built-ins name the stages' implementations without importing them: each
+    reference resolves to a strategy of that name or a loader of chateval.data, and the
+    formats the config knows facts about are registered ones."""
+    from chateval.config.data import FIELDS_READ, FILE_RESPONSES_FORMATS
+    from chateval.core.choices import DATA_FORMATS, RESPONSES_FORMATS, STRATEGIES
+    from chateval.debate.strategies import Strategy
 
-    assert STRATEGIES.names() == sorted(STRATEGY_NAMES)
-    assert RESPONSE_LOADERS.names() == sorted(RESPONSES_FORMATS)
-    assert LOADERS.names() == sorted(ITEM_FORMATS) and len(FORMAT_NAMES) == len(LOADERS.names()) + 3
+    for name in STRATEGIES:
+        strategy = STRATEGIES.get(name)
+        assert issubclass(strategy, Strategy) and strategy.name == name
+    for formats in (DATA_FORMATS, RESPONSES_FORMATS):
+        for name in formats:
+            assert callable(loader := formats.get(name)) and loader.__module__.startswith("chateval.data.")
+    assert not set(DATA_FORMATS.names()) & set(RESPONSES_FORMATS.names())
+    assert set(FILE_RESPONSES_FORMATS) <= set(RESPONSES_FORMATS.names())
+    assert set(FIELDS_READ) <= set(DATA_FORMATS.names()) | set(RESPONSES_FORMATS.names())
 
 
 def test_a_misspelt_format_is_named_before_the_settings_it_would_read(tmp_path: Path) -> None:

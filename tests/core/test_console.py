@@ -15,9 +15,9 @@ from chateval.backends.scripted import ScriptedBackend, StreamingScriptedBackend
 from chateval.bench.modes import run_bench
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
+from chateval.core.command_console import command_console
 from chateval.core.console import Console
 from chateval.core.console_handler import ConsoleHandler, once
-from chateval.core.console_session import session
 from chateval.core.progress import Progress
 from chateval.errors import BackendError
 from chateval.record.files import RunFolder
@@ -114,7 +114,7 @@ def test_engine_output_goes_to_engine_log_appended_on_resume_and_a_failure_shows
     out = tmp_path / "run"
 
     def cli_run() -> None:
-        with session() as console:
+        with command_console() as console:
             # A child process inherits the redirected descriptors.
             subprocess.run([sys.executable, "-c", "print('a child process')"], check=True)
             run(
@@ -139,7 +139,7 @@ def test_engine_output_goes_to_engine_log_appended_on_resume_and_a_failure_shows
 
 
 def test_verbose_leaves_the_engines_on_the_console(tmp_path: Path) -> None:
-    with session(verbose=True, log_path=RunFolder(tmp_path).engine_log) as console:
+    with command_console(verbose=True, log_path=RunFolder(tmp_path).engine_log) as console:
         assert console.engine_log is None
     assert not RunFolder(tmp_path).engine_log.exists()
 

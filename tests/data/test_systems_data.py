@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
-from chateval.config.data import CompareDesign, DataConfig
+from chateval.config.data import DataConfig
+from chateval.config.designs import CompareDesign
 from chateval.config.files import parse_config
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.data import load_items

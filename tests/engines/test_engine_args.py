@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.vllm_backend import _core_lists
+from chateval.engines.factory import Engines
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry
-from chateval.engines.placement import need_gib
 from chateval.errors import ConfigError
 from chateval.run.runner import run
 from tests.support.helpers import MODELS_DIR, tiny_config
@@ -62,11 +62,11 @@ def test_registry_entries_carry_engine_arguments_and_placement_splits_the_weight
     assert registry.spec("big").engine_args == {"tensor_parallel_size": 2}
     config = tiny_config(backend="vllm")
     cache = config.vllm.cpu_kvcache_space_gib
-    split, whole = (need_gib(config, m, registry, gpu=False) - cache for m in ("big", "small"))
+    split, whole = (Engines(config, registry).need_gib(m, gpu=False) - cache for m in ("big", "small"))
     assert split == pytest.approx(whole / 2)
     # The run config's arguments for a model go over its entry's.
     more = tiny_config(backend="vllm", vllm={"engine_args": {"big": {"tensor_parallel_size": 1}}})
-    assert need_gib(more, "big", registry, gpu=False) - cache == pytest.approx(whole)
+    assert Engines(more, registry).need_gib("big", gpu=False) - cache == pytest.approx(whole)
 
 
 def test_a_tensor_parallel_size_that_does_not_divide_the_heads_is_refused(

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from chateval.config.files import load_config
+from chateval.engines.factory import Engines
 from chateval.engines.gpu_memory import gpu_engine_memory
 from chateval.engines.models import ModelRegistry
 from chateval.run.check import check, render_check
@@ -118,7 +119,7 @@ def test_the_gpu_configs_pass_check(tiny_models: Path, name: str) -> None:
 def test_three_8b_engines_share_an_80_gib_gpu(shaped_models: Path) -> None:
     config = load_config(GPU_CONFIGS / "faireval_panel_8b.yaml", [f"models_dir={shaped_models}"])
     registry = ModelRegistry(shaped_models)
-    placement, engines = gpu_engine_memory(config, registry, list(SHAPES), 80.0)
+    placement, engines = gpu_engine_memory(Engines(config, registry), list(SHAPES), 80.0)
     # The arithmetic, written out: bfloat16 weights; an engine's estimated need is its weights
     # x 1.2 plus 1 GiB; three needs of about 54 GiB fit in 80% of 80 GiB, so co-resident; each
     # engine gets 0.85 x its need / all needs, rounded to 3 places, of the 80 GiB.
@@ -146,19 +147,19 @@ def test_three_8b_engines_share_an_80_gib_gpu(shaped_models: Path) -> None:
 def test_a_smaller_gpu_goes_phased_and_a_too_small_share_is_a_problem(shaped_models: Path) -> None:
     config = load_config(GPU_CONFIGS / "faireval_panel_8b.yaml", [f"models_dir={shaped_models}"])
     registry = ModelRegistry(shaped_models)
-    placement, engines = gpu_engine_memory(config, registry, list(SHAPES), 40.0)
+    placement, engines = gpu_engine_memory(Engines(config, registry), list(SHAPES), 40.0)
     assert placement.mode == "phased"  # 54 GiB of needs > 80% of 40 GiB
     llama = next(e for e in engines if e.model == "llama-3.1-8b-instruct")
     assert llama.share == 0.85  # alone on the GPU: vLLM's default share, all of it
     assert llama.tokens == int((0.85 * 40 - 2 * SHAPES[llama.model][6] / GIB) * GIB // 131072)
     # A 16 GiB GPU's 0.85 cannot hold 15 GiB of weights and a context: check says so, one line each.
     for problem_gib in (16.0,):
-        _placement, small = gpu_engine_memory(config, registry, list(SHAPES), problem_gib)
+        _placement, small = gpu_engine_memory(Engines(config, registry), list(SHAPES), problem_gib)
         assert not any(e.fits_one_sequence for e in small)
     forced = load_config(
         GPU_CONFIGS / "faireval_panel_8b.yaml",
         [f"models_dir={shaped_models}", "placement.memory_fractions={qwen2.5-7b-instruct: 0.18}"],
     )
-    _placement, engines = gpu_engine_memory(forced, registry, list(SHAPES), 80.0)
+    _placement, engines = gpu_engine_memory(Engines(forced, registry), list(SHAPES), 80.0)
     qwen = next(e for e in engines if e.model == "qwen2.5-7b-instruct")
     assert qwen.share == 0.18 and not qwen.fits_one_sequence  # 14.4 GiB < 14.2 GiB + 8192 x 56 KiB

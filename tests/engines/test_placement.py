@@ -6,9 +6,12 @@ from pathlib import Path
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.engines.placement import choose_placement, memory_shares, weights_gib
+from chateval.engines.caller_engines import CallerEngines
+from chateval.engines.memory_needs import weights_gib
+from chateval.engines.placement import Placement, choose_placement, memory_shares
 from chateval.engines.pool import ModelPool
 from chateval.run.runner import run
+from chateval.run.session import open_session
 from tests.support.helpers import prompt_dependent, tiny_config
 from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog
 
@@ -90,3 +93,17 @@ def test_weights_estimate_scales_stored_dtype(tmp_path: Path) -> None:
     (tmp_path / "config.json").write_text(json.dumps({"dtype": "bfloat16"}))
     assert weights_gib(tmp_path, "float32") == pytest.approx(2 / 1024)
     assert weights_gib(tmp_path, "bfloat16") == pytest.approx(1 / 1024)
+
+
+def test_a_callers_backends_need_no_registry(tmp_path: Path) -> None:
+    """A session whose caller builds its backends (a factory, or every model handed in) reads
+    no registry (models_dir holds none) and places them as configured, ``auto`` co-resident."""
+    config = tiny_config(agents=M1_AND_M2_AGENTS, models_dir=str(tmp_path))
+    built = open_session(config, backend_factory=LoadLog())
+    assert isinstance(built.engines, CallerEngines)
+    assert built.placement == Placement("co_resident", "set in config")
+    assert built.served_by() == {"m1": (config.backend, 1), "m2": (config.backend, 1)}
+    handed = open_session(config, {m: ScriptedBackend(m, prompt_dependent) for m in ("m1", "m2")})
+    assert isinstance(handed.engines, CallerEngines)
+    assert handed.placement == Placement("co_resident", "models supplied by the caller")
+    assert handed.served_by() == {"m1": ("scripted", 1), "m2": ("scripted", 1)}

@@ -76,6 +76,7 @@ def test_no_registry_is_needed_for_model_folders(tmp_path: Path) -> None:
 def test_a_session_outside_the_checkout_needs_no_registry(tmp_path: Path) -> None:
     """A config whose referee is a model folder, with models_dir where no registry is, opens
     its session (models checked, nothing loaded)."""
+    from chateval.engines.factory import Engines
     from chateval.run.session import open_session
     from tests.support.helpers import tiny_config
 
@@ -84,7 +85,7 @@ def test_a_session_outside_the_checkout_needs_no_registry(tmp_path: Path) -> Non
         pytest.skip("the default model is not prepared (bash scripts/setup.sh)")
     config = tiny_config(agents=[{"role": "critic", "model": str(model)}], models_dir=str(tmp_path))
     session = open_session(config)
-    assert session.registry is not None and not session.registry.found
+    assert isinstance(session.engines, Engines) and not session.engines.registry.found
     assert session.models == [str(model)]
 
 

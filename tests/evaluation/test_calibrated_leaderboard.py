@@ -10,13 +10,12 @@ import pytest
 
 from chateval.evaluation.systems.calibrated_leaderboard import (
     MIN_LABELLED_OVERALL,
-    CalibratedLeaderboard,
-    CalibratedRow,
     best_system,
     calibrated_leaderboard,
 )
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.ppi import ppi_mean
+from chateval.schema.calibrated import CalibratedLeaderboard, CalibratedRow
 
 SYSTEMS = ("s0", "s1", "s2", "s3")
 STRENGTHS = (0.0, 0.7, 1.4, 2.1)  # log-strengths the humans follow; s0 is the anchor

@@ -10,7 +10,6 @@ import pytest
 from scipy.stats import spearmanr
 
 from chateval.config.files import load_config
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.debate_effect import blind_label, debate_effect
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines, pairwise_metrics
 from chateval.evaluation.agreement.position import consistency_text as position_text
@@ -18,14 +17,15 @@ from chateval.evaluation.bootstrap import MIN_DEFINED_SHARE, N_RESAMPLES, resamp
 from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import position_stats
-from chateval.record.finished import load_finished_run
 from chateval.reporting.html_views import metric_rows
 from chateval.reporting.markdown import write_report
 from chateval.reporting.metrics_view import metrics_view
 from chateval.reporting.statistics_text import below_baselines
 from chateval.reporting.summary import print_summary
+from chateval.run.finished import load_finished_run
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import CONFIGS_DIR, tiny_config
 from tests.support.scripted import steady_and_swayed_backends, steady_and_swayed_config
 

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.judgebench import JUDGEBENCH, order_points
 from chateval.evaluation.measures import registered_measures
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.verdicts import VerdictRecord
 
 PAIRWISE = StatisticsSettings(task="pairwise", scales={"A": (1, 10), "B": (1, 10)})
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from scipy.stats import chi2, multivariate_hypergeom
 
-from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
+from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.label_slice import DRAWS, FLAG_P, REFUSE_P, label_slice, slice_text
+from chateval.schema.calibrated import CalibratedLeaderboard
 
 SYSTEMS = ["a", "b", "c", "d"]
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.diagnostics.unanimity import UNANIMITY
 from chateval.evaluation.measures import Table, register_measure, unregister_measure
@@ -19,6 +18,7 @@ from chateval.reporting.html import write_html_report
 from chateval.reporting.markdown import write_report
 from chateval.reporting.summary import print_summary
 from chateval.run.runner import run
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import prompt_dependent, tiny_config
 
 

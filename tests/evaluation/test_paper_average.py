@@ -6,10 +6,10 @@ from typing import cast
 
 import pytest
 
-from chateval.core.schema.metrics import DirectMetrics
 from chateval.evaluation.agreement.metrics import direct_metrics
 from chateval.record.migrations import metrics_as_today
 from chateval.reporting.metrics_view import correlation_rows
+from chateval.schema.agreement import DirectMetrics
 
 HUMANS = [1.0, 2.0, 3.0, 4.0, 5.0, 3.0]
 PREDICTED = [1.0, 3.0, 2.0, 5.0, 4.0, 3.0]

@@ -470,9 +470,9 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     ) in " ".join(out.split())
 
     # report.md's per-model table and the HTML report's settings say the same.
-    from chateval.record.finished import load_finished_run
     from chateval.reporting.html_views import run_settings
     from chateval.reporting.markdown import write_report
+    from chateval.run.finished import load_finished_run
 
     report = load_finished_run(tmp_path)
     table = write_report([tmp_path], tmp_path / "md").read_text()

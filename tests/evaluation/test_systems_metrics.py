@@ -8,12 +8,12 @@ import pytest
 from rich.console import Console
 
 from chateval.backends.scripted import ScriptedBackend
-from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.evaluation.systems.section import soft_win_probability
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import (
     CONFIGS_DIR,
     SAMPLE_SYSTEMS,

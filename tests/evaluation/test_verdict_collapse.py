@@ -6,7 +6,6 @@ import copy
 import pytest
 
 from chateval.core.items import PairwiseItem
-from chateval.core.schema.records import VerdictRecord
 from chateval.core.transcript import Debate, Transcript, Turn, Utterance
 from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.building import build_panel
@@ -22,6 +21,7 @@ from chateval.evaluation.diagnostics.verdict_collapse import (
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.run.records import item_records
 from chateval.run.statistics import statistics_settings
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import run_diagnostics, tiny_config
 
 # one_by_one, Critic then Everyday Reader, 2 rounds: the reader sees the critic's verdict.

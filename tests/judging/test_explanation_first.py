@@ -5,7 +5,8 @@ import re
 
 import pytest
 
-from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat, explanation
+from chateval.judging.assessment import explanation
+from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
 from tests.support.helpers import MODELS_DIR
 
 PAIRWISE = PairwiseFormat()

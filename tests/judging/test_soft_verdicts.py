@@ -22,7 +22,7 @@ from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise, position_stats
 from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat
 from chateval.judging.soft import check_vocabulary, read_score, score_pieces
-from chateval.run.journal import append_step, load
+from chateval.record.journal import append_step, load
 from chateval.run.runner import run
 from chateval.run.statistics import statistics_settings
 from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config

@@ -5,14 +5,8 @@ import re
 import pytest
 
 from chateval.errors import ConfigError, VerdictError
-from chateval.judging.formats import (
-    Dimension,
-    DirectFormat,
-    PairwiseFormat,
-    _scale_regex,
-    scoring_lead,
-    verdict_text,
-)
+from chateval.judging.assessment import scoring_lead, verdict_text
+from chateval.judging.formats import Dimension, DirectFormat, PairwiseFormat, _scale_regex
 
 
 def test_scale_regex_matches_exactly_the_range() -> None:

@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from chateval.evaluation.systems.calibrated_leaderboard import CalibratedLeaderboard, calibrated_leaderboard
+from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
-from chateval.evaluation.systems.section import PairwiseSystems
 from chateval.evaluation.systems.tables import systems_tables
 from chateval.reporting.measure_views import markdown_table as markdown
 from chateval.reporting.measure_views import print_table
+from chateval.schema.calibrated import CalibratedLeaderboard
+from chateval.schema.run_metrics import PairwiseSystems
 
 # docs/results/faireval_systems_quarter_labels as release 3 wrote it (commit 1a604f6: bootstrap
 # intervals); with the calibrated leaderboard's keys taken out, as an earlier release wrote it.

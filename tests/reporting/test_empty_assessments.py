@@ -10,11 +10,11 @@ import pytest
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.backend import GenerationRequest
 from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
-from chateval.record.finished import load_finished_run
 from chateval.reporting.html import write_html_report
 from chateval.reporting.html_views import run_settings
 from chateval.reporting.markdown import write_report
 from chateval.reporting.summary import print_summary
+from chateval.run.finished import load_finished_run
 from chateval.run.runner import RunResult, run
 from tests.support.helpers import asks_for_scores, read_jsonl, tiny_config
 

@@ -14,9 +14,9 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.engines.models import DEFAULT_MODEL
-from chateval.evaluation.systems.section import DirectSystemsMetrics
 from chateval.reporting.export_systems import leaderboard_rows, pair_rows
 from chateval.run.runner import run
+from chateval.schema.run_metrics import DirectSystemsMetrics
 from tests.support.helpers import export_stdout, tiny_config
 from tests.support.scripted import soft_checksum_referee
 

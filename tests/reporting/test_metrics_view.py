@@ -11,10 +11,8 @@ import pytest
 
 from chateval.backends.scripted import ScriptedBackend
 from chateval.config.files import load_config
-from chateval.core.schema.records import RunInfo
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.diagnostics.model_rows import per_model_rows
-from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting.metrics_view import (
     CorrelationRow,
     DirectView,
@@ -22,7 +20,9 @@ from chateval.reporting.metrics_view import (
     metrics_view,
     run_view,
 )
+from chateval.run.finished import FinishedRun, load_finished_run
 from chateval.run.runner import run
+from chateval.schema.run_info import RunInfo
 from tests.support.helpers import CONFIGS_DIR
 from tests.support.scripted import (
     hostile_direct_referee,

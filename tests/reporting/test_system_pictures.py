@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from chateval.record.finished import load_finished_run
 from chateval.reporting.referee_plots import position_scores
 from chateval.reporting.system_groups import group_letters
 from chateval.reporting.system_pictures import systems_pictures
+from chateval.run.finished import load_finished_run
 
 SYSTEMS_FOLDER = Path(__file__).parents[1] / "fixtures" / "run_folders" / "systems"
 

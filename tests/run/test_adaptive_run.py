@@ -15,11 +15,11 @@ import pytest
 from chateval.backends.scripted import Responder, ScriptedBackend, StreamingScriptedBackend
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
-from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import BackendError
-from chateval.run.journal import load
+from chateval.record.journal import load
 from chateval.run.runner import RunResult, run
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import (
     SAMPLE_SYSTEMS,
     asks_for_scores,

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from chateval.config.run import RunConfig
-from chateval.record.finished import load_finished_run
 from chateval.record.migrations import FORMAT_VERSION
 from chateval.reporting.html import write_html_report
 from chateval.reporting.markdown import write_report
 from chateval.reporting.metrics_view import run_view
+from chateval.run.finished import load_finished_run
 from chateval.run.rescore import rescore
 from tests.support.helpers import assert_same_statistics
 

@@ -16,8 +16,8 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ChatEvalError, ConfigError, DataError
-from chateval.record.finished import load_finished_run
 from chateval.record.inputs import file_hash
+from chateval.run.finished import load_finished_run
 from chateval.run.importing import import_run
 from chateval.run.runner import run
 from tests.support.helpers import CONFIGS_DIR, SAMPLE_SYSTEMS, export_stdout, read_jsonl, tiny_config

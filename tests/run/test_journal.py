@@ -9,8 +9,8 @@ from chateval.core.distributions import ScoreDistribution
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
+from chateval.record import journal
 from chateval.record.files import RunFolder
-from chateval.run import journal
 
 DISCUSSION = Utterance(Turn(0, 0), "Critic", "discussion", "The first answer is precise.", tokens=6)
 ASSESSMENT = Utterance(Turn(1, 0, "check"), "Critic", "assessment", "Still the first.")

@@ -92,7 +92,7 @@ def test_rescore_reproduces_metrics(reference: Path, tmp_path: Path) -> None:
 
 def test_a_journal_from_before_the_counters_were_split_still_resumes(tmp_path: Path) -> None:
     """Journals once counted ``backend_calls``; they now read as ``batches``."""
-    from chateval.run.journal import load
+    from chateval.record.journal import load
 
     path = tmp_path / "journal.jsonl"
     usage = {"backend_calls": 2, "requests": 4, "prompt_tokens": 40, "completion_tokens": 8}

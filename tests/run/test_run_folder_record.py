@@ -17,17 +17,18 @@ from typer.testing import CliRunner
 from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.config.files import load_config
-from chateval.core.schema.records import VerdictRecord
+from chateval.engines.factory import Engines
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ConfigError, DataError
 from chateval.prompts.builder import role_library
 from chateval.record.files import RunFolder
-from chateval.record.finished import load_finished_run
 from chateval.record.inputs import file_hash
 from chateval.record.reading import validated
 from chateval.record.roster import folder_fingerprint
+from chateval.run.finished import load_finished_run
 from chateval.run.runner import run
 from chateval.run.session import open_session
+from chateval.schema.verdicts import VerdictRecord
 from tests.support.helpers import CONFIGS_DIR, prompt_dependent, tiny_config
 
 runner = CliRunner()
@@ -226,10 +227,10 @@ def test_a_sweeps_engines_are_fingerprinted_from_the_registry() -> None:
     """A sweep hands its runs engines it loaded itself: their roster still names each model's
     folder and fingerprint, from the session's registry."""
     session = open_session(tiny_config())  # the registry read; no model loaded
-    assert session.registry is not None
+    assert isinstance(session.engines, Engines)
     shared = replace(session, given={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
     model = shared.roster({})["models"][DEFAULT_MODEL]
-    folder = session.registry.folder(DEFAULT_MODEL)
+    folder = session.engines.registry.folder(DEFAULT_MODEL)
     assert model["path"] == str(folder) and model["fingerprint"] == folder_fingerprint(folder)
 
 

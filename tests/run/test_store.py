@@ -7,7 +7,7 @@ import pytest
 
 from chateval.core.textfile import write_json, write_jsonl
 from chateval.errors import ConfigError
-from chateval.record.files import changed_keys, prepare_outdir
+from chateval.run.outdir import changed_keys, prepare_outdir
 from tests.support.helpers import ROOT
 
 CONFIG = "name: t\nrounds: 2\nscheduling: streaming\nsampling:\n  temperature: 0.0\n"

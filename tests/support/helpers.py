@@ -13,11 +13,11 @@ import pytest
 from chateval.config.files import parse_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import GenerationRequest
-from chateval.core.schema.records import VerdictRecord
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.evaluation.settings import Scales, StatisticsSettings
-from chateval.judging.formats import FREE_TAIL
+from chateval.judging.assessment import FREE_TAIL
 from chateval.offline import HUB_OFF, environment
+from chateval.schema.verdicts import VerdictRecord
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = ROOT / "models"

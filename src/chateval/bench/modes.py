@@ -31,12 +31,13 @@ from chateval.debate.panel import Panel
 from chateval.debate.scheduler import Scheduler
 from chateval.engines.pool import ModelPool
 from chateval.errors import ConfigError
-from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
+from chateval.evaluation.run_metrics import compute_metrics
 from chateval.prompts.builder import PROMPT_LAYOUTS
 from chateval.reporting.metrics_view import PairwiseView, metrics_view
 from chateval.run.records import item_records, stopped_early
 from chateval.run.session import Prepared, Session, open_session
 from chateval.run.statistics import statistics_settings
+from chateval.schema.run_metrics import RunMetrics
 
 # Variants of the config measured beside it: a prompt layout, or one of these.
 VARIANTS: dict[str, dict[str, Any]] = {

@@ -23,6 +23,7 @@ def rescore(
     into: Annotated[Path | None, typer.Option("--into", help="With --label-fraction: the copy.")] = None,
 ) -> None:
     """Recompute metrics.json from verdicts.jsonl with the current metric code (no model runs)."""
+    from chateval.record.files import RunFolder
     from chateval.run.rescore import rescore as rescore_run
     from chateval.run.rescore import rescore_with_fewer_labels
 
@@ -31,15 +32,16 @@ def rescore(
             if label_fraction is None or into is None or len(run_dirs) != 1:
                 raise ConfigError("--label-fraction and --into go together, with one run folder")
             rescore_with_fewer_labels(run_dirs[0], into, label_fraction)
-            typer.echo(f"rescored {into / 'metrics.json'} with {label_fraction:g} of the labels")
+            typer.echo(f"rescored {RunFolder(into).metrics} with {label_fraction:g} of the labels")
             return
         for folder in run_dirs:
             rescore_run(folder)
-            typer.echo(f"rescored {folder / 'metrics.json'}")
-            if not (folder / "run.json").is_file():
+            files = RunFolder(folder)
+            typer.echo(f"rescored {files.metrics}")
+            if not files.finished():
                 typer.echo(
-                    f"note: {folder} has no run.json: its verdicts.jsonl was scored with the panel "
-                    "its config.yaml names",
+                    f"note: {folder} has no {files.info.name}: its {files.verdicts.name} was scored with "
+                    f"the panel its {files.config.name} names",
                     err=True,
                 )
     except ChatEvalError as exc:
@@ -126,6 +128,7 @@ def export(
     """Write one row per comparison (pairwise: item and answer order; direct: item) with each
     referee's scores, soft scores and flags, the panel's decision and the human label; or, with
     --what leaderboard or pairs, the systems the run judged, a row per system or pair."""
+    from chateval.record.files import RunFolder
     from chateval.reporting.export import choose_format, choose_what, export_run, render, write
 
     try:
@@ -135,7 +138,8 @@ def export(
     except ChatEvalError as exc:
         raise fail(exc) from None
     if not result.finished:
-        typer.echo(f"note: {run_dir} has no run.json; exporting its verdicts.jsonl", err=True)
+        files = RunFolder(run_dir)
+        typer.echo(f"note: {run_dir} has no {files.info.name}; exporting its {files.verdicts.name}", err=True)
     if output is None:
         typer.echo(text, nl=False)
         return

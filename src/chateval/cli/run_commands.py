@@ -26,14 +26,14 @@ def run(
     The console shows what loads, one progress bar and the summary; the engines' own output
     goes to engine.log in the run folder (appended on resume) unless --verbose."""
     from chateval.config.files import load_config
-    from chateval.core.console_session import session
+    from chateval.core.command_console import command_console
     from chateval.record.files import RunFolder
     from chateval.reporting.summary import print_summary
     from chateval.run.runner import run as run_evaluation
 
     target: Path | None = outdir
     try:
-        with stop_on_sigterm(), session(verbose) as out:
+        with stop_on_sigterm(), command_console(verbose) as out:
             config = load_config(config_path, overrides)
             target = outdir or Path("runs") / config.name
 
@@ -147,13 +147,13 @@ def sweep(
 ) -> None:
     """Run several configs in one process, loading each model once (the engines' output goes
     to OUTDIR/engine.log unless --verbose)."""
-    from chateval.core.console_session import session
+    from chateval.core.command_console import command_console
     from chateval.record.files import RunFolder
     from chateval.reporting.summary import print_summary
     from chateval.run.sweep import run_sweep
 
     try:
-        with stop_on_sigterm(), session(verbose, log_path=RunFolder(outdir).engine_log) as out:
+        with stop_on_sigterm(), command_console(verbose, log_path=RunFolder(outdir).engine_log) as out:
             results = run_sweep(
                 config_paths,
                 outdir,
@@ -202,11 +202,11 @@ def bench(
 
     from chateval.bench.modes import run_bench
     from chateval.config.files import load_config
-    from chateval.core.console_session import session
+    from chateval.core.command_console import command_console
     from chateval.core.textfile import write_json
 
     try:
-        with session(verbose) as out:
+        with command_console(verbose) as out:
             config = load_config(config_path, overrides)
             target = output or Path("runs") / "bench" / f"{config.name}.json"
             target.parent.mkdir(parents=True, exist_ok=True)

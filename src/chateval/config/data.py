@@ -1,5 +1,6 @@
 """The run config's ``data`` section: where the items come from, how a file's fields map onto
-them, and (responses formats) which systems' answers are compared.
+them, and (responses formats) which systems' answers are compared (the comparison design:
+``config.designs``). A format is a name in chateval.core.choices' registries, plugins' included.
 """
 
 import os
@@ -8,28 +9,14 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from chateval.core.registry import did_you_mean
+from chateval.config.designs import CompareDesign
+from chateval.core.choices import DATA_FORMATS, RESPONSES_FORMATS, data_format_names
+from chateval.core.registry import unknown_name
 from chateval.core.strict_model import StrictModel
 
-# The responses formats (answers of named systems, compared by ``compare``); the data loaders'
-# responses registry holds exactly these (a test checks).
-RESPONSES_FORMATS = ("faireval_systems", "jsonl_responses", "table_responses")
-# Every data format a config may name (the loaders of chateval.data hold exactly these: a test
-# checks), so that a misspelt one is refused first, before the settings it would read.
-ITEM_FORMATS = (
-    "chateval_faireval",
-    "faireval",
-    "imported",
-    "jsonl_direct",
-    "jsonl_pairwise",
-    "table_direct",
-    "table_pairwise",
-    "topical_chat",
-)
-FORMAT_NAMES = tuple(sorted(ITEM_FORMATS + RESPONSES_FORMATS))
-
-# The responses formats that read files of the user's own: several files (a folder, a glob, a
-# mapping system -> file), a questions file and a labels file.
+# The built-in responses formats that read files of the user's own: several files (a folder, a
+# glob, a mapping system -> file), a questions file and a labels file. (A plugin's format reads
+# none of these settings, nor any of `fields` but the category: the config refuses them.)
 FILE_RESPONSES_FORMATS = ("jsonl_responses", "table_responses")
 
 # Which `fields` each format reads; setting one a format ignores is refused (no silent no-ops).
@@ -135,78 +122,6 @@ def _text_keys(value: Any) -> Any:
     if isinstance(value, dict):
         return {str(key): label for key, label in value.items()}
     return value
-
-
-ADAPTIVE_WAVE = 16  # comparisons per adaptive wave unless the config says otherwise
-
-
-class AdaptiveCompare(StrictModel):
-    """The adaptive design: the panel debates the comparisons the ranking is least sure of.
-
-    Its candidates are the all_pairs comparisons; it spends ``budget`` of them in waves, each
-    chosen from the verdicts of the waves before it (evaluation/adaptive_design.py).
-    """
-
-    budget: int = Field(
-        ge=1,
-        description="Comparisons to debate in all (each in both answer orders, as usual), the two "
-        "seeded waves included; more than the candidates (prompts x pairs) is cut to them.",
-    )
-    wave: int = Field(
-        default=ADAPTIVE_WAVE,
-        ge=1,
-        description="Comparisons per wave (the seeded first two: one cycle through the systems "
-        "each, at most this many). Larger waves batch better on a GPU; smaller ones adapt "
-        "sooner.",
-    )
-    top_k: int | None = Field(
-        default=None,
-        ge=1,
-        description="Stop once the best K systems are told apart from the rest (their order "
-        "among themselves need not be); unset: once every adjacent pair of the ranking is. "
-        "Fewer than the systems.",
-    )
-
-
-class CompareDesign(StrictModel):
-    """Which systems meet on each prompt of responses data: set one key; `all_pairs` sets none.
-
-    ``compare: all_pairs``, ``{against: BASELINE}``, ``{opponents: K}`` (data/designs.py) or
-    ``{adaptive: {budget: N}}`` (evaluation/adaptive_design.py, run/adaptive.py).
-    """
-
-    against: str | None = Field(
-        default=None, description="Each other system against this one (the system as A, the baseline as B)."
-    )
-    opponents: int | None = Field(
-        default=None,
-        description="Each system meets K others per prompt, in a seeded balanced design (`data.seed`).",
-    )
-    adaptive: AdaptiveCompare | None = Field(
-        default=None,
-        description="Debate only the comparisons that tell the ranking most, in waves, within a "
-        "budget (seeded by `data.seed`); the candidates are all_pairs'.",
-    )
-
-    @model_validator(mode="after")
-    def _one_design(self) -> "CompareDesign":
-        given = [k for k in ("against", "opponents", "adaptive") if getattr(self, k) is not None]
-        if len(given) > 1:
-            raise ValueError(f"give one design, not {' and '.join(given)}")
-        if self.against is not None and not self.against.strip():
-            raise ValueError("against: the baseline system's name is empty")
-        if self.opponents is not None and self.opponents < 1:
-            raise ValueError(f"opponents: K must be at least 1, got {self.opponents}")
-        return self
-
-    @property
-    def name(self) -> str:
-        """The design's name: all_pairs, against, opponents or adaptive."""
-        if self.against is not None:
-            return "against"
-        if self.adaptive is not None:
-            return "adaptive"
-        return "opponents" if self.opponents is not None else "all_pairs"
 
 
 class DataConfig(StrictModel):
@@ -322,10 +237,15 @@ class DataConfig(StrictModel):
     @field_validator("format")
     @classmethod
     def _known_format(cls, value: str) -> str:
-        if value not in FORMAT_NAMES:
-            hint = did_you_mean(value, FORMAT_NAMES).strip()
-            shown = f" ({hint})" if hint else ""
-            raise ValueError(f"unknown data format {value!r}{shown}; known: {', '.join(FORMAT_NAMES)}")
+        """A registered format (plugins' included, read from their entry points without
+        importing them), so a misspelt one is refused first, before the settings it would read."""
+        if value not in DATA_FORMATS and value not in RESPONSES_FORMATS:
+            raise ValueError(unknown_name("data format", value, data_format_names()))
+        if value in DATA_FORMATS and value in RESPONSES_FORMATS:
+            raise ValueError(
+                f"data format {value!r} is registered twice: {DATA_FORMATS.origin(value)} and "
+                f"{RESPONSES_FORMATS.origin(value)} (a responses format)"
+            )
         return value
 
     @model_validator(mode="after")

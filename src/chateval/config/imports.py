@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from chateval.config.data import RESPONSES_FORMATS, DataConfig, _text_keys
+from chateval.config.data import DataConfig, _text_keys
 from chateval.config.files import format_validation_error, read_tree, with_absolute_paths
 from chateval.config.run import RUN_NAME_PATTERN
+from chateval.core.choices import RESPONSES_FORMATS
 from chateval.core.strict_model import StrictModel
 from chateval.errors import ConfigError
 

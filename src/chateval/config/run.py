@@ -11,7 +11,6 @@ from pydantic import Field, JsonValue, field_validator, model_validator
 
 from chateval.config.data import DataConfig
 from chateval.config.sections import (
-    STRATEGY_NAMES,
     AgentConfig,
     DimensionConfig,
     PlacementConfig,
@@ -22,11 +21,13 @@ from chateval.config.sections import (
     VerdictConfig,
 )
 from chateval.core.backend_kinds import BACKEND_KINDS, backend_kind, run_backend_names
+from chateval.core.choices import STRATEGIES
 from chateval.core.engine_settings import TransformersSettings, VllmSettings
 from chateval.core.strict_model import StrictModel
 
-# The names a run's ``backend`` accepts, from the backends' registry (shown in docs/config.md).
-_RUN_BACKENDS: list[JsonValue] = list(run_backend_names())
+# The built-in names a run's ``backend`` accepts, from the backends' registry (shown in
+# docs/config.md, which no installed plugin changes; the validator accepts plugins' too).
+_RUN_BACKENDS: list[JsonValue] = list(run_backend_names(plugins=False))
 
 
 # A run's name is its default folder under runs/: no path separators, no leading dot.
@@ -130,8 +131,8 @@ class RunConfig(StrictModel):
     @field_validator("strategy")
     @classmethod
     def _known_strategy(cls, value: str) -> str:
-        if value not in STRATEGY_NAMES:
-            raise ValueError(f"unknown strategy {value!r}; known: {', '.join(STRATEGY_NAMES)}")
+        if value not in STRATEGIES:  # plugins' included, read from their entry points
+            raise ValueError(STRATEGIES.unknown(value))
         return value
 
     @model_validator(mode="before")

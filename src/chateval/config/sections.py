@@ -1,6 +1,7 @@
 """The run config's small sections: referees and their roles, the summarizer, sampling, the
-verdict turn, scored dimensions, model placement and Ray replicas; plus the names a config may
-choose (tasks, strategies; the backends' names are chateval.core.backend_kinds').
+verdict turn, scored dimensions, model placement and Ray replicas; plus the tasks a config may
+choose (the strategies' and data formats' names are chateval.core.choices' registries, the
+backends' chateval.core.backend_kinds').
 """
 
 from typing import Literal
@@ -10,11 +11,6 @@ from pydantic import Field, field_validator, model_validator
 from chateval.core.strict_model import StrictModel
 
 Task = Literal["pairwise", "direct"]
-
-# The names a config may choose. The config is the contract the stages implement: the debate's
-# strategy registry and the data loaders' responses registry hold exactly these (a test checks),
-# so the config validates a name without importing the stages above it.
-STRATEGY_NAMES = ("one_by_one", "simultaneous", "simultaneous_summarizer")
 
 
 class RoleSpec(StrictModel):

@@ -4,7 +4,9 @@ This registry is the one list of backend names: the run config's ``backend`` and
 registry entry's ``backend`` accept exactly its names, and the stages ask a kind what it can
 do instead of comparing names. Each kind has a builder of the same name in
 ``chateval.engines.factory`` (a test checks both lists agree) and its module in
-``chateval.backends``. Data only: nothing here imports an engine.
+``chateval.backends``. Data only: nothing here imports an engine. A distribution installed
+beside chateval adds a backend with an entry point in the group ``chateval.backend_kinds``
+(its kind) and one of the same name in ``chateval.backend_builders`` (its builder).
 """
 
 from dataclasses import dataclass
@@ -13,6 +15,7 @@ from pydantic import BaseModel
 
 from chateval.core.engine_settings import TransformersSettings, VllmSettings
 from chateval.core.registry import Registry
+from chateval.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -37,14 +40,7 @@ class BackendKind:
     preallocates: bool
 
 
-BACKEND_KINDS: Registry[BackendKind] = Registry("backend")
-
-
-def _register(kind: BackendKind) -> None:
-    BACKEND_KINDS.register(kind.name)(kind)
-
-
-_register(
+_BUILT_IN = (
     BackendKind(
         name="vllm",
         description="a vLLM engine in this process (CUDA, or vLLM's CPU build)",
@@ -59,9 +55,7 @@ _register(
         replicas=True,
         engine_args=True,
         preallocates=True,
-    )
-)
-_register(
+    ),
     BackendKind(
         name="transformers",
         description="a Hugging Face transformers model in this process",
@@ -76,9 +70,7 @@ _register(
         replicas=False,
         engine_args=False,
         preallocates=False,
-    )
-)
-_register(
+    ),
     BackendKind(
         name="openai",
         description="a model hosted by an OpenAI-compatible server (vllm serve, ...)",
@@ -93,15 +85,26 @@ _register(
         replicas=False,
         engine_args=False,
         preallocates=False,
-    )
+    ),
+)
+
+BACKEND_KINDS: Registry[BackendKind] = Registry(
+    "backend", "chateval.backend_kinds", {kind.name: kind for kind in _BUILT_IN}
 )
 
 
 def backend_kind(name: str) -> BackendKind:
-    """The kind called ``name`` (ConfigError listing the known ones)."""
-    return BACKEND_KINDS.get(name)
+    """The kind called ``name`` (ConfigError listing the known ones, or naming the plugin whose
+    entry is not a kind of that name)."""
+    kind = BACKEND_KINDS.get(name)
+    if not isinstance(kind, BackendKind) or kind.name != name:
+        where = BACKEND_KINDS.origin(name)
+        raise ConfigError(f"backend {name!r}: {where} is not a {BackendKind.__name__} named {name!r}")
+    return kind
 
 
-def run_backend_names() -> list[str]:
-    """The names a run config's ``backend`` may take."""
-    return [name for name in BACKEND_KINDS if BACKEND_KINDS.get(name).run_default]
+def run_backend_names(plugins: bool = True) -> list[str]:
+    """The names a run config's ``backend`` may take (``plugins=False``: the built-ins', with
+    no entry point read)."""
+    kinds = [backend_kind(name) for name in BACKEND_KINDS] if plugins else list(_BUILT_IN)
+    return sorted(kind.name for kind in kinds if kind.run_default)

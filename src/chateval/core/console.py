@@ -3,7 +3,7 @@
 A terminal gets the bar (``progress.Progress``) redrawn in place below the lines; anything else
 (a CI log, a pipe) gets plain lines and no control codes. While engines run, the console writes
 to a duplicate of the original stderr, not to descriptor 2, which then goes to the engine log
-(``console_session``).
+(``command_console``).
 """
 
 import os

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from chateval.core.schema.records import Distribution
+from chateval.schema.verdicts import Distribution
 
 
 @dataclass(frozen=True)

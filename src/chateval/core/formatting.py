@@ -1,6 +1,10 @@
-"""How numbers with intervals are written in the CLI summary and the report."""
+"""How numbers with intervals, and an item's cuts, are written in the CLI summary, the log
+and the reports."""
 
-from chateval.core.schema.metrics import CorrelationInterval, Interval
+from collections.abc import Mapping, Sequence
+
+from chateval.core.items import EARLIER_TURNS
+from chateval.schema.agreement import CorrelationInterval, Interval
 
 
 def ci_text(metric: Interval | CorrelationInterval | None) -> str:
@@ -51,3 +55,11 @@ def reading(difference: Interval | CorrelationInterval, p_value: float | None = 
 def percent(share: float | None) -> str:
     """A share as ``12.5%``; ``-`` when absent."""
     return "-" if share is None else f"{100 * share:.1f}%"
+
+
+def cut_fields_text(fields: Mapping[str, Sequence[int]]) -> str:
+    """An item's cuts in words: ``earlier_turns 3->1 turns, answer_a 900->600 tokens``."""
+    return ", ".join(
+        f"{name} {before}->{after} {'turns' if name == EARLIER_TURNS else 'tokens'}"
+        for name, (before, after) in fields.items()
+    )

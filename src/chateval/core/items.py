@@ -3,9 +3,9 @@ and the "responses" shape (one response of a system to a prompt per row) they ca
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
-Label = Literal["A", "B", "tie"]
+from chateval.schema.base import Label
+
 LABELS: tuple[Label, ...] = ("A", "B", "tie")
 
 
@@ -43,6 +43,11 @@ class PairwiseItem:
     category: str | None = None
     earlier: tuple[EarlierTurn, ...] = ()
     earlier_left_out: int = 0
+
+
+# The field an item's cuts (a verdict record's ``truncated``) name for the turns before the
+# judged one (``PairwiseItem.earlier``), counted in turns; every other cut field is in tokens.
+EARLIER_TURNS = "earlier_turns"
 
 
 @dataclass(frozen=True)

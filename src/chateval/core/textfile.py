@@ -27,6 +27,26 @@ def read_utf8(path: Path, error: type[ChatEvalError] = DataError) -> str:
         ) from None
 
 
+def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The non-blank lines of a JSONL file as (line number, object); DataError names the line."""
+    if not path.is_file():
+        raise DataError(f"{path}: data file not found")
+    records: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(read_utf8(path).splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+        if not isinstance(record, dict):
+            raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
+        records.append((number, record))
+    if not records:
+        raise DataError(f"{path}: no records")
+    return records
+
+
 def _atomic_write(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)

@@ -4,13 +4,13 @@ from dataclasses import dataclass, field
 
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.items import Item
-from chateval.core.schema.records import TurnKind as TurnKind
-from chateval.core.schema.records import UtteranceKind as UtteranceKind
+from chateval.schema.transcripts import TurnKind as TurnKind
+from chateval.schema.transcripts import UtteranceKind as UtteranceKind
 
 SUMMARIZER = "summarizer"
 
 # What a turn is for (TurnKind; it and UtteranceKind are defined with the record types that
-# store them, chateval.core.schema.records):
+# store them, chateval.schema.transcripts):
 #
 # - ``discussion``: a referee speaks in a round before its last;
 # - ``summary``: the summarizer brings one referee's summary up to date after a round

@@ -4,7 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chateval.core.backend import GenerationResult
-from chateval.core.schema.records import Counts
+from chateval.schema.run_info import Counts
 
 
 @dataclass

@@ -1,18 +1,14 @@
-"""Data loaders: each turns local files into Item records. No network access."""
+"""Data loaders: each turns local files into Item records. No network access.
+
+The formats' registries are chateval.core.choices' (each loader module is imported when its
+format is first used; a plugin's format comes from its entry point)."""
 
 from typing import TYPE_CHECKING, Literal
 
+from chateval.core.choices import DATA_FORMATS, RESPONSES_FORMATS
 from chateval.core.items import DirectItem, Item, PairwiseItem
-
-# Importing the loader modules registers their formats.
-from chateval.data import faireval as _faireval  # noqa: F401
-from chateval.data import jsonl as _jsonl  # noqa: F401
-from chateval.data import judgments as _judgments  # noqa: F401
 from chateval.data import responses as _responses
-from chateval.data import table as _table  # noqa: F401
-from chateval.data import topical_chat as _topical_chat  # noqa: F401
 from chateval.data.labels import is_labelled, keep_labels
-from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -20,22 +16,23 @@ if TYPE_CHECKING:
 
 
 def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwise") -> list[Item]:
-    """Load the items ``data`` describes with the loader registered for its format.
+    """Load the items ``data`` describes with the loader registered for its format (a data
+    format's, or a responses format's).
 
     Responses formats build the items of ``task`` (comparisons, or one item per response).
     ``data.limit`` keeps the first N items (responses formats: the first N prompts), then
     ``data.label_fraction`` keeps the human labels of a seeded share of the labelled ones.
     """
-    if data.format in RESPONSE_LOADERS:
-        responses = RESPONSE_LOADERS.get(data.format)(data)
+    if data.format in RESPONSES_FORMATS:
+        responses = RESPONSES_FORMATS.get(data.format)(data)
         items = _responses.build_items(responses, data, task)
-    else:  # the config knows every format (config.data.FORMAT_NAMES: the loaders' names)
-        items = LOADERS.get(data.format)(data)
+    else:  # the config accepts only the registries' names
+        items = DATA_FORMATS.get(data.format)(data)
         items = items[: data.limit] if data.limit else items
     if data.label_fraction < 1.0 and not any(is_labelled(item) for item in items):
         hint = (
             " (pairwise labels on responses data come from data.labels_file)"
-            if data.format in RESPONSE_LOADERS
+            if data.format in RESPONSES_FORMATS
             else ""
         )
         raise DataError(
@@ -45,4 +42,4 @@ def load_items(data: "DataConfig", task: Literal["pairwise", "direct"] = "pairwi
     return keep_labels(items, data.label_fraction, data.seed)
 
 
-__all__ = ["LOADERS", "RESPONSE_LOADERS", "DirectItem", "Item", "PairwiseItem", "load_items"]
+__all__ = ["DirectItem", "Item", "PairwiseItem", "load_items"]

@@ -16,7 +16,7 @@ comparison is debated in both answer orders anyway (``position_calibration``).
 import random
 from collections.abc import Sequence
 
-from chateval.config.data import CompareDesign
+from chateval.config.designs import CompareDesign
 from chateval.errors import ConfigError
 
 Pair = tuple[str, str]

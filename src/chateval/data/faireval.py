@@ -16,11 +16,11 @@ ChatEval's file (``format: chateval_faireval``; ``path`` is ``test.json``): a li
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from chateval.core.items import Item, Label, PairwiseItem, Response, Responses
-from chateval.core.textfile import read_utf8
-from chateval.data.jsonl import category, read_json_list, read_jsonl, text_field
-from chateval.data.loaders import LOADERS, RESPONSE_LOADERS
+from chateval.core.items import Item, PairwiseItem, Response, Responses
+from chateval.core.textfile import read_jsonl, read_utf8
+from chateval.data.jsonl import category, read_json_list, text_field
 from chateval.errors import DataError
+from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -67,7 +67,6 @@ def _review_labels(folder: Path, a: str, b: str, count: int) -> list[Label] | No
     return labels
 
 
-@LOADERS.register("faireval")
 def load_faireval(data: "DataConfig") -> list[Item]:
     """Load the raw FairEval release as pairwise items (default pair gpt35 vs vicuna-13b)."""
     folder = data.file
@@ -108,7 +107,6 @@ def _available(folder: Path) -> list[str]:
     return sorted(p.stem.removeprefix("answer_") for p in (folder / "answer").glob("answer_*.jsonl"))
 
 
-@RESPONSE_LOADERS.register("faireval_systems")
 def load_faireval_systems(data: "DataConfig") -> Responses:
     """The raw FairEval release as responses: every question answered by each system."""
     folder = data.file
@@ -142,7 +140,6 @@ def load_faireval_systems(data: "DataConfig") -> Responses:
     return Responses(str(folder), rows, labels)
 
 
-@LOADERS.register("chateval_faireval")
 def load_chateval_faireval(data: "DataConfig") -> list[Item]:
     """Load ChatEval's preprocessed FairEval ``test.json`` (default pair gpt35 vs vicuna)."""
     path = data.file

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chateval.core.textfile import read_utf8
-from chateval.data.jsonl import read_jsonl
+from chateval.core.textfile import read_jsonl, read_utf8
 from chateval.errors import DataError
 
 if TYPE_CHECKING:

@@ -12,33 +12,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import LABELS, DirectItem, Item, PairwiseItem
-from chateval.core.textfile import read_utf8
+from chateval.core.textfile import read_jsonl, read_utf8
 from chateval.data.fields import field_value, is_absent, missing_text
-from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
-
-
-def read_jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """The non-blank lines of a JSONL file as (line number, object); DataError names the line."""
-    if not path.is_file():
-        raise DataError(f"{path}: data file not found")
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(read_utf8(path).splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-        if not isinstance(record, dict):
-            raise DataError(f"{path}:{number}: expected a JSON object, got {type(record).__name__}")
-        records.append((number, record))
-    if not records:
-        raise DataError(f"{path}: no records")
-    return records
 
 
 def read_json_list(path: Path) -> list[Any]:
@@ -179,7 +158,6 @@ def unique_id(value: str, where: str, seen: set[str]) -> str:
     return value
 
 
-@LOADERS.register("jsonl_pairwise")
 def load_pairwise(data: "DataConfig") -> list[Item]:
     """Load pairwise items from chateval JSONL."""
     path = data.file
@@ -209,7 +187,6 @@ def load_pairwise(data: "DataConfig") -> list[Item]:
     return items
 
 
-@LOADERS.register("jsonl_direct")
 def load_direct(data: "DataConfig") -> list[Item]:
     """Load direct-scoring items from chateval JSONL."""
     path = data.file

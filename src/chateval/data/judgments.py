@@ -4,8 +4,9 @@ mapped by the import config, dotted paths allowed), and the right answers from h
 in a file or an objective label in the same records. Every bad record is a DataError naming
 the file, the record and the field.
 
-The format ``imported`` is registered here too: the data section of a run folder that an
-import without data wrote names the verdicts file, which holds nothing to debate.
+The loader of the format ``imported`` is here too (registered in chateval.core.choices): the
+data section of a run folder that an import without data wrote names the verdicts file, which
+holds nothing to debate.
 """
 
 from collections import Counter
@@ -13,13 +14,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from chateval.core.items import Item, Label
+from chateval.core.items import Item
 from chateval.data.fields import Missing, field_value, is_absent, label_problem, missing_text
 from chateval.data.files import read_records
 from chateval.data.jsonl import required_id, text_field
-from chateval.data.loaders import LOADERS
 from chateval.data.side_files import PairKey
 from chateval.errors import DataError
+from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -214,8 +215,7 @@ def read_label_votes(source: "LabelsSource", turn: int) -> LabelVotes:
     return LabelVotes(votes, where_of)
 
 
-@LOADERS.register("imported")
-def _nothing_to_debate(data: "DataConfig") -> list[Item]:
+def nothing_to_debate(data: "DataConfig") -> list[Item]:
     """The data of a run folder imported without data: its verdicts file, nothing to debate."""
     raise DataError(
         f"{data.source}: format 'imported' names the verdicts `chateval import` read into a run "

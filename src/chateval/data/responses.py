@@ -24,15 +24,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.items import DirectItem, EarlierTurn, Item, Label, PairwiseItem, Response, Responses
+from chateval.core.items import DirectItem, EarlierTurn, Item, PairwiseItem, Response, Responses
 from chateval.data.designs import check_design, design_pairs
 from chateval.data.fields import field_value, is_absent
 from chateval.data.files import read_records, response_files
 from chateval.data.jsonl import category, numeric_scores, required_id, text_field, turn_texts
-from chateval.data.loaders import RESPONSE_LOADERS
 from chateval.data.side_files import PairKey, PairLabels, read_pair_labels, read_questions
 from chateval.data.table import mapped_scores
 from chateval.errors import DataError
+from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -106,14 +106,12 @@ def _read(data: "DataConfig", keys: _Keys, jsonl: bool) -> Responses:
     return Responses(data.source, rows, labels.labels, labels.where)
 
 
-@RESPONSE_LOADERS.register("jsonl_responses")
 def load_jsonl_responses(data: "DataConfig") -> Responses:
     """Responses rows with chateval's field names and a ``scores`` mapping (JSONL, or any file
     type data/files.py reads; one file or several)."""
     return _read(data, ("prompt", "question", "system", "response"), jsonl=True)
 
 
-@RESPONSE_LOADERS.register("table_responses")
 def load_table_responses(data: "DataConfig") -> Responses:
     """Responses rows from mapped tables (fields prompt, question, system, response; scores)."""
     f = data.fields

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chateval.core.items import Label
 from chateval.data.fields import Missing, field_value, is_absent, label_problem
 from chateval.data.files import read_records
 from chateval.data.jsonl import category, required_id, text_field, turn_texts
 from chateval.errors import DataError
+from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import LabelsFile, QuestionsFile

@@ -9,12 +9,12 @@ is in data/responses.py.)
 
 from typing import TYPE_CHECKING, Any
 
-from chateval.core.items import DirectItem, Item, Label, PairwiseItem
+from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.data.fields import field_value, is_absent, label_problem
 from chateval.data.files import Record, read_records
 from chateval.data.jsonl import category, required_id, system_pair, text_field, unique_id
-from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
+from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
@@ -55,7 +55,6 @@ def _id(record: dict[str, Any], where: str, seen: set[str], key: str | None, ind
     return unique_id(required_id(record, key, where), where, seen)
 
 
-@LOADERS.register("table_pairwise")
 def load_table_pairwise(data: "DataConfig") -> list[Item]:
     """Pairwise items from a mapped table."""
     f = data.fields
@@ -91,7 +90,6 @@ def load_table_pairwise(data: "DataConfig") -> list[Item]:
     return items
 
 
-@LOADERS.register("table_direct")
 def load_table_direct(data: "DataConfig") -> list[Item]:
     """Direct-scoring items from a mapped table."""
     f = data.fields

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from chateval.core.items import DirectItem, Item
 from chateval.data.jsonl import category, numeric_scores, read_json_list, text_field
-from chateval.data.loaders import LOADERS
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -26,7 +25,6 @@ def _dialogue(source: str) -> str:
     return "\n".join(f"{speakers[(i + offset) % 2]}: {t}" for i, t in enumerate(turns))
 
 
-@LOADERS.register("topical_chat")
 def load_topical_chat(data: "DataConfig") -> list[Item]:
     """Load UniEval's topical_chat.json as direct-scoring items (ids are the record index)."""
     path = data.file

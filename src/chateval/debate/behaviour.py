@@ -57,11 +57,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from chateval.core.items import PairwiseItem
-from chateval.core.schema.records import RefereeBehaviourRecord
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.errors import VerdictError
 from chateval.judging.formats import DirectVerdict
+from chateval.schema.verdicts import RefereeBehaviourRecord
 
 ECHO_WORDS = 8
 _WORD = re.compile(r"[a-z0-9']+")

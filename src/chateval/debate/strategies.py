@@ -2,13 +2,15 @@
 
 A strategy decides two things and nothing else: the plan (which turns form each step; turns in
 one step run at the same time) and visibility (which earlier utterances a turn's speaker sees).
-It never calls a backend.
+It never calls a backend. The strategies' registry is chateval.core.choices.STRATEGIES (its
+built-ins name the classes below; a plugin's comes from its entry point).
 """
 
 from abc import ABC, abstractmethod
 
-from chateval.core.registry import Registry
+from chateval.core.choices import STRATEGIES
 from chateval.core.transcript import Transcript, Turn, Utterance
+from chateval.errors import ConfigError
 
 Step = tuple[Turn, ...]
 
@@ -27,10 +29,6 @@ class Strategy(ABC):
         """The utterances the speaker of ``turn`` sees, oldest first."""
 
 
-STRATEGIES: Registry[type[Strategy]] = Registry("strategy")
-
-
-@STRATEGIES.register("one_by_one")
 class OneByOne(Strategy):
     """Agents speak in a fixed order; each sees everything said before it, this round included."""
 
@@ -49,7 +47,6 @@ class OneByOne(Strategy):
         ]
 
 
-@STRATEGIES.register("simultaneous")
 class Simultaneous(Strategy):
     """All agents of a round speak at once; each sees only earlier rounds."""
 
@@ -62,7 +59,6 @@ class Simultaneous(Strategy):
         return [u for u in transcript.utterances if u.turn.round < turn.round]
 
 
-@STRATEGIES.register("simultaneous_summarizer")
 class SimultaneousSummarizer(Strategy):
     """Simultaneous talk, and each referee has its own summarizer (as in the paper's code).
 
@@ -96,5 +92,10 @@ class SimultaneousSummarizer(Strategy):
 
 
 def get_strategy(name: str) -> Strategy:
-    """Instantiate the strategy registered as ``name`` (ConfigError lists the known names)."""
-    return STRATEGIES.get(name)()
+    """Instantiate the strategy registered as ``name`` (ConfigError lists the known names, or
+    names the plugin whose entry is not a Strategy)."""
+    found = STRATEGIES.get(name)
+    if not (isinstance(found, type) and issubclass(found, Strategy)):
+        where = STRATEGIES.origin(name)
+        raise ConfigError(f"strategy {name!r}: {where} is not a subclass of {__name__}.Strategy")
+    return found()

@@ -1,1 +1,2 @@
-"""Engines: the model registry, the backend factory, placement, the model pool, context fitting."""
+"""Engines: the model registry, the backend factory (a run's ``Engines``), memory estimates,
+placement, the model pool, context fitting."""

@@ -16,7 +16,8 @@ from typing import Literal
 
 from chateval.core.backend import GenerationResult, Keep, TokenCounter
 from chateval.core.console_handler import once
-from chateval.core.items import DirectItem, Item, PairwiseItem
+from chateval.core.formatting import cut_fields_text
+from chateval.core.items import EARLIER_TURNS, DirectItem, Item, PairwiseItem
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.panel import Panel
 from chateval.errors import DataError
@@ -45,17 +46,6 @@ class Truncation:
 
     model: str
     fields: dict[str, tuple[int, int]]
-
-
-EARLIER_TURNS = "earlier_turns"  # a cut's field: the conversation's turns before the judged one
-
-
-def cut_fields_text(fields: Mapping[str, Sequence[int]]) -> str:
-    """An item's cuts in words: ``earlier_turns 3->1 turns, answer_a 900->600 tokens``."""
-    return ", ".join(
-        f"{name} {before}->{after} {'turns' if name == EARLIER_TURNS else 'tokens'}"
-        for name, (before, after) in fields.items()
-    )
 
 
 def _drop_earlier_turns(

@@ -15,18 +15,11 @@ estimated needs on an idle GPU of that size; co-resident engines split vLLM's de
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chateval.config.run import RunConfig
 from chateval.core.model_spec import on_gpu, runtime_dtype
-from chateval.engines.factory import kind_of
-from chateval.engines.models import ModelRegistry, kv_bytes_per_token
-from chateval.engines.placement import (
-    GIB,
-    Placement,
-    choose_placement,
-    engine_memory_shares,
-    need_gib,
-    weights_gib,
-)
+from chateval.engines.factory import Engines
+from chateval.engines.memory_needs import GIB, weights_gib
+from chateval.engines.models import kv_bytes_per_token
+from chateval.engines.placement import Placement, choose_placement, engine_memory_shares
 
 
 @dataclass(frozen=True)
@@ -57,19 +50,20 @@ def this_gpu_gib() -> float | None:
 
 
 def gpu_engine_memory(
-    config: RunConfig, registry: ModelRegistry, models: Sequence[str], gpu_gib: float
+    engines: Engines, models: Sequence[str], gpu_gib: float
 ) -> tuple[Placement, list[EngineMemory]]:
     """The placement a run would choose on an idle GPU of ``gpu_gib`` and what each local vLLM
     engine of it would get. ``models`` are the run's local models (none served elsewhere)."""
     from chateval.backends.vllm_backend import engine_args, memory_fraction, parallel_ranks
 
+    config, registry = engines.config, engines.registry
     placement = choose_placement(
-        config.placement.mode, {m: need_gib(config, m, registry, gpu=True) for m in models}, gpu_gib
+        config.placement.mode, {m: engines.need_gib(m, gpu=True) for m in models}, gpu_gib
     )
     shares = engine_memory_shares(config, placement, gpu=True)
-    engines = []
+    sized = []
     for model in models:
-        if not kind_of(config, model, registry).preallocates:
+        if not engines.kind(model).preallocates:
             continue
         spec = registry.spec(model)
         folder = registry.resolve(model, prepare=False)
@@ -81,10 +75,8 @@ def gpu_engine_memory(
         cache = max(share * gpu_gib - weights, 0.0)
         per_token = kv_bytes_per_token(folder, dtype)
         tokens = 0 if per_token is None else int(cache * GIB // (per_token / ranks))
-        engines.append(
-            EngineMemory(model, share, share * gpu_gib, weights, cache, tokens, spec.max_model_len)
-        )
-    return placement, engines
+        sized.append(EngineMemory(model, share, share * gpu_gib, weights, cache, tokens, spec.max_model_len))
+    return placement, sized
 
 
 def describe_engine_memory(engine: EngineMemory) -> str:

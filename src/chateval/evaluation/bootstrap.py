@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chateval.core.schema.metrics import CorrelationInterval
+from chateval.schema.agreement import CorrelationInterval
 
 N_RESAMPLES = 1000
 # Below this share of defined resamples a correlation's interval is null (see the module doc).

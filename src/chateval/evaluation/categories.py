@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.panel import direct_panel, pairwise_panel
 from chateval.evaluation.measures import Section, Table
 from chateval.evaluation.settings import StatisticsSettings
@@ -26,8 +25,10 @@ from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_sy
 from chateval.evaluation.systems.leaderboard import leaderboard
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
 from chateval.evaluation.systems.section import decided_comparison
-from chateval.evaluation.systems.tables import rating_text
+from chateval.evaluation.systems.table_text import rating_text
 from chateval.evaluation.systems.win_rates import win_rates
+from chateval.schema.measures import CategoriesSection
+from chateval.schema.verdicts import VerdictRecord
 
 
 def _soft(settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> bool:
@@ -77,6 +78,7 @@ class Categories:
 
     name = "categories"
     title = "per category"
+    schema = CategoriesSection  # its section's type: the record validates it on read
 
     def compute(self, settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
         by_category: dict[str, list[VerdictRecord]] = {}

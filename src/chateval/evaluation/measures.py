@@ -18,8 +18,11 @@ Adding one is one module and one registration (docs/architecture.md, "Adding a m
 
 Built-in entries are lazy (``"module:attribute"``, imported when the registry is first read, as
 lm-evaluation-harness registers its tasks), so a measure costs nothing until a run is scored.
-A rescore recomputes every registered measure; metrics.json's ``measures`` is an open mapping,
-so a new measure leaves the record's schema alone (as inspect_ai's scores).
+A distribution installed beside chateval adds one with an entry point in the group
+``chateval.measures`` (``long_answers = my_package.long_answers:LONG_ANSWERS``), with no line
+of chateval changed. A rescore recomputes every registered measure; metrics.json's
+``measures`` is an open mapping, so a new measure leaves the record's schema alone (as
+inspect_ai's scores).
 
 Every section of metrics.json beyond the headline agreement with humans is a registered
 measure: the built-ins below (soft vs hard, baselines, position, systems, the debate's effect,
@@ -37,13 +40,14 @@ tables out under the measure's title (the console, a rich table; report.md, a Ma
 the HTML, a table), each with the sentences that explain it.
 """
 
-import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from chateval.core.schema.records import VerdictRecord
+from chateval.core.registry import Registry
+from chateval.errors import ConfigError
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.verdicts import VerdictRecord
 
 Section = dict[str, Any]  # a JSON object
 
@@ -124,49 +128,51 @@ def brief(measure: Measure, section: Any) -> str:
     return str(said)
 
 
-# name -> "module:attribute" (a built-in, imported on first use) or the measure itself
-_REGISTRY: dict[str, str | AnyMeasure] = {
-    "soft_vs_hard": "chateval.evaluation.agreement.soft_vs_hard:SOFT_VS_HARD",
-    "baselines": "chateval.evaluation.agreement.baselines:BASELINES",
-    "position": "chateval.evaluation.agreement.position:POSITION",
-    "judgebench": "chateval.evaluation.agreement.judgebench:JUDGEBENCH",
-    "systems": "chateval.evaluation.systems.measure:SYSTEMS",
-    "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
-    "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
-    "categories": "chateval.evaluation.categories:CATEGORIES",
-    "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
-    "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
-    "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",
-    "ceiling": "chateval.evaluation.diagnostics.panel_measures:CEILING",
-    "unanimity": "chateval.evaluation.diagnostics.unanimity:UNANIMITY",
-}
+# In the order the reports show them; a built-in is "module:attribute", imported on first use.
+MEASURES: Registry[AnyMeasure] = Registry(
+    "measure",
+    "chateval.measures",
+    {
+        "soft_vs_hard": "chateval.evaluation.agreement.soft_vs_hard:SOFT_VS_HARD",
+        "baselines": "chateval.evaluation.agreement.baselines:BASELINES",
+        "position": "chateval.evaluation.agreement.position:POSITION",
+        "judgebench": "chateval.evaluation.agreement.judgebench:JUDGEBENCH",
+        "systems": "chateval.evaluation.systems.measure:SYSTEMS",
+        "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
+        "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
+        "categories": "chateval.evaluation.categories:CATEGORIES",
+        "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
+        "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
+        "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",
+        "ceiling": "chateval.evaluation.diagnostics.panel_measures:CEILING",
+        "unanimity": "chateval.evaluation.diagnostics.unanimity:UNANIMITY",
+    },
+)
 
 
 def register_measure(measure: AnyMeasure) -> None:
     """Add ``measure`` to every run scored from now on in this process (a name taken is an error:
     two measures cannot fill one section)."""
-    if measure.name in _REGISTRY and _REGISTRY[measure.name] is not measure:
-        raise ValueError(f"a measure named {measure.name!r} is registered already")
-    _REGISTRY[measure.name] = measure
+    MEASURES.register(measure.name)(measure)
 
 
 def unregister_measure(name: str) -> None:
-    """Remove the measure ``name`` (a test's toy measure); an unknown name is ignored."""
-    _REGISTRY.pop(name, None)
-
-
-def _load(entry: str | AnyMeasure) -> AnyMeasure:
-    if not isinstance(entry, str):
-        return entry
-    module, attribute = entry.split(":")
-    measure: AnyMeasure = getattr(importlib.import_module(module), attribute)
-    return measure
+    """Remove the measure ``name`` (a test's toy); an unknown name is ignored."""
+    MEASURES.remove(name)
 
 
 def registered_measures() -> list[AnyMeasure]:
-    """Every registered measure, in the order of registration (built-ins imported once)."""
-    measures = [_load(entry) for entry in _REGISTRY.values()]
-    _REGISTRY.update((measure.name, measure) for measure in measures)
+    """Every registered measure, in the order of registration, then the plugins' by name (each
+    imported once); a plugin's measure must be called by its entry point's name, the key of
+    its section."""
+    measures = []
+    for name, measure in MEASURES.items():
+        if getattr(measure, "name", None) != name:
+            raise ConfigError(
+                f"measure {name!r}: {MEASURES.origin(name)} is called "
+                f"{getattr(measure, 'name', None)!r}, not {name!r} (its section's key)"
+            )
+        measures.append(measure)
     return measures
 
 

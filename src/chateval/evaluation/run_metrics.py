@@ -9,32 +9,8 @@ recomputes them all for a finished run folder without running a model).
 
 from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
-from typing import Any, Generic, Required, TypeVar
+from typing import TypeVar
 
-from chateval.core.items import Label
-from chateval.core.schema.diagnostics import (
-    DirectModelDiagnostics,
-    PairwiseModelDiagnostics,
-    PanelDiagnostics,
-)
-from chateval.core.schema.metrics import (
-    Aggregations,
-    AgreementOf,
-    DirectAgreement,
-    DirectBaselines,
-    DirectComparison,
-    DirectDebateEffect,
-    DirectMetrics,
-    PairwiseAgreement,
-    PairwiseBaselines,
-    PairwiseComparison,
-    PairwiseDebateEffect,
-    PairwiseMetrics,
-    Panel,
-    PositionStats,
-)
-from chateval.core.schema.records import Distribution, RefereeRow, VerdictRecord
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.agreement.metrics import pairwise_metrics
 from chateval.evaluation.agreement.panel import (
     collect_scores,
@@ -46,61 +22,18 @@ from chateval.evaluation.agreement.panel import (
 )
 from chateval.evaluation.measures import registered_measures, top_level
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.agreement import Aggregations, AgreementOf, DirectAgreement, PairwiseAgreement, Panel
+from chateval.schema.base import Label
+from chateval.schema.run_metrics import (
+    DirectRunMetrics,
+    Effect,
+    Model,
+    PairwiseRunMetrics,
+    RunMetrics,
+    RunMetricsOf,
+)
+from chateval.schema.verdicts import Distribution, RefereeRow, VerdictRecord
 
-
-@record_schema
-class CommonRunMetrics(PanelDiagnostics, total=False):
-    """The keys of metrics.json whatever the task (the task's class below adds the rest). Runs
-    of earlier releases lack some: only ``items`` is always there."""
-
-    items: Required[int]
-    items_scored: int  # by the headline aggregation
-    aggregation: str  # the headline: "hard", or "soft" when asked for and read
-    soft_verdicts: str  # "read", or why not
-    systems: PairwiseSystems | DirectSystemsMetrics  # runs that judged named systems
-    # each registered measure's section, by its name (chateval.evaluation.measures): an open
-    # mapping, so a measure added later leaves this type alone
-    measures: dict[str, dict[str, Any]]
-
-
-Effect = TypeVar("Effect", bound=PairwiseDebateEffect | DirectDebateEffect)
-Model = TypeVar("Model", bound=PairwiseModelDiagnostics | DirectModelDiagnostics)
-
-
-@record_schema
-class RunMetricsOf(CommonRunMetrics, Generic[Panel, Effect, Model], total=False):
-    """The keys whose type is the task's. ``panel`` and ``referees`` are the headline
-    aggregation's (``aggregations`` has both; runs before soft verdicts have them only here)."""
-
-    panel: Panel
-    referees: dict[str, Panel]
-    debate_effect: Effect  # runs with opinion probes, or a panel without them (``unavailable``)
-    per_model: dict[str, Model]
-
-
-@record_schema
-class PairwiseRunMetrics(
-    RunMetricsOf[PairwiseMetrics, PairwiseDebateEffect, PairwiseModelDiagnostics], total=False
-):
-    """metrics.json of a pairwise run."""
-
-    aggregations: Aggregations[PairwiseAgreement]
-    soft_vs_hard: PairwiseComparison | None  # A: hard, B: soft, on the same items
-    baselines: PairwiseBaselines
-    position: PositionStats
-
-
-@record_schema
-class DirectRunMetrics(RunMetricsOf[DirectMetrics, DirectDebateEffect, DirectModelDiagnostics], total=False):
-    """metrics.json of a direct run (as ``PairwiseRunMetrics``, without position statistics)."""
-
-    aggregations: Aggregations[DirectAgreement]
-    soft_vs_hard: DirectComparison | None
-    baselines: DirectBaselines
-
-
-RunMetrics = PairwiseRunMetrics | DirectRunMetrics
 Agreement = TypeVar("Agreement", PairwiseAgreement, DirectAgreement)
 
 

@@ -21,9 +21,6 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from chateval.core.distributions import ScoreDistribution
-from chateval.core.items import Label
-from chateval.core.schema.metrics import PositionStats
-from chateval.core.schema.records import OrderRecord, RefereeRow, VerdictRecord
 from chateval.core.transcript import Debate
 from chateval.errors import VerdictError
 from chateval.judging.formats import (
@@ -34,6 +31,9 @@ from chateval.judging.formats import (
     Score,
     VerdictFormat,
 )
+from chateval.schema.agreement import PositionStats
+from chateval.schema.base import Label
+from chateval.schema.verdicts import OrderRecord, RefereeRow, VerdictRecord
 
 
 @dataclass(frozen=True)

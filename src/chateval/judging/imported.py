@@ -13,9 +13,10 @@ winner twice or a winner and a tie give that winner, opposite winners a tie, whi
 summing a debate's scores over both orders (FairEval's BPC) gives for one-point verdicts.
 """
 
-from chateval.core.items import Label, PairwiseItem
-from chateval.core.schema.records import OrderRecord, RefereeRow, VerdictRecord
+from chateval.core.items import PairwiseItem
 from chateval.data.judgments import Judgment, Verdict
+from chateval.schema.base import Label
+from chateval.schema.verdicts import OrderRecord, RefereeRow, VerdictRecord
 
 
 def _shown(winner: Label, swapped: bool) -> str:

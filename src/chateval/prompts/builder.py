@@ -67,7 +67,8 @@ from chateval.core.backend import ChatMessage
 from chateval.core.items import DirectItem, Item, PairwiseItem
 from chateval.core.transcript import Turn, Utterance
 from chateval.errors import ConfigError
-from chateval.judging.formats import DirectFormat, VerdictFormat, scoring_lead, verdict_text
+from chateval.judging.assessment import scoring_lead, verdict_text
+from chateval.judging.formats import DirectFormat, VerdictFormat
 
 
 @dataclass(frozen=True)

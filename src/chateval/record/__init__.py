@@ -1,4 +1,6 @@
-"""The run folder, owned in one place: its files' names (files.py), their record types read
-through pydantic with errors naming the file, line and field (reading.py), every older format's
-migration (migrations.py), and what a finished folder holds (finished.py): the items as debated
-(items.py), the panel and its models (roster.py) and the input files' hashes (inputs.py)."""
+"""The run folder, owned in one place, over its record types (chateval.schema) alone: its files'
+names and every read and write (files.py), their record types read through pydantic with errors
+naming the file, line and field (reading.py), every older format's migration (migrations.py),
+the step journal (journal.py), the items as debated (items.py), the roster's model entries
+(roster.py) and the input files' hashes (inputs.py). A folder read in today's types, its
+config.yaml a ``RunConfig``, is chateval.run.finished's."""

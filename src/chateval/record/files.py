@@ -5,23 +5,27 @@ roster.json (the panel and its models), items.jsonl (the items as debated),
 transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written last: its
 presence marks a finished run. Every file is written atomically (core.textfile) and read
 through its record type (chateval.record.reading), migrated first where an earlier release
-wrote it (chateval.record.migrations).
+wrote it (chateval.record.migrations). config.yaml is read as written: the run config parses
+it (chateval.run.finished), as this package imports nothing above the record types.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from chateval.config.run import RunConfig
 from chateval.core.file_access import private_folder
-from chateval.core.schema.records import ItemRecord, Roster, RunInfo, TranscriptRecord, VerdictRecord
-from chateval.core.textfile import write_json, write_jsonl, write_text
-from chateval.errors import ChatEvalError, ConfigError, DataError
-from chateval.evaluation.run_metrics import DirectRunMetrics, PairwiseRunMetrics, RunMetrics
-from chateval.record.migrations import config_as_today, info_as_today, metrics_as_today, roster_as_today
-from chateval.record.reading import read_document, read_lines
+from chateval.core.textfile import write_bytes, write_json, write_jsonl, write_text
+from chateval.errors import DataError
+from chateval.record.migrations import TodaysPanel, info_as_today, metrics_as_today, roster_as_today
+from chateval.record.reading import read_document, read_json_object, read_lines, validated
+from chateval.schema.items import ItemRecord
+from chateval.schema.roster import Roster
+from chateval.schema.run_info import RunInfo
+from chateval.schema.run_metrics import DirectRunMetrics, PairwiseRunMetrics, RunMetrics
+from chateval.schema.transcripts import TranscriptRecord
+from chateval.schema.verdicts import VerdictRecord
 
 
 class RunFolder:
@@ -58,6 +62,16 @@ class RunFolder:
     def finished(self) -> bool:
         return self.info.is_file()
 
+    def create(self) -> None:
+        """Make the folder (and its parents) private to its owner; one there already keeps its
+        mode (chateval.core.file_access.private_folder)."""
+        private_folder(self.path)
+
+    def remove_run_files(self) -> None:
+        """Remove every file a run writes here (``--force``), and nothing else."""
+        for path in self.files():
+            path.unlink(missing_ok=True)
+
     def require(self, *paths: Path, why: str) -> None:
         """A DataError naming the first of ``paths`` missing, and ``why`` it is needed."""
         for path in paths:
@@ -65,24 +79,23 @@ class RunFolder:
                 raise DataError(f"{self.path}: no {path.name}; {why}")
 
     def read_config_tree(self) -> Any:
-        """config.yaml as written (a mapping, unless the file was edited into something else)."""
-        return yaml.safe_load(self.config.read_text(encoding="utf-8"))
-
-    def read_info(self, config: RunConfig) -> RunInfo:
-        """run.json, in today's shape (``format_version`` as written; older releases' counters
-        renamed). A run.json of an older release without referees gets them from ``config``."""
-        return read_document(self.info, RunInfo, lambda raw: info_as_today(raw, config, self.info))
-
-    def read_config(self) -> RunConfig:
-        """config.yaml as today's ``RunConfig`` (keys added since carry their defaults)."""
+        """config.yaml as written (a mapping, unless the file was edited into something else);
+        a DataError when it cannot be read."""
         try:
-            tree = self.read_config_tree()
+            return yaml.safe_load(self.config.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             raise DataError(f"{self.config}: unreadable ({exc})") from None
-        return config_as_today(tree, self.config, self.path)
 
-    def read_metrics(self, task: str) -> RunMetrics | None:
-        """metrics.json of a ``task`` run in today's shape, or None when the run wrote none."""
+    def read_info(self, todays: Callable[[], TodaysPanel]) -> RunInfo:
+        """run.json, in today's shape (``format_version`` as written; older releases' counters
+        renamed). A run.json of an older release without referees gets them from ``todays``
+        panel (chateval.record.migrations.info_as_today)."""
+        return read_document(self.info, RunInfo, lambda raw: info_as_today(raw, self.info, todays))
+
+    def read_metrics(self, task: str, sections: Mapping[str, Any] | None = None) -> RunMetrics | None:
+        """metrics.json of a ``task`` run in today's shape, or None when the run wrote none; each
+        section under ``measures`` validated by its measure's type in ``sections`` (a measure's
+        name -> the type; a section of a measure without one is read as written)."""
         if not self.metrics.is_file():
             return None
 
@@ -90,9 +103,16 @@ class RunFolder:
             return metrics_as_today(raw, task)
 
         try:
+            metrics: RunMetrics
             if task == "pairwise":
-                return read_document(self.metrics, PairwiseRunMetrics, migrate)
-            return read_document(self.metrics, DirectRunMetrics, migrate)
+                metrics = read_document(self.metrics, PairwiseRunMetrics, migrate)
+            else:
+                metrics = read_document(self.metrics, DirectRunMetrics, migrate)
+            typed = sections or {}
+            for name, section in metrics.get("measures", {}).items():
+                if name in typed:
+                    validated(section, typed[name], str(self.metrics), at=f"measures.{name}")
+            return metrics
         except DataError as exc:
             raise DataError(
                 f"{exc}; `chateval rescore {self.path}` writes it again from the verdicts"
@@ -115,12 +135,12 @@ class RunFolder:
         """items.jsonl's records; None for a folder of a release before format 3 (none kept)."""
         return read_lines(self.items, ItemRecord) if self.items.is_file() else None
 
-    def read_roster(self, config: RunConfig, info: RunInfo) -> Roster:
-        """roster.json; a folder of a release before format 3 gets one rebuilt from its
-        config.yaml and run.json (chateval.record.migrations.roster_as_today)."""
+    def read_roster(self, info: RunInfo, todays: Callable[[], TodaysPanel]) -> Roster:
+        """roster.json; a folder of a release before format 3 gets one rebuilt from its run.json
+        and ``todays`` panel (chateval.record.migrations.roster_as_today)."""
         if self.roster.is_file():
             return read_document(self.roster, Roster)
-        return roster_as_today(config, info)
+        return roster_as_today(info, todays())
 
     def write_config(self, text: str) -> None:
         write_text(self.config, text)
@@ -144,67 +164,11 @@ class RunFolder:
         """run.json: written last, it marks the run finished."""
         write_json(self.info, info)
 
-
-def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
-    if isinstance(tree, dict):
-        out: dict[str, Any] = {}
-        for key, value in tree.items():
-            out.update(_flatten(value, f"{prefix}{key}."))
-        return out
-    return {prefix.rstrip("."): tree}
-
-
-# How a run is executed, not what it computes: a run may resume under other values (say, with
-# step barriers after a streaming run hung, or phased after running out of memory).
-RESUMABLE_KEYS = ("scheduling", "placement")
-
-
-def changed_keys(old: Any, new: Any) -> list[str]:
-    """Dotted keys whose values differ between two config mappings (execution keys aside)."""
-    a, b = _flatten(old), _flatten(new)
-    return sorted(
-        k for k in a.keys() | b.keys() if a.get(k) != b.get(k) and k.split(".")[0] not in RESUMABLE_KEYS
-    )
-
-
-def _as_today(tree: Any, source: str, base_dir: Path) -> Any:
-    """A stored config read through today's RunConfig: keys added by a later release carry their
-    defaults, so an unfinished run of an earlier release still resumes. A config today's schema
-    refuses is compared as it was written."""
-    from chateval.config.files import dump_config, parse_config
-
-    try:
-        return yaml.safe_load(dump_config(parse_config(tree, source, base_dir)))
-    except (ChatEvalError, TypeError, ValueError):
-        return tree
-
-
-def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
-    """Create or reopen ``outdir``; return True when an unfinished run there is resumed.
-
-    A finished run is never overwritten without ``force``; an unfinished one is resumed only
-    with the same resolved config (the error names the keys that changed). ``force`` removes
-    the run files chateval writes, and nothing else.
-    """
-    if outdir.exists() and not outdir.is_dir():
-        raise ConfigError(f"{outdir}: output path exists and is not a folder")
-    files = RunFolder(outdir)
-    if force:
-        for path in files.files():
-            path.unlink(missing_ok=True)
-    elif files.info.exists():
-        raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
-    stored = files.config
-    if stored.is_file():
-        old = _as_today(files.read_config_tree(), str(stored), outdir)
-        new = yaml.safe_load(config_text)
-        changed = changed_keys(old, new)
-        if changed:
-            raise ConfigError(
-                f"{outdir} holds an unfinished run with a different config (changed: {', '.join(changed)}); "
-                "rerun with the same config to resume, or pass --force to start over"
-            )
-        return True
-    private_folder(outdir)
-    write_text(stored, config_text)
-    return False
+    def copy_as_written(self, into: "RunFolder", name: str) -> None:
+        """Copy into ``into`` what a copy of this run keeps of it as its release wrote it (read
+        back through the migrations like this folder's): its debates, roster.json and, written
+        last, its run.json under the copy's ``name``."""
+        for kept in (self.transcripts_file(), self.roster):
+            if kept is not None and kept.is_file():
+                write_bytes(into.path / kept.name, kept.read_bytes())
+        write_json(into.info, read_json_object(self.info) | {"name": name})

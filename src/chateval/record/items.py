@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chateval.core.items import DirectItem, EarlierTurn, Item, PairwiseItem
-from chateval.core.schema.records import ItemRecord
+from chateval.schema.items import ItemRecord
 
 
 def item_record(item: Item) -> ItemRecord:

@@ -23,20 +23,26 @@ other file of the run). Folders without it are version 1, written by releases up
 
 A folder or journal of a newer format than this release's is refused (``check_readable``).
 
-Verdict and transcript records only ever gained keys (their types mark the later ones
-``NotRequired``, and readers treat a missing one as not recorded), and config.yaml only
-gained keys with defaults: both read through today's types as they are. So do the
-diagnostics of metrics.json, whose later keys are ``NotRequired`` too.
+Within a format, releases added keys to metrics.json: ``metrics_as_today`` fills in what an
+earlier one did not record as today's types say (None where it did not measure; the value
+that held then where one did), so readers see today's shape. A few keys stay ``NotRequired``
+because their absence says how an earlier release computed a figure (an interval without a
+``method``: a percentile bootstrap over prompts). Verdict and transcript records only ever
+gained keys (their types mark the later ones ``NotRequired``, and readers treat a missing one
+as not recorded), and config.yaml only gained keys with defaults: today's ``RunConfig`` reads
+it (chateval.run.finished).
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from chateval.config.run import RunConfig
-from chateval.core.schema.records import Counts, Roster, RunInfo
-from chateval.core.transcript import TurnKind
 from chateval.errors import ChatEvalError, DataError
+from chateval.record.roster import model_entry
+from chateval.schema.roster import Roster, RosterReferee
+from chateval.schema.run_info import Counts, RunInfo
+from chateval.schema.transcripts import TurnKind
 
 FORMAT_VERSION = 3
 # Version 1's names of the counters that have one name since version 2.
@@ -76,15 +82,18 @@ def counts_as_today(counts: Mapping[str, int]) -> Counts:
     return cast(Counts, _counters_as_today(counts))
 
 
-def config_as_today(tree: Any, source: Path, base_dir: Path) -> RunConfig:
-    """config.yaml of any release as today's ``RunConfig`` (keys added since carry their
-    defaults); a DataError naming the file when today's schema refuses it."""
-    from chateval.config.files import parse_config
+@dataclass(frozen=True)
+class TodaysPanel:
+    """What this release makes of a folder's config.yaml, for a folder of a format that did not
+    record its panel (chateval.run.roster.todays_panel builds it): the config's models and
+    prompt style, and the panel this release builds from it (its referees with their roles'
+    texts, and the summarizer's model); ``refused``: why this release builds none."""
 
-    try:
-        return parse_config(tree, str(source), base_dir)
-    except (ChatEvalError, TypeError, ValueError) as exc:
-        raise DataError(f"{source}: this release cannot read the run's config: {exc}") from None
+    models: tuple[str, ...]
+    prompt_style: str
+    referees: tuple[RosterReferee, ...]
+    summarizer_model: str
+    refused: ChatEvalError | None = None
 
 
 def turn_kind_as_today(record: Mapping[str, Any]) -> TurnKind:
@@ -101,71 +110,55 @@ def turn_kind_as_today(record: Mapping[str, Any]) -> TurnKind:
     return "verdict" if record["kind"] in ("assessment", "verdict") else "discussion"
 
 
-def info_as_today(raw: Mapping[str, Any], config: RunConfig, source: Path) -> dict[str, Any]:
+def info_as_today(raw: Mapping[str, Any], source: Path, todays: Callable[[], TodaysPanel]) -> dict[str, Any]:
     """run.json (at ``source``) of any release in today's shape (``format_version`` kept as
-    written); a DataError when a newer release wrote it."""
+    written); a DataError when a newer release wrote it. A format 1 run.json names no referees:
+    ``todays`` panel does (the error it was refused with, when this release builds none)."""
     check_readable(folder_format(raw), source)
     info = _counters_as_today(raw)
     info.setdefault("format_version", 1)
     info["per_model"] = {m: counts_as_today(c) for m, c in (info.get("per_model") or {}).items()}
     if "referees" not in info:
-        from chateval.debate.building import build_panel
-
-        panel = build_panel(config)
-        info["referees"] = {agent.name: agent.model for agent in panel.agents}
+        panel = todays()
+        if panel.refused is not None:
+            raise panel.refused
+        info["referees"] = {referee["name"]: referee["model"] for referee in panel.referees}
         info["summarizer_model"] = panel.summarizer_model
     return info
 
 
-def roster_as_today(config: RunConfig, info: RunInfo) -> Roster:
+def roster_as_today(info: RunInfo, todays: TodaysPanel) -> Roster:
     """The roster of a folder written before roster.json: its referees and their models as
-    run.json names them (format 2; format 1: as this release builds its config's panel), each
-    with its role from config.yaml (built-in roles: this release's texts), its models from
-    run.json (no folders or fingerprints recorded then)."""
-    from chateval.debate.building import build_panel
-    from chateval.prompts.builder import Role
-    from chateval.record.roster import model_entry
-
+    run.json names them (format 2; format 1: as ``todays`` panel has them), each with its role
+    from config.yaml (built-in roles: this release's texts), its models from run.json (no
+    folders or fingerprints recorded then). A panel this release refuses leaves the referees
+    run.json names, without their roles."""
     backends = info.get("backends") or {}
     kind = info.get("backend", "")
-    models = {model: model_entry(backends.get(model, kind), 1, None, None) for model in config.model_names()}
-    roles: dict[str, Role] = {}
-    built: dict[str, str] = {}  # each referee's model, as this release builds the panel
-    summarizer = info.get("summarizer_model", "")
-    try:
-        panel = build_panel(config)
-    except ChatEvalError:
-        pass  # a panel this release refuses: the referees run.json names, without their roles
-    else:
-        roles = {agent.name: agent.role for agent in panel.agents}
-        built = {agent.name: agent.model for agent in panel.agents}
-        summarizer = summarizer or panel.summarizer_model
-    unknown = Role("", "")
+    roles = {referee["name"]: referee for referee in todays.referees}
+    built = {referee["name"]: referee["model"] for referee in todays.referees}
     return {
         "referees": [
             {
                 "name": name,
-                "role": roles.get(name, unknown).name,
-                "role_text": roles.get(name, unknown).description,
+                "role": roles[name]["role"] if name in roles else "",
+                "role_text": roles[name]["role_text"] if name in roles else "",
                 "model": model,
             }
             for name, model in (info.get("referees") or built).items()
         ],
-        "summarizer_model": summarizer,
-        "prompt_style": config.prompt_style,
-        "models": models,
+        "summarizer_model": info.get("summarizer_model", "") or todays.summarizer_model,
+        "prompt_style": todays.prompt_style,
+        "models": {model: model_entry(backends.get(model, kind), 1, None, None) for model in todays.models},
         "rebuilt": True,
     }
 
 
 def metrics_as_today(raw: Mapping[str, Any], task: str) -> dict[str, Any]:
-    """metrics.json of any release in today's shape, where an earlier one can be read so."""
+    """metrics.json of any release in today's shape, where an earlier one can be read so: what
+    it did not record filled in as today's types say (None: not measured; the value that held
+    then, where one did). ``raw``'s nested objects are brought to today's shape in place."""
     metrics = dict(raw)
-    win_rates = (metrics.get("systems") or {}).get("win_rates")
-    if isinstance(win_rates, dict) and "resamples" in win_rates:
-        # The first systems releases counted the bootstrap's resamples here (now in the intervals).
-        kept = {key: value for key, value in win_rates.items() if key != "resamples"}
-        metrics["systems"] = {**metrics["systems"], "win_rates": kept}
     if "aggregations" not in metrics and "panel" in metrics:
         # Before soft verdicts: the hard verdicts' agreement at the top level only.
         hard = {k: metrics[k] for k in ("items_scored", "panel", "referees") if k in metrics}
@@ -179,7 +172,99 @@ def metrics_as_today(raw: Mapping[str, Any], task: str) -> dict[str, Any]:
         ]:
             if isinstance(correlations, dict):
                 _average_as_today(correlations)
+    _diagnostics_as_today(metrics)
+    if isinstance(systems := metrics.get("systems"), dict):
+        _systems_as_today(systems)
     return metrics
+
+
+def _objects(value: Any) -> list[dict[str, Any]]:
+    """The JSON objects of a list (none when ``value`` is not one: the record's validation then
+    says what is wrong with it)."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+# The keys of a parroting summary that later releases added: None where the run did not measure them.
+_LATER_PARROTING_KEYS = (
+    "utterances_that_saw_words",
+    "copied_words",
+    "words_copy_share",
+    "blind_words",
+    "blind_words_shared",
+    "words_copy_chance",
+    "words_copy_chance_reason",
+    "blind_verdicts",
+    "blind_verdicts_equal",
+    "copy_chance",
+    "copy_chance_reason",
+    "reciting",
+    "recitation_share",
+    "recitation_reason",
+    "copy_permutation_verdicts",
+    "copy_permutation_chance",
+    "copy_permutation_chance_reason",
+)
+
+
+def _diagnostics_as_today(metrics: dict[str, Any]) -> None:
+    """The panel's and each model's parroting with the keys later releases added (None), and
+    each model's cut-off turns, empty assessments and scores at the scale's ends (None before
+    they were measured)."""
+    summaries = [metrics.get("parroting")]
+    per_model = metrics.get("per_model")
+    for model in per_model.values() if isinstance(per_model, dict) else ():
+        if isinstance(model, dict):
+            for key in ("cut_off", "empty_assessments", "ceiling"):
+                model.setdefault(key, None)
+            summaries.append(model.get("parroting"))
+    for summary in summaries:
+        if isinstance(summary, dict):
+            for key in _LATER_PARROTING_KEYS:
+                summary.setdefault(key, None)
+
+
+# Every leaderboard's joint error for its resolved differences before the error was recorded.
+_EARLIER_RESOLVED_ALPHA = 0.05
+
+
+def _systems_as_today(systems: dict[str, Any]) -> None:
+    """metrics.json's ``systems`` in today's shape (chateval.schema.run_metrics). Intervals of
+    earlier releases keep their own shape, whose missing method says they were a percentile
+    bootstrap over prompts (``resamples``: how many), as the systems' tables say."""
+    if isinstance(win_rates := systems.get("win_rates"), dict):
+        # The first systems releases counted the bootstrap's resamples here (now in the intervals).
+        win_rates.pop("resamples", None)
+    for board in (systems.get("leaderboard"), systems.get("length_controlled")):
+        if isinstance(board, dict):
+            # Before release 5 a board named no resolved differences; every board's joint error
+            # was 0.05 before it was recorded.
+            board.setdefault("resolved", None)
+            board.setdefault("resolved_alpha", _EARLIER_RESOLVED_ALPHA)
+    for estimate in _objects(systems.get("calibrated")):
+        estimate.setdefault("quantile", "normal")  # written when the intervals were normal
+    if systems.get("task") != "pairwise":
+        return
+    # Before release 5 no pair was named as left out of the calibrated win rates; before the
+    # calibrated leaderboard there was none, and no error.
+    systems.setdefault("calibrated_left_out", [])
+    systems.setdefault("calibrated_leaderboard", None)
+    systems.setdefault("calibrated_leaderboard_error", None)
+    if isinstance(board := systems["calibrated_leaderboard"], dict):
+        _calibrated_board_as_today(board)
+
+
+def _calibrated_board_as_today(board: dict[str, Any]) -> None:
+    """A calibrated leaderboard in today's shape: normal quantiles before the t ones; before
+    release 5 no system named one-sided (release 6: no group) and no labels-only board; before
+    release 7 no test of the labelled slice."""
+    board.setdefault("quantile", "normal")
+    for row in _objects(board.get("rows")):
+        if isinstance(field := row.get("field"), dict):
+            field.setdefault("quantile", "normal")
+    board.setdefault("one_sided", [])
+    board.setdefault("one_sided_groups", [])
+    board.setdefault("labels_only", False)
+    board.setdefault("label_slice", None)
 
 
 def _average_as_today(correlations: dict[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """Reading the run folder's files through their types: a JSON document (run.json, metrics.json,
 roster.json) or a JSON-lines file (verdicts, transcripts, items) is parsed, migrated to today's
 format where an earlier release wrote it (the documents), and validated by pydantic against its record type
-(chateval.core.schema). A record that does not fit is a DataError naming the file, the line and
+(chateval.schema). A record that does not fit is a DataError naming the file, the line and
 the field, never a KeyError deep in a report.
 """
 
@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast, get_args, get_origin, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
-from chateval.data.jsonl import read_jsonl
+from chateval.core.textfile import read_jsonl
 from chateval.errors import DataError
 
 T = TypeVar("T")
@@ -55,10 +55,11 @@ def _is_branch(part: int | str, record_type: Any) -> bool:
     )
 
 
-def _field(loc: tuple[int | str, ...], record_type: Any) -> str:
-    """A pydantic error location as the key path a reader finds in the file (list positions in
-    brackets; the union members' names pydantic adds left out)."""
-    out = ""
+def _field(loc: tuple[int | str, ...], record_type: Any, at: str) -> str:
+    """A pydantic error location as the key path a reader finds in the file, from the record's
+    own place there (``at``; list positions in brackets; the union members' names pydantic adds
+    left out)."""
+    out = at
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
@@ -89,36 +90,55 @@ def _closest_branch(errors: list[Any], record_type: Any) -> list[Any]:
     return [error for error in errors if kept(error)]
 
 
-def _problem(where: str, exc: ValidationError, record_type: Any) -> DataError:
+def _problem(where: str, exc: ValidationError, record_type: Any, at: str) -> DataError:
     errors = _closest_branch(exc.errors(include_url=False), record_type)
-    shown = "; ".join(f"field {_field(e['loc'], record_type)}: {e['msg']}" for e in errors[:_SHOWN_ERRORS])
+    shown = "; ".join(
+        f"field {_field(e['loc'], record_type, at)}: {e['msg']}" for e in errors[:_SHOWN_ERRORS]
+    )
     more = f" (and {len(errors) - _SHOWN_ERRORS} more)" if len(errors) > _SHOWN_ERRORS else ""
     return DataError(f"{where}: {shown}{more}")
 
 
-def validated(record: Any, record_type: type[T], where: str) -> T:
-    """``record``, checked against ``record_type``: a DataError that names ``where`` (file:line)
-    and the fields that do not fit. The record is returned as it was read, not as pydantic
-    would convert it (an integer stays an integer where the type says float, a list a list
-    where it says tuple), so what a reader computes or writes back is what the file holds.
-    The check is JSON's strict one: a number written as text is an error, not converted."""
+def validated(record: Any, record_type: type[T], where: str, at: str = "") -> T:
+    """``record`` (migrated to today's format first, where an earlier release wrote it), checked
+    against ``record_type``: a DataError that names ``where`` (file:line) and the fields that do
+    not fit (from ``at``, the record's place in its document). The record is returned as it was
+    read, not as pydantic would convert it (an integer stays an integer where the type says
+    float, a list a list where it says tuple), so what a reader computes or writes back is what
+    the file holds; its type is what the check proved. The check is JSON's strict one: a number
+    written as text is an error, not converted."""
     if not isinstance(record, Mapping):
-        raise DataError(f"{where}: expected a JSON object, got {type(record).__name__}")
+        raise DataError(
+            f"{where}: {at + ': ' if at else ''}expected a JSON object, got {type(record).__name__}"
+        )
     try:
         _adapter(cast(Any, record_type)).validate_json(json.dumps(record), strict=True)
     except ValidationError as exc:
-        raise _problem(where, exc, record_type) from None
+        raise _problem(where, exc, record_type, at) from None
     return cast(T, record)
 
 
-def read_document(path: Path, record_type: type[T], migrate: Migration | None = None) -> T:
-    """The JSON document at ``path`` (migrated first, when ``migrate`` is given) as ``record_type``."""
+def _read_json(path: Path) -> Any:
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot be read ({exc})") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: not valid JSON ({exc})") from None
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object at ``path`` as written, neither migrated nor validated (a copy of it
+    keeps its release's format)."""
+    raw = _read_json(path)
+    if not isinstance(raw, dict):
+        raise DataError(f"{path}: expected a JSON object, got {type(raw).__name__}")
+    return raw
+
+
+def read_document(path: Path, record_type: type[T], migrate: Migration | None = None) -> T:
+    """The JSON document at ``path`` (migrated first, when ``migrate`` is given) as ``record_type``."""
+    raw = _read_json(path)
     if isinstance(raw, dict) and migrate is not None:
         raw = migrate(raw)
     return validated(raw, record_type, str(path))

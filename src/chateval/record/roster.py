@@ -12,13 +12,11 @@ with the same fingerprint hold the same configuration, tokenizer and tensor layo
 
 import hashlib
 import logging
-from collections.abc import Mapping
 from pathlib import Path
 
 from chateval.core.model_spec import ModelSpec
-from chateval.core.schema.records import Roster, RosterModel
 from chateval.core.transcript import SUMMARIZER
-from chateval.debate.panel import Panel
+from chateval.schema.roster import Roster, RosterModel
 
 log = logging.getLogger(__name__)
 _WHOLE_BYTES = 16 << 20
@@ -64,19 +62,6 @@ def model_entry(backend: str, replicas: int, spec: ModelSpec | None, folder: Pat
         "server": spec.server.base_url if spec is not None and spec.server is not None else None,
         "dtype": spec.dtype if spec is not None else None,
         "max_model_len": spec.max_model_len if spec is not None else None,
-    }
-
-
-def panel_roster(panel: Panel, prompt_style: str, models: Mapping[str, RosterModel]) -> Roster:
-    """The roster of ``panel`` with its ``models``' entries."""
-    return {
-        "referees": [
-            {"name": a.name, "role": a.role.name, "role_text": a.role.description, "model": a.model}
-            for a in panel.agents
-        ],
-        "summarizer_model": panel.summarizer_model,
-        "prompt_style": prompt_style,
-        "models": dict(models),
     }
 
 

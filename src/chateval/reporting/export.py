@@ -2,8 +2,9 @@
 Parquet, for a notebook; with ``--what leaderboard`` or ``--what pairs`` the systems it judged
 instead (chateval.reporting.export_systems).
 
-Comparisons are read from the run folder's ``verdicts.jsonl`` (``schema.records.VerdictRecord``)
-and ``config.yaml`` (the task and, for direct scoring, the dimensions); no model and no data file is needed.
+Comparisons are read from the run folder's ``verdicts.jsonl`` (``chateval.schema.verdicts.VerdictRecord``)
+and ``config.yaml`` (read as today's ``RunConfig``: the task and, for direct scoring, the
+dimensions); no model and no data file is needed.
 
 **Pairwise**: one row per item and answer order (a comparison as the referees judged it), so
 an item debated in both orders has two rows, ``order`` ``original`` and ``swapped``. Every
@@ -32,14 +33,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-import yaml
-
-from chateval.core.schema.records import RefereeRow, VerdictRecord
+from chateval.config.run import RunConfig
 from chateval.core.textfile import write_bytes, write_text
 from chateval.errors import ConfigError, DataError
 from chateval.record.files import RunFolder
-from chateval.record.finished import load_finished_run
 from chateval.reporting.export_systems import Cell, category_rows, systems_table
+from chateval.run.finished import load_finished_run, read_run_config
+from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 Format = Literal["csv", "jsonl", "json", "parquet"]
 FORMATS: tuple[Format, ...] = ("csv", "jsonl", "json", "parquet")
@@ -94,15 +94,14 @@ def choose_what(what: str) -> What:
     return what
 
 
-def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool]:
-    """The run's config (as written), its verdict records and whether it finished; a
+def read_run(folder: Path) -> tuple[RunConfig, list[VerdictRecord], bool]:
+    """The run's config (today's ``RunConfig``), its verdict records and whether it finished; a
     DataError names the folder and what is missing."""
     if not folder.is_dir():
         raise DataError(f"{folder}: no such run folder")
     files = RunFolder(folder)
-    config_file = files.config
-    if not config_file.is_file():
-        raise DataError(f"{folder}: not a run folder (no {config_file.name})")
+    if not files.config.is_file():
+        raise DataError(f"{folder}: not a run folder (no {files.config.name})")
     if not files.verdicts.is_file():
         state = (
             f"it is running, or was stopped: {files.journal.name} holds its finished steps and the "
@@ -111,19 +110,14 @@ def read_run(folder: Path) -> tuple[dict[str, object], list[VerdictRecord], bool
             else "no debate step has finished"
         )
         raise DataError(f"{folder}: no {files.verdicts.name}; the run has not finished ({state})")
-    try:
-        config = files.read_config_tree()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise DataError(f"{config_file}: unreadable ({exc})") from None
-    task = config.get("task") if isinstance(config, dict) else None
-    if task not in ("pairwise", "direct"):
-        raise DataError(f"{config_file}: no task (pairwise or direct)")
-    key = "orders" if task == "pairwise" else "referees"
+    config = read_run_config(files)
+    key = "orders" if config.task == "pairwise" else "referees"
     records = files.read_verdicts()  # validated: a DataError names a bad line and field
     for number, record in enumerate(records, 1):
         if key not in record:
             raise DataError(
-                f"{files.verdicts}: record {number} (item {record['item_id']}): a {task} record needs {key}"
+                f"{files.verdicts}: record {number} (item {record['item_id']}): a {config.task} record "
+                f"needs {key}"
             )
     return config, records, files.finished()
 
@@ -134,16 +128,12 @@ def export_run(folder: Path, what: What = "comparisons") -> Export:
     if what != "comparisons":
         return _export_systems(folder, what)
     config, records, finished = read_run(folder)
-    task = str(config["task"])
     referees = _referee_names(records)
-    if task == "pairwise":
+    if config.task == "pairwise":
         rows = pairwise_rows(records, referees)
     else:
-        found = config.get("dimensions")
-        listed = found if isinstance(found, list) else []
-        dimensions = [str(d["name"]) for d in listed if isinstance(d, dict) and "name" in d]
-        rows = direct_rows(records, referees, dimensions)
-    return Export(folder, task, referees, rows, finished)
+        rows = direct_rows(records, referees, [dimension.name for dimension in config.dimensions])
+    return Export(folder, config.task, referees, rows, finished)
 
 
 def _export_systems(folder: Path, what: What) -> Export:

@@ -18,8 +18,8 @@ A column a run did not compute (no length control, no labels) is null: an empty 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chateval.evaluation.systems.leaderboard import Leaderboard
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.run_metrics import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.systems import Leaderboard
 
 Cell = str | int | float | bool | None  # a table's cell: a CSV field, a JSON value
 Row = dict[str, Cell]
@@ -35,7 +35,7 @@ def _interval(prefix: str, found: Mapping[str, Any] | None, value: str = "value"
 
 def _resolved_above(board: Leaderboard | None, system: str) -> str | None:
     """The systems ``system`` is resolved above, "; "-joined (null: not recorded)."""
-    if board is None or "resolved" not in board:
+    if board is None or board["resolved"] is None:
         return None
     return "; ".join(lower for higher, lower in board["resolved"] if higher == system)
 

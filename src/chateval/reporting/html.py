@@ -22,10 +22,10 @@ from chateval.core.progress import Progress
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
 from chateval.evaluation.measures import Table
-from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
 from chateval.reporting.system_pictures import systems_pictures
+from chateval.run.finished import FinishedRun, load_finished_run
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "

@@ -4,8 +4,9 @@ verdict, from a run's transcript and verdict records (plain values; the template
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chateval.core.schema.records import RefereeRow, TranscriptMessage
 from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
+from chateval.schema.transcripts import TranscriptMessage
+from chateval.schema.verdicts import RefereeRow
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,13 @@ Plain values only (strings): the templates in ``reporting/templates/`` lay them 
 from dataclasses import dataclass
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.records import RunInfo
 from chateval.evaluation.agreement.correlation_rows import CorrelationRow
 from chateval.evaluation.measures import Table, line_titles
-from chateval.record.finished import FinishedRun
 from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
+from chateval.run.finished import FinishedRun
+from chateval.schema.run_info import RunInfo
 
 
 @dataclass(frozen=True)

@@ -9,13 +9,11 @@ out and escape them. Several runs of the same data line up by item id.
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chateval.core.formatting import cut_fields_text
 from chateval.core.items import Item, PairwiseItem
 from chateval.core.progress import Progress
-from chateval.core.schema.records import TranscriptMessage, VerdictRecord
-from chateval.engines.context import cut_fields_text
 from chateval.errors import DataError
 from chateval.evaluation.measures import Table
-from chateval.record.finished import FinishedRun
 from chateval.reporting.html_debates import (
     DebateView,
     debate_view,
@@ -25,6 +23,9 @@ from chateval.reporting.html_debates import (
 )
 from chateval.reporting.html_runs import RunView, metric_rows, run_settings, speakers
 from chateval.reporting.metrics_view import run_view
+from chateval.run.finished import FinishedRun
+from chateval.schema.transcripts import TranscriptMessage
+from chateval.schema.verdicts import VerdictRecord
 
 PAIRWISE_FILTERS = (
     ("wrong", "wrong"),

@@ -12,16 +12,12 @@ from chateval.core.file_access import private_folder
 from chateval.core.formatting import ci_text, reading, signed_ci
 from chateval.core.textfile import write_text
 from chateval.errors import DataError
-from chateval.evaluation.agreement.judges import (
-    BoardComparison,
-    JudgeComparison,
-    compare_boards,
-    compare_judges,
-)
+from chateval.evaluation.agreement.judges import compare_boards, compare_judges
 from chateval.evaluation.measures import Table
-from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting.html_views import item_snippet
 from chateval.reporting.measure_views import markdown_table
+from chateval.run.finished import FinishedRun, load_finished_run
+from chateval.schema.judges import BoardComparison, JudgeComparison
 
 _SNIPPET = 60
 

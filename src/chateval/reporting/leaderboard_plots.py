@@ -7,9 +7,7 @@ systems get their mean scores per dimension the same way. Everything is read fro
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from chateval.core.schema.metrics import Interval
 from chateval.evaluation.systems.davidson_intervals import CLUSTERED, INDEPENDENT
-from chateval.evaluation.systems.leaderboard import Leaderboard
 from chateval.evaluation.systems.tables import joint_level
 from chateval.reporting.metrics_view import run_view
 from chateval.reporting.plot_style import (
@@ -33,11 +31,13 @@ from chateval.reporting.plot_style import (
     text_width,
 )
 from chateval.reporting.system_groups import group_letters
+from chateval.schema.agreement import Interval
+from chateval.schema.systems import Leaderboard
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from chateval.record.finished import FinishedRun
+    from chateval.run.finished import FinishedRun
 
 Board = Mapping[str, Any]  # a leaderboard of metrics.json, plain or calibrated
 

@@ -20,18 +20,18 @@ from pathlib import Path
 
 from chateval.core.file_access import private_folder
 from chateval.core.formatting import ci_text, percent, reading, signed_ci
-from chateval.core.schema.metrics import PairwiseMetrics
 from chateval.core.textfile import write_text
 from chateval.evaluation.agreement.baselines import BASELINES
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
 from chateval.evaluation.agreement.position import consistency_text
-from chateval.record.finished import FinishedRun, load_finished_run
 from chateval.reporting import plots
 from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 from chateval.reporting.system_pictures import systems_pictures
+from chateval.run.finished import FinishedRun, load_finished_run
+from chateval.schema.agreement import PairwiseMetrics
 
 
 def _counts(panel: PairwiseMetrics | None) -> str:
@@ -202,8 +202,7 @@ def cost_table(runs: Sequence[FinishedRun]) -> str:
     ]
     for run in runs:
         i = run.info
-        # run.json of older releases: backend_calls
-        calls = i.get("batches") or i.get("engine_steps") or i.get("backend_calls", 0)
+        calls = i["batches"] or i["engine_steps"]  # step barriers count batches, streaming engine steps
         requests = f"{i['requests']}{requests_by_model(i)}"
         lines.append(
             f"| {run.name} | {i['backend']} | {i['debates']} | {calls} | {requests} "

@@ -6,10 +6,10 @@ responses they rest on."""
 from collections.abc import Iterable, Sequence
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.metrics import CorrelationInterval
 from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
-from chateval.record.finished import FinishedRun
 from chateval.reporting.metrics_view import DirectView, run_view
+from chateval.run.finished import FinishedRun
+from chateval.schema.agreement import CorrelationInterval
 
 
 def _panel_desc(run: FinishedRun) -> str:

@@ -8,8 +8,8 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from chateval.evaluation.measures import Table, about, is_table, registered_measures
-from chateval.record.finished import FinishedRun
 from chateval.reporting.metrics_view import run_view
+from chateval.run.finished import FinishedRun
 
 
 def markdown_table(table: Table) -> str:

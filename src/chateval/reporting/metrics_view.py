@@ -13,23 +13,27 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeVar, cast
 
-from chateval.core.schema.metrics import (
+from chateval.evaluation.agreement.baselines import BaselineRow, pairwise_baseline_rows
+from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
+from chateval.evaluation.diagnostics.text import degenerate_reasons
+from chateval.evaluation.measures import Table, console_rows, measure_lines, measure_tables
+from chateval.run.finished import FinishedRun
+from chateval.schema.agreement import (
     Aggregations,
-    BlindFinalDirect,
-    BlindFinalPairwise,
     DirectAgreement,
     DirectMetrics,
     Interval,
     PairwiseAgreement,
     PairwiseMetrics,
 )
-from chateval.evaluation.agreement.baselines import BaselineRow, pairwise_baseline_rows
-from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
-from chateval.evaluation.diagnostics.text import degenerate_reasons
-from chateval.evaluation.measures import Table, console_rows, measure_lines, measure_tables
-from chateval.evaluation.run_metrics import CommonRunMetrics, DirectRunMetrics, PairwiseRunMetrics
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
-from chateval.record.finished import FinishedRun
+from chateval.schema.paired import BlindFinalDirect, BlindFinalPairwise
+from chateval.schema.run_metrics import (
+    CommonRunMetrics,
+    DirectRunMetrics,
+    DirectSystemsMetrics,
+    PairwiseRunMetrics,
+    PairwiseSystems,
+)
 
 Side = Literal["blind", "final"]
 SIDES: tuple[Side, Side] = ("blind", "final")

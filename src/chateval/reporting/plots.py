@@ -9,14 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from chateval.core.schema.metrics import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
 from chateval.core.textfile import write_bytes
 from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
+from chateval.schema.agreement import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from chateval.record.finished import FinishedRun
+    from chateval.run.finished import FinishedRun
 
 AGREEMENT: tuple[Literal["accuracy", "kappa"], ...] = ("accuracy", "kappa")
 CORRELATIONS: tuple[Literal["spearman", "kendall"], ...] = ("spearman", "kendall")

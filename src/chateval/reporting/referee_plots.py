@@ -7,12 +7,12 @@ import math
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from chateval.core.schema.records import VerdictRecord
 from chateval.record.roster import speakers
 from chateval.reporting.plot_style import BLACK, BLUE, HATCHES, ORANGE, Margins, Picture, figure
+from chateval.schema.verdicts import VerdictRecord
 
 if TYPE_CHECKING:
-    from chateval.record.finished import FinishedRun
+    from chateval.run.finished import FinishedRun
 
 COLUMNS = 3  # referees side by side before the panels wrap
 POSITIONS = ("answer shown first", "answer shown second")

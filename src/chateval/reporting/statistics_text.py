@@ -7,8 +7,8 @@ Each reads metrics.json as written by any release: a key an older run lacks give
 never an error.
 """
 
-from chateval.core.schema.records import AdaptiveInfo, RunInfo
 from chateval.reporting.metrics_view import DirectView, MetricsView, PairwiseView
+from chateval.schema.run_info import AdaptiveInfo, RunInfo
 
 
 def below_baselines(view: MetricsView) -> str | None:

@@ -7,11 +7,11 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.records import RunInfo
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 from chateval.run.runner import RunResult
+from chateval.schema.run_info import RunInfo
 
 
 def _print_agreement(console: Console, view: MetricsView) -> None:

@@ -16,7 +16,7 @@ from chateval.reporting.referee_plots import referee_scores_picture
 from chateval.reporting.win_rate_plots import bars_picture, categories_picture, matrix_picture, system_order
 
 if TYPE_CHECKING:
-    from chateval.record.finished import FinishedRun
+    from chateval.run.finished import FinishedRun
 
 
 def _systems(run: "FinishedRun") -> set[str]:

@@ -6,7 +6,6 @@ metrics.json (the ``systems`` section and the ``categories`` measure): nothing i
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chateval.evaluation.systems.section import PairwiseSystems
 from chateval.reporting.plot_style import (
     BLACK,
     BLUE,
@@ -23,6 +22,7 @@ from chateval.reporting.plot_style import (
     rows_height,
     text_width,
 )
+from chateval.schema.run_metrics import PairwiseSystems
 
 # A win rate's interval method (proportion_interval.Method) in a caption's words.
 METHODS = {

@@ -20,15 +20,15 @@ from pathlib import Path
 
 from chateval.config.run import RunConfig
 from chateval.core.items import Item, PairwiseItem
-from chateval.core.schema.records import AdaptiveInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.debate.panel import Panel
 from chateval.errors import ConfigError, DataError
 from chateval.evaluation.systems.adaptive_design import AdaptiveDesign, AdaptiveSettings, Candidate
 from chateval.evaluation.systems.section import decided_comparison
-from chateval.run import journal
+from chateval.record import journal
 from chateval.run.records import item_records
+from chateval.schema.run_info import AdaptiveInfo
 
 log = logging.getLogger(__name__)
 

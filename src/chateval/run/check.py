@@ -31,13 +31,7 @@ from chateval.core.transcript import Debate
 from chateval.debate.building import build_debates, build_panel, check_debatable, load_run_items
 from chateval.debate.panel import Panel
 from chateval.debate.preview import preview_debate
-from chateval.engines.factory import (
-    TokenizerOnly,
-    check_backend_settings,
-    kind_of,
-    remote_models,
-    replica_count,
-)
+from chateval.engines.factory import Engines
 from chateval.engines.gpu_memory import (
     EngineMemory,
     describe_engine_memory,
@@ -46,7 +40,6 @@ from chateval.engines.gpu_memory import (
     too_small,
 )
 from chateval.engines.models import ModelRegistry, kv_bytes_per_token
-from chateval.engines.placement import plan_placement
 from chateval.errors import ChatEvalError
 from chateval.offline import summary as offline_summary
 from chateval.run.session import Session
@@ -94,8 +87,9 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
     registry = report.attempt(lambda: ModelRegistry(config.models_dir))
     if registry is None:
         return report
+    engines = Engines(config, registry)
     models = config.model_names()
-    resolved = [m for m in models if report.attempt(partial(_where, registry, config, m, report))]
+    resolved = [m for m in models if report.attempt(partial(_where, engines, m, report))]
     if len(resolved) < len(models):
         # The settings and tokenizers of a model that is not there mean nothing; the run's size
         # without token counts does (a config checked before the model folders are copied).
@@ -105,25 +99,23 @@ def check(config: RunConfig, gpu_gib: float | None = None) -> CheckReport:
         report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
         report.gpu_given = gpu_gib is not None
         return report
-    report.attempt(lambda: check_backend_settings(config, models, registry))
-    served = remote_models(config, registry)
-    report.network = _network(config, registry, models)
+    report.attempt(lambda: engines.check(models))
+    served = engines.remote()
+    report.network = _network(engines, models)
     report.gpu_gib = gpu_gib if gpu_gib is not None else this_gpu_gib()
     if report.gpu_gib is not None:
         local = [m for m in models if m not in served]
-        report.attempt(lambda: _size_gpu(report, config, registry, local))
+        report.attempt(lambda: _size_gpu(report, engines, local))
     counters: dict[str, TokenCounter] = {}
     for model in models:
-        counter = None if model in served else report.attempt(partial(TokenizerOnly, model, registry))
+        counter = None if model in served else report.attempt(partial(engines.tokenizer, model))
         if counter is not None:
             counters[model] = counter
     if items is None or panel is None or len(counters) < len(models) - len(served):
         return report
     # Everything read: the run's own session, whose prepare stage checks the soft verdicts'
     # score tokens and fits every item to every model's context, as the run will.
-    session = report.attempt(
-        lambda: Session(config, items, panel, models, registry, plan_placement(config, registry, {}))
-    )
+    session = report.attempt(lambda: Session(config, items, panel, models, engines, engines.plan({})))
     prepared = report.attempt(lambda: session.prepare(counters)) if session is not None else None
     if prepared is None:
         return report
@@ -140,17 +132,18 @@ def _adaptive_budget(config: RunConfig, items: int) -> int | None:
     return None if adaptive is None else min(adaptive.budget, items)
 
 
-def _network(config: RunConfig, registry: ModelRegistry, models: Sequence[str]) -> list[str]:
+def _network(engines: Engines, models: Sequence[str]) -> list[str]:
     """Every address the run will reach beyond this machine's loopback: the servers of served
     models and the Ray cluster it joins."""
+    config = engines.config
     reached = []
     for model in models:
-        spec = registry.spec(model)
-        if kind_of(config, model, registry).served and spec.server is not None:
+        spec = engines.registry.spec(model)
+        if engines.kind(model).served and spec.server is not None:
             url = spec.server.base_url
             here = urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
             reached.append(f"{url} (model {model}{', this machine' if here else ''})")
-    uses_ray = any(replica_count(config, m, registry) > 1 for m in models)
+    uses_ray = any(engines.replicas(m) > 1 for m in models)
     if uses_ray and config.scale.address is not None:
         reached.append(f"the Ray cluster at {config.scale.address}")
     elif uses_ray:
@@ -164,29 +157,29 @@ def privacy_line(report: CheckReport, outdir: str) -> str:
     return f"  stays here: network {network}; {offline_summary()}; writes {outdir}: {file_access.describe()}"
 
 
-def _size_gpu(report: CheckReport, config: RunConfig, registry: ModelRegistry, models: list[str]) -> None:
+def _size_gpu(report: CheckReport, engines: Engines, models: list[str]) -> None:
     """What each vLLM engine would get of the GPU; a share that holds no whole sequence is a problem."""
     assert report.gpu_gib is not None
-    placement, report.engines = gpu_engine_memory(config, registry, models, report.gpu_gib)
+    placement, report.engines = gpu_engine_memory(engines, models, report.gpu_gib)
     report.placement = f"{placement.mode} ({placement.reason})"
     report.problems += [too_small(e, report.gpu_gib) for e in report.engines if not e.fits_one_sequence]
 
 
-def _where(registry: ModelRegistry, config: RunConfig, model: str, report: CheckReport) -> bool:
+def _where(engines: Engines, model: str, report: CheckReport) -> bool:
     """Resolve ``model`` and say where it runs from; raises what a run would."""
-    spec = registry.spec(model)
-    kind = kind_of(config, model, registry)
+    spec = engines.registry.spec(model)
+    kind = engines.kind(model)
     if kind.served:
         report.models[model] = f"served at {spec.server.base_url if spec.server else '?'}"
         return True
-    folder = registry.resolve(model, prepare=False)
+    folder = engines.registry.resolve(model, prepare=False)
     where = f"{kind.name}, {folder}, context {spec.max_model_len} tokens"
     gpu = on_gpu()
     per_token = kv_bytes_per_token(folder, runtime_dtype(spec.dtype, gpu))
     if per_token is not None:
         where += f"; KV cache {per_token / 1024:,.1f} KiB a token"
         if kind.preallocates and not gpu:  # the CPU build's cache is a set size
-            space = config.vllm.cpu_kvcache_space_gib
+            space = engines.config.vllm.cpu_kvcache_space_gib
             where += f" ({space} GiB, vllm.cpu_kvcache_space_gib: {space * 2**30 // per_token:,} tokens)"
     report.models[model] = where
     return True

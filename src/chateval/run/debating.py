@@ -13,15 +13,15 @@ from chateval.backends.replicas import ReplicaSet
 from chateval.core.backend import Backend
 from chateval.core.items import Item
 from chateval.core.progress import Progress
-from chateval.core.schema.records import AdaptiveInfo
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
 from chateval.debate.scheduler import Scheduler, StepCallback
 from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
-from chateval.run import journal
+from chateval.record import journal
 from chateval.run.adaptive import AdaptiveRun
 from chateval.run.session import Prepared, Session
+from chateval.schema.run_info import AdaptiveInfo
 
 log = logging.getLogger(__name__)
 

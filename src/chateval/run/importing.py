@@ -22,8 +22,8 @@ from pathlib import Path
 from chateval.config.files import dump_config, parse_config
 from chateval.config.imports import ImportConfig, load_import_config
 from chateval.config.run import RunConfig
-from chateval.core.items import Label, PairwiseItem, Response
-from chateval.core.schema.records import ImportedInfo, ImportedLabels, Roster, RunInfo, VerdictRecord
+from chateval.core.choices import RESPONSES_FORMATS
+from chateval.core.items import PairwiseItem, Response
 from chateval.data.judgments import (
     Judgment,
     Judgments,
@@ -32,18 +32,23 @@ from chateval.data.judgments import (
     read_judgments,
     read_label_votes,
 )
-from chateval.data.loaders import RESPONSE_LOADERS
 from chateval.data.responses import comparison_id, comparison_item, responses_table
 from chateval.data.side_files import PairKey
 from chateval.errors import DataError
 from chateval.evaluation.run_metrics import compute_metrics
 from chateval.judging.imported import imported_record
-from chateval.record.files import RunFolder, prepare_outdir
-from chateval.record.inputs import file_hash, input_hashes
+from chateval.record.files import RunFolder
+from chateval.record.inputs import file_hash
 from chateval.record.items import records_of_items
 from chateval.record.migrations import FORMAT_VERSION
+from chateval.run.input_files import input_hashes
+from chateval.run.outdir import prepare_outdir
 from chateval.run.runner import RunResult
 from chateval.run.statistics import statistics_settings
+from chateval.schema.base import Label
+from chateval.schema.roster import Roster
+from chateval.schema.run_info import ImportedInfo, ImportedLabels, RunInfo
+from chateval.schema.verdicts import VerdictRecord
 from chateval.version import __version__
 
 log = logging.getLogger(__name__)
@@ -74,7 +79,7 @@ def _data(config: ImportConfig) -> Data | None:
     """The import's data; None: it has none."""
     if config.data is None:
         return None
-    responses = RESPONSE_LOADERS.get(config.data.format)(config.data)
+    responses = RESPONSES_FORMATS.get(config.data.format)(config.data)
     table, systems = responses_table(responses, config.data)
     return Data(table, systems, config.data.design().against)
 

@@ -3,12 +3,6 @@
 from collections.abc import Mapping, Sequence
 
 from chateval.core.items import DirectItem, PairwiseItem
-from chateval.core.schema.records import (
-    RefereeRow,
-    TranscriptMessage,
-    TranscriptRecord,
-    VerdictRecord,
-)
 from chateval.core.transcript import Debate, Utterance
 from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.panel import Panel
@@ -16,6 +10,8 @@ from chateval.engines.context import Truncation
 from chateval.evaluation.diagnostics.cut_off import referee_cut_off, summaries_cut_off
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.judging.formats import DirectFormat, PairwiseFormat
+from chateval.schema.transcripts import TranscriptMessage, TranscriptRecord
+from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 
 def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]:

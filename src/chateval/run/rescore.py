@@ -8,14 +8,17 @@ and scores the copy.
 from pathlib import Path
 from typing import cast
 
-from chateval.core.file_access import file_mode, private_folder
-from chateval.core.schema.records import ItemRecord, RunInfo
-from chateval.core.textfile import write_json
+import yaml
+
 from chateval.errors import ConfigError
-from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
+from chateval.evaluation.run_metrics import compute_metrics
 from chateval.record.files import RunFolder
 from chateval.record.roster import referee_models
+from chateval.run.finished import panel_of, read_run_config
 from chateval.run.statistics import statistics_settings
+from chateval.schema.items import ItemRecord
+from chateval.schema.run_info import RunInfo
+from chateval.schema.run_metrics import RunMetrics
 
 
 def rescore(outdir: Path | str) -> RunMetrics:
@@ -29,9 +32,10 @@ def rescore(outdir: Path | str) -> RunMetrics:
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a run folder's config and verdicts")
     # Not metrics.json: it is what a rescore replaces (a stale or broken one included).
-    config = files.read_config()
-    info = files.read_info(config) if files.finished() else cast(RunInfo, {})
-    roster = files.read_roster(config, info)
+    config = read_run_config(files)
+    todays = panel_of(config)
+    info = files.read_info(todays) if files.finished() else cast(RunInfo, {})
+    roster = files.read_roster(info, todays)
     settings = statistics_settings(config, referee_models(roster), roster["summarizer_model"])
     metrics = compute_metrics(settings, files.read_verdicts())
     files.write_metrics(metrics)
@@ -48,11 +52,6 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     of its labelled items kept (the draw ``data.label_fraction`` makes when loading, with the
     run's ``data.seed``), and score the copy: what the run would report with that few labels.
     The verdicts are the run's own, so no model runs."""
-    import json
-    import shutil
-
-    import yaml
-
     from chateval.data.labels import kept_positions
 
     if not 0.0 < fraction < 1.0:
@@ -61,30 +60,26 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     source.require(source.config, source.verdicts, source.info, why="rescoring needs a finished run folder")
     if into.resolve() == run.resolve():
         raise ConfigError(f"{into}: give another folder than the run's own")
-    tree = source.read_config_tree()
-    data = tree.setdefault("data", {})
-    already = float(data.get("label_fraction", 1.0))
+    data = read_run_config(source).data
     records = source.read_verdicts()
     labelled = [bool(r.get("human_label") or r.get("human_scores")) for r in records]
-    kept = kept_positions(labelled, fraction, int(data.get("seed", 0)))
+    kept = kept_positions(labelled, fraction, data.seed)
     dropped = set()
     for i, record in enumerate(records):
         if labelled[i] and i not in kept:
             record["human_label" if "human_label" in record else "human_scores"] = None
             dropped.add(record["item_id"])
-    data["label_fraction"] = fraction * already
-    tree["name"] = into.name  # reports tell the copy from the run by name
-    private_folder(into)
+    # The copy's config.yaml is the run's as written, with the share of labels it keeps and its
+    # own name (reports tell the copy from the run by name).
+    tree = source.read_config_tree()
+    tree.setdefault("data", {})["label_fraction"] = fraction * data.label_fraction
+    tree["name"] = into.name
     copy = RunFolder(into)
+    copy.create()
     copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
     copy.write_verdicts(records)
     items = source.read_items()
     if items is not None:  # the items as debated, without the labels dropped
         copy.write_items(_unlabelled(item) if item["id"] in dropped else item for item in items)
-    for copied in (source.transcripts_file(), source.roster):  # as the run wrote them
-        if copied is not None and copied.is_file():
-            shutil.copyfile(copied, into / copied.name)
-            (into / copied.name).chmod(file_mode())
-    raw_info = json.loads(source.info.read_text(encoding="utf-8"))
-    write_json(copy.info, raw_info | {"name": into.name})  # as the run wrote it: read through migrations
+    source.copy_as_written(copy, into.name)
     return rescore(into)

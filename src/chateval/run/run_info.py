@@ -3,12 +3,13 @@
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from chateval.core.schema.records import RunInfo, VerdictRecord
 from chateval.engines.pool import ModelPool
 from chateval.record.migrations import FORMAT_VERSION
 from chateval.run.debating import Debated
 from chateval.run.records import stopped_early
 from chateval.run.session import Prepared, Session
+from chateval.schema.run_info import RunInfo
+from chateval.schema.verdicts import VerdictRecord
 from chateval.version import __version__
 
 

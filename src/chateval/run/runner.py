@@ -15,18 +15,20 @@ from chateval.config.files import dump_config
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.progress import Progress
-from chateval.core.schema.records import RunInfo
 from chateval.debate.scheduler import StepCallback
-from chateval.engines.placement import BackendFactory, default_backend_factory
+from chateval.engines.caller_engines import BackendFactory
 from chateval.errors import ConfigError
-from chateval.evaluation.run_metrics import RunMetrics, compute_metrics
-from chateval.record.files import RunFolder, prepare_outdir
+from chateval.evaluation.run_metrics import compute_metrics
+from chateval.record import journal
+from chateval.record.files import RunFolder
 from chateval.record.items import records_of_items
-from chateval.run import journal
 from chateval.run.debating import run_debates
+from chateval.run.outdir import prepare_outdir
 from chateval.run.records import item_records, mark_truncated, transcript_record
 from chateval.run.run_info import RunTimes, run_info
 from chateval.run.session import Session, open_session
+from chateval.schema.run_info import RunInfo
+from chateval.schema.run_metrics import RunMetrics
 
 log = logging.getLogger(__name__)
 
@@ -55,7 +57,7 @@ def run(
     *,
     force: bool = False,
     backends: Mapping[str, Backend] | None = None,
-    backend_factory: BackendFactory = default_backend_factory,
+    backend_factory: BackendFactory | None = None,
     on_step: StepCallback | None = None,
     progress: Progress | None = None,
     on_outdir: Callable[[Path, bool], None] | None = None,

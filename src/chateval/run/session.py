@@ -4,7 +4,8 @@ settings fail here, before any file is written or model loaded), the placement p
 engines loaded into a pool, and the items cut to the models' contexts and turned into debates.
 
 ``runner.run`` and ``bench.modes.run_bench`` are sequences of these stage calls; the registry
-is read once, here, and handed to whatever loads or sizes a model.
+is read once, here, into the run's ``Engines`` (engines/factory.py), which check, size and load
+every model; a caller that builds its own backends gets ``CallerEngines`` instead.
 """
 
 from collections.abc import Callable, Mapping
@@ -13,7 +14,6 @@ from dataclasses import dataclass, field
 from chateval.config.run import RunConfig
 from chateval.core.backend import Backend, TokenCounter
 from chateval.core.items import Item
-from chateval.core.schema.records import Roster
 from chateval.core.transcript import Debate
 from chateval.debate.building import (
     build_debates,
@@ -23,28 +23,19 @@ from chateval.debate.building import (
     load_run_items,
 )
 from chateval.debate.panel import Panel
+from chateval.engines.caller_engines import BackendFactory, CallerEngines
 from chateval.engines.context import Truncation, fit_items
-from chateval.engines.factory import (
-    TokenizerOnly,
-    backend_name,
-    check_backend_settings,
-    remote_models,
-    replica_count,
-)
+from chateval.engines.factory import Engines
 from chateval.engines.models import ModelRegistry
-from chateval.engines.placement import (
-    BackendFactory,
-    Placement,
-    backend_loader,
-    default_backend_factory,
-    plan_placement,
-)
+from chateval.engines.placement import Placement
 from chateval.engines.pool import Loader, ModelPool
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.record.inputs import input_hashes
-from chateval.record.roster import model_entry, panel_roster
+from chateval.record.roster import model_entry
+from chateval.run.input_files import input_hashes
+from chateval.run.roster import panel_roster
 from chateval.run.statistics import panel_models, statistics_settings
 from chateval.run.system_prompts import log_replaced, replaced_system_prompts
+from chateval.schema.roster import Roster
 
 
 @dataclass(frozen=True)
@@ -85,11 +76,9 @@ class Session:
     items: list[Item]  # as loaded, before ``prepare`` cuts them to the models' context
     panel: Panel
     models: list[str]
-    # None: every model was given (tests, sweeps) or a custom factory builds them.
-    registry: ModelRegistry | None
+    engines: Engines | CallerEngines  # what checks, sizes and loads the models not given
     placement: Placement
     given: Mapping[str, Backend] = field(default_factory=dict)  # the caller's; never closed here
-    factory: BackendFactory = default_backend_factory
     inputs: Mapping[str, str] = field(default_factory=dict)  # input file -> its hash, as read
 
     @property
@@ -107,7 +96,7 @@ class Session:
 
     def loader(self) -> Loader:
         """How a model not given is loaded (co-resident vLLM engines on a GPU split its memory)."""
-        return backend_loader(self.config, self.factory, self.registry, self.placement)
+        return self.engines.loader(self.placement)
 
     def pool(self, on_load: Callable[[str], None] | None = None) -> ModelPool:
         """The run's engines as the placement keeps them; ``on_load(model)`` after each load.
@@ -117,18 +106,18 @@ class Session:
             self.loader(),
             self.placement.mode,
             self.given,
-            pinned=remote_models(self.config, self.registry) if self.registry else (),
+            pinned=self.engines.remote(),
             on_load=on_load,
         )
 
     def counters(self, pool: ModelPool) -> dict[str, TokenCounter]:
         """A token counter per model: its loaded backend, else (phased, not yet loaded) its
-        tokenizer alone."""
-        registry = self.registry
-        return {
-            m: pool.get(m) if m in pool.resident() or registry is None else TokenizerOnly(m, registry)
-            for m in self.models
-        }
+        tokenizer alone where the engines have one (a caller's backend is loaded to count)."""
+        counters: dict[str, TokenCounter] = {}
+        for model in self.models:
+            tokenizer = None if model in pool.resident() else self.engines.tokenizer(model)
+            counters[model] = pool.get(model) if tokenizer is None else tokenizer
+        return counters
 
     def prepare(self, counters: Mapping[str, TokenCounter]) -> Prepared:
         """The items cut to fit every model's context (the config's policy) and their debates
@@ -150,45 +139,51 @@ class Session:
         on load)."""
         models = {}
         for model, (kind, replicas) in self.served_by().items():
-            spec = folder = None
-            if self.registry is not None:  # a sweep's engines are given, from the registry
-                spec = self.registry.spec(model)
-                folder = self.registry.folder(model) if spec.path is not None else None
+            # A sweep's engines are given, loaded from the registry: their entries are still known.
+            spec, folder = self.engines.registry_entry(model)
             models[model] = model_entry(kind, replicas, spec, folder)
             models[model]["replaced_system_prompt"] = system_prompts.get(model)
         return panel_roster(self.panel, self.config.prompt_style, models)
 
     def served_by(self) -> dict[str, tuple[str, int]]:
         """What served each model and on how many replicas: a backend handed in by its class
-        (``ScriptedBackend``: scripted), else its registry entry's or the config's backend."""
+        (``ScriptedBackend``: scripted), else what the engines say: its registry entry's or the
+        config's backend."""
         out = {}
         for model in self.models:
             if model in self.given:
                 out[model] = (type(self.given[model]).__name__.removesuffix("Backend").lower() or "given", 1)
-            elif self.registry is None:  # a caller's backend factory: the config says which kind
-                out[model] = (self.config.backend, 1)
             else:
-                kind = backend_name(self.config, model, self.registry)
-                out[model] = (kind, replica_count(self.config, model, self.registry))
+                out[model] = self.engines.served_by(model)
         return out
 
 
 def open_session(
     config: RunConfig,
     backends: Mapping[str, Backend] | None = None,
-    backend_factory: BackendFactory = default_backend_factory,
+    backend_factory: BackendFactory | None = None,
 ) -> Session:
-    """Read and check everything ``config`` needs before a model loads, and plan its placement."""
+    """Read and check everything ``config`` needs before a model loads, and plan its placement.
+    ``backends``: models the caller loaded; ``backend_factory``: how the caller loads the rest
+    (default: from the model registry)."""
     given = dict(backends or {})
     judged = read_judged(config)
     models = config.model_names()
-    registry = None
-    if backend_factory is default_backend_factory and any(m not in given for m in models):
-        registry = ModelRegistry(config.models_dir)
-        for model in models:
-            registry.spec(model)  # unknown names fail here, before any file is written
-        check_backend_settings(config, models, registry)
-    placement = plan_placement(config, registry, given)
-    return Session(
-        config, judged.items, judged.panel, models, registry, placement, given, backend_factory, judged.inputs
-    )
+    engines = open_engines(config, models, given, backend_factory)
+    placement = engines.plan(given)
+    return Session(config, judged.items, judged.panel, models, engines, placement, given, judged.inputs)
+
+
+def open_engines(
+    config: RunConfig, models: list[str], given: Mapping[str, Backend], factory: BackendFactory | None
+) -> Engines | CallerEngines:
+    """What loads the models not ``given``: the caller's ``factory``; else, when any is left to
+    load, the registry's engines, read once here and checked (unknown names and settings fail
+    before any file is written or model loaded)."""
+    if factory is not None:
+        return CallerEngines(config, factory)
+    if all(m in given for m in models):
+        return CallerEngines(config)
+    engines = Engines(config, ModelRegistry(config.models_dir))
+    engines.check(models)
+    return engines

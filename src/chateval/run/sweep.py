@@ -16,7 +16,7 @@ from chateval.config.run import RunConfig
 from chateval.core.backend import Backend
 from chateval.core.progress import Progress
 from chateval.debate.scheduler import StepCallback
-from chateval.engines.placement import BackendFactory, default_backend_factory, plan_placement
+from chateval.engines.caller_engines import BackendFactory
 from chateval.engines.pool import load_logged
 from chateval.run.runner import RunResult, run
 from chateval.run.session import open_session
@@ -32,7 +32,7 @@ def run_sweep(
     force: bool = False,
     on_step: StepCallback | None = None,
     on_run: Callable[[RunConfig], None] | None = None,
-    backend_factory: BackendFactory = default_backend_factory,
+    backend_factory: BackendFactory | None = None,
     progress: Callable[[], Progress] | None = None,
 ) -> list[RunResult]:
     """Run every config into ``root/<config name>``; returns the results in order.
@@ -55,7 +55,7 @@ def run_sweep(
                 backends[model] = engines[key]
             bar = progress() if progress is not None else None
             # The sweep's engines, handed to the run as a caller's: never closed or swapped by it.
-            placement = plan_placement(config, session.registry, backends)
+            placement = session.engines.plan(backends)
             shared = replace(session, given=backends, placement=placement)
             results.append(
                 run(config, root / config.name, force=force, on_step=on_step, progress=bar, session=shared)

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.metrics import DirectBaselines, PairwiseBaselines
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_baselines
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.agreement import DirectBaselines, PairwiseBaselines
+from chateval.schema.verdicts import VerdictRecord
 
 CONSTANT_BASELINE = (
     "undefined: a constant prediction ranks no response above another, so its rank correlation "

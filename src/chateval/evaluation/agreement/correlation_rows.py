@@ -4,7 +4,7 @@ defined ones. Read by the reports' agreement tables and the per-model diagnostic
 
 from dataclasses import dataclass
 
-from chateval.core.schema.metrics import AverageCorrelations, CorrelationInterval, DirectMetrics
+from chateval.schema.agreement import AverageCorrelations, CorrelationInterval, DirectMetrics
 
 AVERAGE = "average"
 

@@ -24,12 +24,12 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Literal, TypeVar, overload
 
-from chateval.core.items import Label
-from chateval.core.schema.metrics import DirectDebateEffect, PairwiseDebateEffect
-from chateval.core.schema.records import RefereeRow, VerdictRecord
 from chateval.evaluation.agreement.correlations import correlations
 from chateval.evaluation.agreement.paired import compare_blind_final_direct, compare_blind_final_pairwise
 from chateval.judging.aggregate import majority_label, sum_label
+from chateval.schema.base import Label
+from chateval.schema.paired import DirectDebateEffect, PairwiseDebateEffect
+from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 MAJORITY_RULE = "strict majority of the referees' round-0 probe labels (tie when none has one)"
 SUMMED_RULE = "round-0 probe scores summed over the referees and both answer orders, larger wins"

@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from chateval.core.formatting import reading, signed_ci
-from chateval.core.schema.metrics import (
+from chateval.evaluation.agreement.debate_effect import debate_effect
+from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.paired import (
     BlindFinalDirect,
     BlindFinalPairwise,
     DirectDebateEffect,
     PairwiseDebateEffect,
 )
-from chateval.core.schema.records import VerdictRecord
-from chateval.evaluation.agreement.debate_effect import debate_effect
-from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.verdicts import VerdictRecord
 
 PROBES_OFF = "opinion probes off (opinion_probes: true)"
 

@@ -97,9 +97,9 @@ from typing import Literal
 import numpy as np
 from scipy.stats import norm, t
 
-from chateval.core.schema.metrics import AgreementInterval, CorrelationInterval
 from chateval.evaluation.binomial import CONFIDENCE, clopper_pearson
 from chateval.evaluation.bootstrap import counted, too_few_defined
+from chateval.schema.agreement import AgreementInterval, CorrelationInterval
 
 CORRELATION_CLIP = 0.995  # |r| for the Fisher transform (atanh(1) is infinite)
 # c of a rank correlation's variance c (1 - rho^2) / n near +-1 on coarse scales, where r falls

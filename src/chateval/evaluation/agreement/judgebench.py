@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from chateval.core.formatting import ci_text
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.intervals import accuracy_interval
 from chateval.evaluation.measures import Section
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.measures import JudgeBenchSection
+from chateval.schema.verdicts import VerdictRecord
 
 _OTHER = {"A": "B", "B": "A"}
 
@@ -46,6 +47,7 @@ class JudgeBenchScore:
 
     name = "judgebench"
     title = "JudgeBench score"
+    schema = JudgeBenchSection  # its section's type: the record validates it on read
 
     def compute(self, settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
         if settings.task != "pairwise":

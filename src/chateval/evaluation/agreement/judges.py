@@ -16,60 +16,17 @@ and a judge whose verdicts were made elsewhere.
 
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any, NotRequired
+from typing import Any
 
 from scipy.stats import kendalltau
-from typing_extensions import TypedDict
 
-from chateval.core.schema.metrics import DirectComparison, DirectMetrics, PairwiseComparison, PairwiseMetrics
-from chateval.core.schema.records import VerdictRecord
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
-from chateval.evaluation.systems.leaderboard import Leaderboard
+from chateval.schema.judges import BoardComparison, Difference, JudgeComparison
+from chateval.schema.systems import Leaderboard
+from chateval.schema.verdicts import VerdictRecord
 
 MOST_DIFFERENT = 10  # items listed where the two judges differ most
-
-
-@record_schema
-class Difference(TypedDict):
-    """An item the two judges decided differently."""
-
-    item_id: str
-    a: str  # judge A's decision: a label, or ``dimension score`` pairs
-    b: str
-    human: str | None
-    gap: float  # the size of the disagreement (see the module doc)
-
-
-@record_schema
-class JudgeComparison(TypedDict):
-    """Two judges on the items both judged (module doc)."""
-
-    task: str
-    shared: int  # items both judged
-    decided: int  # of those, items both decided (pairwise: a label; direct: scores)
-    between: PairwiseMetrics | DirectMetrics | None  # B against A as the reference; None: none decided
-    identical: float | None  # the share of identical decisions (direct: of equal scores)
-    humans: PairwiseComparison | DirectComparison | None  # paired, on the human-labelled items
-    differences: int  # items decided differently
-    most_different: list[Difference]
-
-
-@record_schema
-class BoardComparison(TypedDict):
-    """Two leaderboards of the same systems side by side (``compare_boards``)."""
-
-    systems: list[str]  # the systems both rank, in A's order
-    ranks: dict[str, list[int]]  # system -> [rank in A, rank in B]
-    tau: float | None  # Kendall's tau-b between the two boards' ratings; None: undefined
-    pairs: int  # pairs of systems
-    same_order: int  # pairs both boards order alike (a tie in either counts as not alike)
-    resolved_both: int  # pairs both boards resolve (all pairs' intervals holding at once), same way
-    resolved_opposite: int  # pairs the boards resolve in opposite directions
-    # Where the tau of the two judges' orders with unlimited prompts lies (``tau_bounds``);
-    # absent in comparisons written before it
-    tau_bounds: NotRequired[list[float]]
 
 
 def _margin(record: VerdictRecord) -> float:
@@ -189,8 +146,8 @@ def compare_boards(board_a: Leaderboard, board_b: Leaderboard) -> BoardCompariso
     if len(systems) < 2:
         return None
     tau = kendalltau([rank_a[s] for s in systems], [rank_b[s] for s in systems]).statistic
-    resolved_a = {(hi, lo) for hi, lo in board_a.get("resolved", [])}
-    resolved_b = {(hi, lo) for hi, lo in board_b.get("resolved", [])}
+    resolved_a = {(hi, lo) for hi, lo in board_a["resolved"] or []}
+    resolved_b = {(hi, lo) for hi, lo in board_b["resolved"] or []}
     pairs = list(combinations(systems, 2))
     same = sum((rank_a[x] - rank_a[y]) * (rank_b[x] - rank_b[y]) > 0 for x, y in pairs)
     both = sum(

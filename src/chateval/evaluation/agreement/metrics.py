@@ -39,13 +39,6 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from chateval.core.items import LABELS
-from chateval.core.schema.metrics import (
-    AverageCorrelations,
-    Correlations,
-    DirectMetrics,
-    PairwiseBaselines,
-    PairwiseMetrics,
-)
 from chateval.evaluation.agreement.correlations import (
     correlation_or_nan,
     correlation_replicates,
@@ -53,6 +46,13 @@ from chateval.evaluation.agreement.correlations import (
 )
 from chateval.evaluation.agreement.intervals import accuracy_interval, correlation_interval, kappa_interval
 from chateval.evaluation.bootstrap import resample_indices
+from chateval.schema.agreement import (
+    AverageCorrelations,
+    Correlations,
+    DirectMetrics,
+    PairwiseBaselines,
+    PairwiseMetrics,
+)
 
 CORRELATION_DIMENSIONS = ("naturalness", "coherence", "engagingness", "groundedness")
 # The code of "no label" (an item whose verdicts all failed): it never equals a human label.

@@ -43,21 +43,6 @@ from typing import TypeVar
 
 import numpy as np
 
-from chateval.core.schema.metrics import (
-    BlindFinalCorrelation,
-    BlindFinalDirect,
-    BlindFinalPairwise,
-    BlindFinalScore,
-    CorrelationInterval,
-    DirectComparison,
-    DirectComparisonOf,
-    PairedAverage,
-    PairedCorrelation,
-    PairedCorrelations,
-    PairedScore,
-    PairwiseComparison,
-)
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.correlations import (
     correlation_or_nan,
     correlation_replicates,
@@ -77,6 +62,21 @@ from chateval.evaluation.agreement.metrics import (
 )
 from chateval.evaluation.agreement.paired_interval import accuracy_difference_interval
 from chateval.evaluation.bootstrap import counted, resample_indices
+from chateval.schema.agreement import CorrelationInterval
+from chateval.schema.paired import (
+    BlindFinalCorrelation,
+    BlindFinalDirect,
+    BlindFinalPairwise,
+    BlindFinalScore,
+    DirectComparison,
+    DirectComparisonOf,
+    PairedAverage,
+    PairedCorrelation,
+    PairedCorrelations,
+    PairedScore,
+    PairwiseComparison,
+)
+from chateval.schema.verdicts import VerdictRecord
 
 
 def mcnemar_exact(a_only_right: int, b_only_right: int) -> float:

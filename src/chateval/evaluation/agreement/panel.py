@@ -9,10 +9,10 @@ whole groups resampled when every item has one (Topical-Chat's dialogues).
 
 from collections.abc import Callable, Mapping, Sequence
 
-from chateval.core.items import Label
-from chateval.core.schema.metrics import DirectMetrics, PairwiseMetrics
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.schema.agreement import DirectMetrics, PairwiseMetrics
+from chateval.schema.base import Label
+from chateval.schema.verdicts import VerdictRecord
 
 # Per dimension: the human scores, the judged ones, and each item's group
 Collected = tuple[dict[str, list[float]], dict[str, list[float]], dict[str, list[str]]]

@@ -7,10 +7,10 @@ verdicts that went to the answer shown first (chateval.judging.aggregate.positio
 from collections.abc import Sequence
 
 from chateval.core.formatting import percent
-from chateval.core.schema.metrics import PositionStats
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.settings import StatisticsSettings
 from chateval.judging.aggregate import position_stats
+from chateval.schema.agreement import PositionStats
+from chateval.schema.verdicts import VerdictRecord
 
 
 def consistency_text(position: PositionStats | None) -> str | None:

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from chateval.core.formatting import signed_ci
-from chateval.core.schema.metrics import DirectComparison, PairwiseComparison
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.paired import DirectComparison, PairwiseComparison
+from chateval.schema.verdicts import VerdictRecord
 
 
 def as_soft(record: VerdictRecord) -> VerdictRecord:

@@ -18,10 +18,10 @@ earlier releases already hold.
 
 from collections.abc import Iterable, Sequence
 
-from chateval.core.schema.diagnostics import CutOffKind, CutOffSummary, EmptyAssessments
-from chateval.core.schema.records import RefereeCutOff, RefereeRow, SummariesCutOff
 from chateval.core.transcript import Debate
 from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
+from chateval.schema.diagnostics import CutOffKind, CutOffSummary, EmptyAssessments
+from chateval.schema.verdicts import RefereeCutOff, RefereeRow, SummariesCutOff
 
 
 def _empty(text: str) -> bool:

@@ -9,7 +9,6 @@ chateval.evaluation.diagnostics.text)."""
 from collections.abc import Mapping
 from typing import NamedTuple, TypeGuard, cast
 
-from chateval.core.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
 from chateval.evaluation.agreement.correlation_rows import correlation_rows
 from chateval.evaluation.diagnostics.text import (
     ceiling_text,
@@ -19,6 +18,7 @@ from chateval.evaluation.diagnostics.text import (
     verdict_copy_text,
     words_copy_text,
 )
+from chateval.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
 
 PER_MODEL_COLUMNS = (
     "model",

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.diagnostics.summary import (
     ceiling_of,
     cut_off_of,
@@ -32,6 +31,7 @@ from chateval.evaluation.diagnostics.text import (
     recitation_text,
 )
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.verdicts import VerdictRecord
 
 Of = Callable[[StatisticsSettings, Sequence[VerdictRecord]], Any]
 

@@ -4,8 +4,8 @@ that ``chateval.debate.behaviour`` writes into verdicts.jsonl (the definitions a
 
 from collections.abc import Callable, Sequence
 
-from chateval.core.schema.diagnostics import ParrotingSummary
-from chateval.core.schema.records import RefereeBehaviourRecord
+from chateval.schema.diagnostics import ParrotingSummary
+from chateval.schema.verdicts import RefereeBehaviourRecord
 
 NO_BLIND_WORDS = "no two referees spoke before seeing another's words"
 NO_BLIND_VERDICTS = "no two referees gave verdicts before seeing another's words"

@@ -8,13 +8,13 @@ chance), cut-off turns, empty assessments and scores at the scale's ends
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chateval.core.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.diagnostics.model_rows import PER_MODEL_COLUMNS, per_model_rows
 from chateval.evaluation.diagnostics.summary import per_model
 from chateval.evaluation.diagnostics.text import COPY_RULE
 from chateval.evaluation.measures import Table
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.diagnostics import DirectModelDiagnostics, PairwiseModelDiagnostics
+from chateval.schema.verdicts import VerdictRecord
 
 LEGEND = [
     "echoes: utterances repeating the prompt's instructions; recites: utterances repeating 8 words "

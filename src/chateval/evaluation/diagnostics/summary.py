@@ -39,7 +39,13 @@ from collections.abc import Collection, Mapping, Sequence
 from statistics import fmean
 from typing import Literal, overload
 
-from chateval.core.schema.diagnostics import (
+from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
+from chateval.evaluation.diagnostics.cut_off import cut_off_summary, empty_summary
+from chateval.evaluation.diagnostics.parroting import parroting_summary
+from chateval.evaluation.diagnostics.verdict_collapse import score_extremes, with_permutation_chance
+from chateval.evaluation.settings import Scales
+from chateval.schema.agreement import PairwiseMetrics
+from chateval.schema.diagnostics import (
     CutOffSummary,
     DirectModelDiagnostics,
     EmptyAssessments,
@@ -48,13 +54,7 @@ from chateval.core.schema.diagnostics import (
     ParrotingSummary,
     ScoreExtremes,
 )
-from chateval.core.schema.metrics import PairwiseMetrics
-from chateval.core.schema.records import RefereeRow, SummariesCutOff, VerdictRecord
-from chateval.evaluation.agreement.metrics import direct_metrics, pairwise_metrics
-from chateval.evaluation.diagnostics.cut_off import cut_off_summary, empty_summary
-from chateval.evaluation.diagnostics.parroting import parroting_summary
-from chateval.evaluation.diagnostics.verdict_collapse import score_extremes, with_permutation_chance
-from chateval.evaluation.settings import Scales
+from chateval.schema.verdicts import RefereeRow, SummariesCutOff, VerdictRecord
 
 
 def _changes(sequence: Sequence[object]) -> tuple[bool, int] | None:

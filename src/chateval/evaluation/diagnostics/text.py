@@ -21,18 +21,19 @@ One threshold for every share: "most of what the panel said" is a plain rule a r
 check, and each of these at a majority means the panel's verdicts rest on something other
 than judging the answers.
 
-Metrics of earlier releases lack keys: each is read with ``get``, and a missing one is "-".
+Metrics of earlier releases arrive in today's shape (chateval.record.migrations): what their
+release did not measure is None, said as "-".
 """
 
-from chateval.core.schema.diagnostics import (
+from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
+from chateval.evaluation.diagnostics.verdict_collapse import COLLAPSE_SHARE, COPY_MARGIN, copying_verdict
+from chateval.schema.diagnostics import (
     CutOffSummary,
     EmptyAssessments,
     PanelDiagnostics,
     ParrotingSummary,
     ScoreExtremes,
 )
-from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
-from chateval.evaluation.diagnostics.verdict_collapse import COLLAPSE_SHARE, COPY_MARGIN, copying_verdict
 
 # More than this share (of utterances, verdicts or assessments): a degenerate panel.
 DEGENERATE_SHARE = 0.5
@@ -65,10 +66,10 @@ def words_copy_text(parroting: ParrotingSummary | None) -> str:
     if parroting is None:
         return "-"
     p = parroting
-    share = _share(p.get("words_copy_share"), p.get("utterances_that_saw_words"), "utterances")
-    if p.get("words_copy_share") is None and p.get("words_copy_chance") is None:
+    share = _share(p["words_copy_share"], p["utterances_that_saw_words"], "utterances")
+    if p["words_copy_share"] is None and p["words_copy_chance"] is None:
         return share
-    chance = _chance(p.get("words_copy_chance"), p.get("blind_words"), p.get("words_copy_chance_reason"))
+    chance = _chance(p["words_copy_chance"], p["blind_words"], p["words_copy_chance_reason"])
     return f"{share} ({chance})"
 
 
@@ -80,15 +81,15 @@ def verdict_copy_text(parroting: ParrotingSummary | None) -> str:
     p = parroting
     if not p:
         return "-"
-    share = _share(p.get("copy_share"), p.get("verdicts_that_saw_one"), "verdicts")
-    blind = _chance(p.get("copy_chance"), p.get("blind_verdicts"), p.get("copy_chance_reason"))
+    share = _share(p["copy_share"], p["verdicts_that_saw_one"], "verdicts")
+    blind = _chance(p["copy_chance"], p["blind_verdicts"], p["copy_chance_reason"])
     permuted = p.get("copy_permutation_chance")
     other = (
         f"on another item {100 * permuted:.1f}%"
         if permuted is not None
         else f"on another item -: {p.get('copy_permutation_chance_reason') or NOT_RECORDED}"
     )
-    if p.get("copy_share") is None:  # no verdict saw another's: nothing to tell apart
+    if p["copy_share"] is None:  # no verdict saw another's: nothing to tell apart
         return f"{share} ({blind})"
     verdict = copying_verdict(p)
     return f"{share} ({blind}; {other})" + (f": {verdict}" if verdict else "")
@@ -98,7 +99,7 @@ def recitation_text(parroting: ParrotingSummary | None) -> str:
     """Utterances reciting the item's text; ``"-"`` when not measured."""
     if not parroting:
         return "-"
-    return _share(parroting.get("recitation_share"), parroting.get("utterances"), "utterances")
+    return _share(parroting["recitation_share"], parroting["utterances"], "utterances")
 
 
 def cut_off_kinds(cut_off: CutOffSummary | None) -> str:
@@ -138,7 +139,7 @@ def empty_text(empty: EmptyAssessments | None) -> str:
     verdicts = empty["verdicts_with_assessment"]
     own = f"{empty['verdicts_empty']}/{verdicts} verdicts' own"
     if empty["empty"] is None:
-        return f"{own} (all assessments: {empty.get('reason') or NOT_RECORDED})" if verdicts else "-"
+        return f"{own} (all assessments: {empty['reason'] or NOT_RECORDED})" if verdicts else "-"
     if not empty["assessments"]:
         return "no assessments"
     return f"{empty['empty']}/{empty['assessments']} assessments ({own})"
@@ -171,7 +172,7 @@ def _constant(ceiling: ScoreExtremes) -> list[str]:
 
 def _copying_reason(p: ParrotingSummary) -> str | None:
     """The degenerate line's words on verdicts equal to one seen (module docstring's rule)."""
-    share, chance = p.get("copy_share"), p.get("copy_permutation_chance")
+    share, chance = p["copy_share"], p.get("copy_permutation_chance")
     if share is None or chance is None or share <= DEGENERATE_SHARE:
         return None
     if (verdict := copying_verdict(p)) and verdict.startswith("copying"):
@@ -192,19 +193,19 @@ def degenerate_reasons(metrics: PanelDiagnostics) -> list[str]:
     the run did not measure it."""
     reasons = []
     parroting = metrics.get("parroting")
-    copied = parroting.get("words_copy_share") if parroting else None
+    copied = parroting["words_copy_share"] if parroting else None
     if parroting and copied is not None and copied > DEGENERATE_SHARE:
-        chance = parroting.get("words_copy_chance")
+        chance = parroting["words_copy_chance"]
         baseline = (
             f"chance {_pct(chance)}"
             if chance is not None
-            else f"chance -: {parroting.get('words_copy_chance_reason') or NOT_RECORDED}"
+            else f"chance -: {parroting['words_copy_chance_reason'] or NOT_RECORDED}"
         )
         reasons.append(f"{_pct(copied)} of referee utterances copy another referee's words ({baseline})")
     if parroting and (copying := _copying_reason(parroting)):
         reasons.append(copying)
     cut_off = metrics.get("cut_off")
-    cut = cut_off["assessment"].get("share") if cut_off and cut_off.get("assessment") else None
+    cut = cut_off["assessment"]["share"] if cut_off else None
     if cut is not None and cut > DEGENERATE_SHARE:
         reasons.append(f"{_pct(cut)} of assessments stop at the token cap")
     empty = metrics.get("empty_assessments")
@@ -219,7 +220,7 @@ def degenerate_reasons(metrics: PanelDiagnostics) -> list[str]:
                 reasons.append(f"{_pct(share)} of verdicts give every score the scale's {end}")
         if constant := _constant(ceiling):
             reasons.append(f"scores never vary: {'; '.join(constant)}")
-    recited = parroting.get("recitation_share") if parroting else None
+    recited = parroting["recitation_share"] if parroting else None
     if recited is not None and recited > DEGENERATE_SHARE:
         reasons.append(f"{_pct(recited)} of referee utterances recite the item's text")
     return reasons

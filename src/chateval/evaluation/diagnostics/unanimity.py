@@ -11,9 +11,10 @@ better than one referee's, is one whose discussion converges rather than adds.
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.measures import Section
 from chateval.evaluation.settings import StatisticsSettings
+from chateval.schema.measures import UnanimitySection
+from chateval.schema.verdicts import VerdictRecord
 
 
 def _verdicts(record: VerdictRecord, task: str) -> list[Any] | None:
@@ -32,6 +33,7 @@ class Unanimity:
 
     name = "unanimity"
     title = "referees unanimous"
+    schema = UnanimitySection  # its section's type: the record validates it on read
 
     def compute(self, settings: StatisticsSettings, records: Sequence[VerdictRecord]) -> Section | None:
         found = [v for r in records if (v := _verdicts(r, settings.task)) is not None]

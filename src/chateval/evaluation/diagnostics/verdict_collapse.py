@@ -31,10 +31,10 @@ dimension is then undefined).
 
 from collections.abc import Collection, Sequence
 
-from chateval.core.schema.diagnostics import ParrotingSummary, ScoreExtremes
-from chateval.core.schema.records import RefereeRow, VerdictRecord
 from chateval.evaluation.diagnostics.parroting import NOT_RECORDED
 from chateval.evaluation.settings import Scales
+from chateval.schema.diagnostics import ParrotingSummary, ScoreExtremes
+from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 # A copy share must exceed its permutation chance by more than this to be called copying:
 # 0.2 is well above the noise of a share over a few dozen verdicts (a binomial standard error

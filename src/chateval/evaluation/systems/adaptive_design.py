@@ -14,19 +14,11 @@ systems). The design spends a budget of comparisons in waves:
 Choosing a wave. The leaderboard's model is fitted to the finished comparisons
 (``leaderboard.fit_board``). Half of the wave (``EXPLORE``; a quarter, ``EXPLORE_TOP_1``, with
 ``top_k`` 1 and budget enough: "Why explore" below) goes to the pairs compared least so far;
-the rest to where the ranking is least certain. Its *targets* are all pairs of
-systems (``top_k`` set: the pairs across the boundary between the best k and the rest), each
-weighted by the probability that the fitted order has them the wrong way round, Phi(-|d| / sd)
-with d the fitted difference and sd its model-based standard deviation: the weighted sum is the
-expected number of pairs in the wrong order, which is what Kendall's tau counts. One more
-comparison of systems i and j adds w_ij x x^T to the information (x = e_i - e_j, w_ij the
-variance of one decision's outcome under the fitted model: its Fisher information about
-theta_i - theta_j), which lowers a target contrast c's variance by (c' S x)^2 w / (1 + w x' S x)
-(Sherman-Morrison, S the covariance). The targeted half takes the pair with the largest
-weighted reduction, updates S as if it had been debated, and repeats, so it spreads over the
-pairs that matter instead of repeating one. Each pick goes to the prompt of that pair used least
-so far (ties broken by a seeded order), so prompts stay balanced and the prompt-clustered
-intervals keep their degrees of freedom.
+the rest to where the ranking is least certain: the pairs whose comparison most lowers the
+expected number of pairs in the wrong order (``adaptive_targeting``), among all pairs of systems
+(``top_k`` set: the pairs across the boundary between the best k and the rest). Each pick goes
+to the prompt of that pair used least so far (ties broken by a seeded order), so prompts stay
+balanced and the prompt-clustered intervals keep their degrees of freedom.
 
 Why explore: a design that only follows the fit compares mostly neighbours, and a neighbour
 pair whose gap came out too wide by chance looks settled and is left alone while one that came
@@ -73,15 +65,14 @@ board of the same comparisons (98.75% jointly instead of 95%).
 """
 
 import hashlib
-import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.stats import norm
 
 from chateval.evaluation.settings import RESOLVED_ALPHA
+from chateval.evaluation.systems.adaptive_targeting import targeted_pairs
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.leaderboard import FittedBoard, fit_board
 
@@ -280,7 +271,9 @@ class AdaptiveDesign:
         # One count of prompt use for the whole wave, so its two parts balance together.
         use = self._prompt_use()
         explore = self._balanced(free, use, limit=int(self.explore_share() * self._room()))
-        return explore + self._greedy(board, targets, free, use, self._room() - len(explore))
+        left = {pair: len(options) for pair, options in free.items()}
+        picks = targeted_pairs(board, targets, left, self._room() - len(explore))
+        return explore + [self._take(pair, free, use) for pair in picks]
 
     def explore_share(self) -> float:
         """The share of each chosen wave that explores (the module doc)."""
@@ -323,62 +316,6 @@ class AdaptiveDesign:
         else:
             pairs = k * (systems - k)
         return all(board.told_apart(i, j, pairs, LOOK_ALPHA) for i, j in targets)
-
-    def _greedy(
-        self,
-        board: FittedBoard,
-        targets: Sequence[tuple[int, int]],
-        free: dict[tuple[str, str], list[Candidate]],
-        use: Counter[str],
-        size: int,
-    ) -> list[str]:
-        """Pick the wave one comparison at a time (see the module doc)."""
-        names = list(board.arrays.systems)
-        theta = board.log_strengths()
-        covariance = board.uncertainty.model.copy()
-        contrasts = np.array([board.contrast(i, j) for i, j in targets])
-        weights = np.array(
-            [
-                norm.cdf(-abs(theta[i] - theta[j]) / math.sqrt(max(c @ covariance @ c, 1e-12)))
-                for (i, j), c in zip(targets, contrasts, strict=True)
-            ]
-        )
-        info = _information(board)
-        # Each pair's contrast and information, once: the picks below only update the covariance.
-        vectors = {}
-        for pair in free:
-            i, j = names.index(pair[0]), names.index(pair[1])
-            vectors[pair] = (board.contrast(i, j), float(info[i, j]))
-        wave: list[str] = []
-        for _ in range(size):
-            if not free:
-                break
-            best, best_gain, best_x = None, -1.0, None
-            for pair in sorted(free):
-                x, w = vectors[pair]
-                sx = covariance @ x
-                gain = float(np.sum(weights * (contrasts @ sx) ** 2) * w / (1 + w * x @ sx))
-                if gain > best_gain + 1e-12:
-                    best, best_gain, best_x = pair, gain, (x, w, sx)
-            assert best is not None and best_x is not None
-            x, w, sx = best_x
-            covariance = covariance - w * np.outer(sx, sx) / (1 + w * x @ sx)
-            wave.append(self._take(best, free, use))
-        return wave
-
-
-def _information(board: FittedBoard) -> np.ndarray:
-    """w[i, j]: the variance of one decision's outcome (1, 1/2, 0) between systems i and j under
-    the fitted model, its Fisher information about theta_i - theta_j."""
-    theta = board.log_strengths()
-    nu = math.exp(board.params[board.design.tie_column]) if board.design.tie_column is not None else 0.0
-    a, b = theta[:, None], theta[None, :]
-    tie = nu * np.exp((a + b) / 2)
-    total = np.exp(a) + np.exp(b) + tie
-    p_win, p_tie = np.exp(a) / total, tie / total
-    mean = p_win + p_tie / 2
-    out: np.ndarray = p_win + p_tie / 4 - mean**2
-    return out
 
 
 def _pair(a: str, b: str) -> tuple[str, str]:

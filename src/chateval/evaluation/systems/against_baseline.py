@@ -34,52 +34,22 @@ export and the pictures show it as not estimable, with the reason.
 """
 
 from collections.abc import Sequence
-from typing import NotRequired
 
 import numpy as np
 from scipy.stats import norm, t
-from typing_extensions import TypedDict
 
 from chateval.core.formatting import ci_text, signed_ci
-from chateval.core.schema.metrics import Interval
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.measures import Table
 from chateval.evaluation.systems.comparisons import Comparison
-from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED, ProportionInterval
-from chateval.evaluation.systems.win_rates import WinRates
+from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
+from chateval.schema.agreement import Interval
+from chateval.schema.systems import AgainstBaseline, BaselineRate, WinRates
 
 RIDGE = 1e-4  # keeps theta finite when a system won (or lost) every comparison
 LC_UNINFORMATIVE_WIDTH = 0.9  # a wider interval of a rate in [0, 1] says nothing (module doc)
 LC_MIN_PROMPTS = 8  # fewer: the length-controlled rate is not estimable (module doc)
 CLUSTERED = "prompt-clustered sandwich, t quantile"
 INDEPENDENT = "model-based, assumes independent comparisons"
-
-
-@record_schema
-class BaselineRate(TypedDict):
-    """One system against the baseline (module doc)."""
-
-    system: str
-    comparisons: int
-    prompts: int
-    wins: int
-    ties: int
-    losses: int
-    win_rate: ProportionInterval
-    lc_win_rate: Interval | None  # None: no comparison to fit, or not estimable (lc_reason)
-    lc_reason: NotRequired[str]  # why the length-controlled rate is not estimable
-    length_coefficient: Interval | None  # phi; None when the lengths never differ
-    interval_method: str
-
-
-@record_schema
-class AgainstBaseline(TypedDict):
-    """metrics.json ``systems.against_baseline``."""
-
-    baseline: str
-    length_scale: float  # s, the words by which d is scaled
-    rows: list[BaselineRate]
-    warning: NotRequired[str]  # earlier runs: LC intervals under 5 prompts taken as independent
 
 
 def _fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -51,24 +51,22 @@ is refused. On the simulations' random slices it flagged 3.5% and refused 0.1%.
 """
 
 from collections.abc import Callable, Sequence
-from typing import Literal, NotRequired
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, panel_predictions
 from chateval.evaluation.systems.davidson_fit import BASE_RATING, ELO_SCALE
-from chateval.evaluation.systems.label_graph import OneSidedGroup, one_sided_groups
-from chateval.evaluation.systems.label_slice import REFUSE_P, LabelSlice, label_slice, slice_text
+from chateval.evaluation.systems.label_graph import one_sided_groups
+from chateval.evaluation.systems.label_slice import REFUSE_P, label_slice, slice_text
 from chateval.evaluation.systems.leaderboard import shared_ranks
-from chateval.evaluation.systems.ppi import PPIMean, Quantile, ppi_mean
+from chateval.evaluation.systems.ppi import ppi_mean
 from chateval.evaluation.systems.ppi_bradley_terry import (
     LogisticFit,
     bradley_terry_design,
     classical_logistic,
     ppi_logistic,
 )
+from chateval.schema.calibrated import BestSystem, CalibratedLeaderboard, CalibratedRow, PPIMean
 
 # Fewer labels than this leave the sandwich covariance resting on a handful of labelled
 # gradients, and the normal interval is not to be trusted; 10 is the floor, not a target.
@@ -79,62 +77,6 @@ RESOLUTION_RULE = (
     "resolved only when the best system's 95% interval overlaps no other system's "
     "(conservative: overlapping intervals can still differ)"
 )
-
-
-@record_schema
-class CalibratedRow(TypedDict):
-    """One system's calibrated rating and field win rate."""
-
-    rank: int  # 1 = highest calibrated rating
-    system: str
-    rating: float
-    ci95: list[float]
-    panel_rating: float  # the panel alone on all comparisons, uncorrected
-    panel_ci95: list[float]
-    labelled: int  # labelled comparisons the system took part in
-    comparisons: int  # all its comparisons, labelled or not
-    field: PPIMean | None  # win rate against the field; None with < 2 labelled or no unlabelled
-
-
-@record_schema
-class BestSystem(TypedDict):
-    """The top system by an estimate, and whether its interval sets it apart."""
-
-    system: str
-    resolved: bool
-    runner_up: str | None  # the highest-ranked other system whose interval overlaps; None if resolved
-
-
-@record_schema
-class CalibratedLeaderboard(TypedDict):
-    """``metrics.json["systems"]["calibrated_leaderboard"]``."""
-
-    anchor: str
-    scale: str
-    predictions: Literal["hard", "soft"]
-    labelled: int  # n labelled comparisons
-    comparisons: int  # n + N, all comparisons
-    lam: float  # the ratings' power-tuning parameter
-    alpha: float
-    quantile: NotRequired[Quantile]  # of the ratings' intervals; absent in runs whose were normal
-    # the ratings' t quantile's degrees of freedom, labelled - ratings estimated, with the
-    # small-sample corrected sandwich (release 7 on; before: labelled - 1, uncorrected)
-    degrees_of_freedom: NotRequired[int]
-    # systems that won, or lost, every labelled comparison they took part in (release 5 on)
-    one_sided: NotRequired[list[str]]
-    # groups of 2 or more systems the labels do not place against the rest (release 6 on)
-    one_sided_groups: NotRequired[list[OneSidedGroup]]
-    labels_only: NotRequired[bool]  # every comparison labelled: the labels alone (release 5 on)
-    # comparisons the panel did not decide, in the board with a tie as its prediction, and how
-    # many of them are labelled (release 7 on; before, they were left out, labels and all)
-    undecided: NotRequired[int]
-    undecided_labelled: NotRequired[int]
-    # the test of the labelled share across pairs (release 7 on)
-    label_slice: NotRequired[LabelSlice]
-    rows: list[CalibratedRow]
-    best: BestSystem  # by rating
-    best_field: BestSystem | None  # by field win rate; None when fewer than two systems have one
-    rule: str
 
 
 def calibrated_leaderboard(

@@ -5,14 +5,11 @@ direct-scoring counterpart of the win rates."""
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import NotRequired
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.schema.metrics import Interval
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.mean_interval import METHOD, mean_interval
+from chateval.schema.systems import DirectSystems, PairedDifference, SystemMean
 
 DEFAULT_BOUNDS = (1, 10)  # a dimension's scale when the caller names none
 
@@ -25,39 +22,6 @@ class ScoredResponse:
     prompt: str
     system: str
     scores: Mapping[str, float]
-
-
-@record_schema
-class SystemMean(TypedDict):
-    """One system's mean score on one dimension over the prompts it was scored on."""
-
-    system: str
-    dimension: str
-    n: int  # prompts
-    mean: Interval
-
-
-@record_schema
-class PairedDifference(TypedDict):
-    """Mean of ``system_a``'s score minus ``system_b``'s over the prompts both were scored on
-    (None when they share none)."""
-
-    system_a: str
-    system_b: str
-    dimension: str
-    n: int  # shared prompts
-    difference: Interval | None
-
-
-@record_schema
-class DirectSystems(TypedDict):
-    systems: list[str]
-    dimensions: list[str]
-    prompts: int
-    resamples: NotRequired[int]  # runs scored before release 6: percentile bootstrap intervals
-    method: NotRequired[str]  # release 6 on: ``mean_interval.METHOD``
-    means: list[SystemMean]
-    differences: list[PairedDifference]
 
 
 def direct_systems(

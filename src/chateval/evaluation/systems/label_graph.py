@@ -11,24 +11,12 @@ it (``lost``), or no labelled comparison with it (``apart``).
 """
 
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
-
-Side = Literal["won", "lost", "apart"]
-
-
-@record_schema
-class OneSidedGroup(TypedDict):
-    """Systems whose labelled comparisons with every other system went one way (or none)."""
-
-    systems: list[str]
-    side: Side  # won: never lost one to the rest; lost: never won one; apart: never compared
+from chateval.schema.calibrated import OneSidedGroup, Side
 
 
 def one_sided_groups(

@@ -29,9 +29,8 @@ import functools
 from collections.abc import Sequence
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
+from chateval.schema.calibrated import LabelSlice, PairShare
 
 DRAWS = 10_000
 FLAG_P = 0.05
@@ -40,31 +39,6 @@ _SEED = 2023  # fixed: one slice, one p-value
 # A pair is named when its labelled count is this many standard errors from its share (the
 # adjusted residual of the table's cell; about 5% of pairs pass it by chance alone).
 NAMED_RESIDUAL = 2.0
-
-
-@record_schema
-class PairShare(TypedDict):
-    """One pair's labelled comparisons against its share of all labels."""
-
-    system_a: str
-    system_b: str
-    labelled: int
-    comparisons: int
-    expected: float  # labelled comparisons at the overall labelled share
-
-
-@record_schema
-class LabelSlice(TypedDict):
-    """``calibrated_leaderboard["label_slice"]``: the test of the module doc."""
-
-    pairs: int  # pairs of systems compared
-    chi_square: float
-    p_value: float
-    draws: int
-    random: bool  # False: flagged, p_value < FLAG_P
-    # pairs whose labelled count lies NAMED_RESIDUAL standard errors or more from its share,
-    # the fewest labelled against their share first; filled only when flagged
-    uneven: list[PairShare]
 
 
 def label_slice(systems: Sequence[str], a: np.ndarray, b: np.ndarray, labelled: np.ndarray) -> LabelSlice:

@@ -18,13 +18,9 @@ over), so that no "resolved" an adaptive run shows lies outside that split.
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NotRequired
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.schema.metrics import Interval
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.settings import RESOLVED_ALPHA
 from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, Sides, each_side, tallies
 from chateval.evaluation.systems.davidson_fit import (
@@ -37,48 +33,12 @@ from chateval.evaluation.systems.davidson_fit import (
 )
 from chateval.evaluation.systems.davidson_intervals import ParameterUncertainty, parameter_uncertainty
 from chateval.evaluation.systems.davidson_model import LENGTH_COVARIATE, Design
+from chateval.schema.agreement import Interval
+from chateval.schema.systems import Leaderboard, LeaderboardRow
 
 # Ratings closer than this (rating points) are equal: the fit's own precision (a symmetric
 # record can leave two equal strengths a few 1e-9 points apart).
 RATING_TOLERANCE = 1e-6
-
-
-@record_schema
-class LeaderboardRow(TypedDict):
-    rank: int  # 1 = highest rating; equal ratings share a rank (1, 2, 2, 4)
-    system: str
-    rating: float
-    ci95: list[float]
-    n: int  # comparisons the system took part in
-    wins: int
-    ties: int
-    losses: int
-    mean_length: float  # words, over the system's distinct (prompt, answer)s
-
-
-@record_schema
-class Leaderboard(TypedDict):
-    anchor: str
-    scale: str
-    length_control: bool
-    length_covariate: str | None  # what x is, with length control
-    length_coefficient: Interval | None  # gamma, with length control
-    tie_parameter: Interval | None  # nu; None when the data have no ties (plain Bradley-Terry)
-    rows: list[LeaderboardRow]
-    prompts: int
-    comparisons: int
-    ridge: float
-    # davidson_intervals' method; runs before release 4 have ``resamples`` (a percentile
-    # bootstrap over prompts) instead.
-    interval_method: NotRequired[str]
-    resamples: NotRequired[int]
-    # [higher, lower] for every pair whose rating difference excludes 0 with all pairs' intervals
-    # holding at once (Bonferroni over the pairs, ``resolved_pairs``); runs before release 5
-    # lack it.
-    resolved: NotRequired[list[list[str]]]
-    # The joint error of ``resolved``: 0.05, or an adaptive run's share of its design's 0.05;
-    # runs before it was recorded lack it (0.05).
-    resolved_alpha: NotRequired[float]
 
 
 @dataclass(frozen=True)

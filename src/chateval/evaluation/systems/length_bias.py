@@ -5,31 +5,10 @@ bias; a judge that prefers longer answers scores above it."""
 from collections.abc import Sequence
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, ComparisonArrays, comparison_arrays
-from chateval.evaluation.systems.proportion_interval import (
-    ProportionInterval,
-    per_prompt,
-    proportion_intervals,
-)
-
-
-@record_schema
-class LengthBias(TypedDict):
-    """How often the longer answer won a decisive verdict.
-
-    ``share`` is ``longer_won / n`` over decisive verdicts (not ties) between answers of
-    different lengths, None when there are none; ``equal_lengths`` decisive verdicts were left
-    out because both answers had the same length, ``ties`` because they decided nothing.
-    """
-
-    share: ProportionInterval | None
-    n: int
-    longer_won: int
-    equal_lengths: int
-    ties: int
+from chateval.evaluation.systems.proportion_interval import per_prompt, proportion_intervals
+from chateval.schema.systems import LengthBias, ProportionInterval
 
 
 def length_bias(comparisons: Sequence[Comparison]) -> LengthBias:

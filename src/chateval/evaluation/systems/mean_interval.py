@@ -26,9 +26,9 @@ the top).
 import numpy as np
 from scipy.stats import t
 
-from chateval.core.schema.metrics import Interval
 from chateval.evaluation.binomial import CONFIDENCE
 from chateval.evaluation.systems.proportion_interval import wilson
+from chateval.schema.agreement import Interval
 
 METHOD = "wilson-effective-n over prompts"
 

@@ -6,11 +6,12 @@ named systems have none.
 
 from collections.abc import Sequence
 
-from chateval.core.schema.records import VerdictRecord
 from chateval.evaluation.measures import Table
 from chateval.evaluation.settings import StatisticsSettings
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems, systems_metrics
+from chateval.evaluation.systems.section import systems_metrics
 from chateval.evaluation.systems.tables import systems_tables
+from chateval.schema.run_metrics import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.verdicts import VerdictRecord
 
 
 class Systems:

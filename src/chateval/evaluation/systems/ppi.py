@@ -70,45 +70,16 @@ unbiased (the labelled and unlabelled items are draws from the same distribution
 
 import math
 from collections.abc import Sequence
-from typing import Literal, NotRequired
 
 import numpy as np
 from scipy.stats import norm, t
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.proportion_interval import wilson
+from chateval.schema.calibrated import PPIMean, Quantile
 
-Quantile = Literal["t", "normal"]
 # Below this many labels lam is not tuned (0: the labelled items alone) and the estimate carries
 # a warning (see the module doc).
 FEW_LABELS = 10
-
-
-@record_schema
-class PPIMean(TypedDict):
-    """A prediction-powered estimate of a mean beside the labelled-only and panel-only ones.
-
-    ``effective_n`` is how many labelled items the classical estimate would need for a
-    standard error as small as the PPI one, ``(classical se / PPI se)^2 * n`` (the intervals'
-    widths' ratio squared, before any bounds), and ``gain`` that ratio alone (1: the panel
-    added nothing); both None when the PPI standard error is 0 (a degenerate input).
-    ``quantile`` is absent in runs written when the intervals were normal; ``warning`` is there
-    only when fewer than ``FEW_LABELS`` items are labelled."""
-
-    estimate: float
-    ci: list[float]
-    lam: float
-    classical: float
-    classical_ci: list[float]
-    naive: float  # the panel's mean over all n + N items, uncorrected
-    n: int
-    N: int
-    alpha: float
-    effective_n: float | None
-    gain: float | None
-    quantile: NotRequired[Quantile]
-    warning: NotRequired[str]
 
 
 def critical_value(alpha: float, df: int, quantile: Quantile) -> float:

@@ -56,7 +56,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import expit
 
-from chateval.evaluation.systems.ppi import Quantile, critical_value
+from chateval.evaluation.systems.ppi import critical_value
+from chateval.schema.calibrated import Quantile
 
 MAX_ABS_THETA = 20.0  # log-strength: 3,474 rating points; beyond it a system's record is all wins or losses
 _GRADIENT_TOL = 1e-12

@@ -72,34 +72,13 @@ give +-0.01), and when the values do not vary at all there is none: then the sof
 interval a hard win rate gets (Wilson's, or the exact one over prompts below 5 prompts).
 """
 
-from typing import Literal, NotRequired
-
 import numpy as np
 from scipy.stats import t
 
-from chateval.core.schema.metrics import Interval
 from chateval.evaluation.binomial import CONFIDENCE, clopper_pearson_bounds
+from chateval.schema.systems import ProportionInterval
 
 MIN_PROMPTS_CLUSTERED = 5  # fewer prompts: no estimated design effect, the prompt is the unit
-
-# Below MIN_PROMPTS_CLUSTERED prompts, runs scored before release 7 show the comparisons taken as
-# independent: "clopper-pearson-independent" (releases 5 and 6) or "wilson-independent" (earlier).
-Method = Literal[
-    "wilson-cluster",
-    "clopper-pearson-prompts",
-    "clopper-pearson-independent",
-    "wilson-independent",
-    "t-cluster",
-]
-
-
-class ProportionInterval(Interval):
-    """A proportion with its 95% interval, how it was computed (``method``) and the effective
-    number of comparisons behind it (``effective_n``, N over the design effect). Runs written
-    before these intervals have a percentile bootstrap interval and neither key."""
-
-    method: NotRequired[Method]
-    effective_n: NotRequired[float]
 
 
 def per_prompt(

@@ -20,98 +20,26 @@ rating and win rate against the field, and which system is best.
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal, NotRequired
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.schema.records import Distribution, VerdictRecord
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.settings import Scales, StatisticsSettings
-from chateval.evaluation.systems.against_baseline import AgainstBaseline, against_baseline
-from chateval.evaluation.systems.calibrated_leaderboard import (
-    CalibratedLeaderboard,
-    calibrated_leaderboard,
-    tied_predictions,
-)
+from chateval.evaluation.systems.against_baseline import against_baseline
+from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard, tied_predictions
 from chateval.evaluation.systems.comparisons import Comparison
-from chateval.evaluation.systems.direct_systems import DirectSystems, ScoredResponse, direct_systems
-from chateval.evaluation.systems.leaderboard import Leaderboard, leaderboard
-from chateval.evaluation.systems.ppi import PPIMean, ppi_mean
-from chateval.evaluation.systems.proportion_interval import ProportionInterval
-from chateval.evaluation.systems.win_rates import WinRates, win_rates
+from chateval.evaluation.systems.direct_systems import ScoredResponse, direct_systems
+from chateval.evaluation.systems.leaderboard import leaderboard
+from chateval.evaluation.systems.ppi import ppi_mean
+from chateval.evaluation.systems.win_rates import win_rates
+from chateval.schema.calibrated import CalibratedMean, CalibratedPair, LeftOutPair
+from chateval.schema.run_metrics import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.systems import ProportionInterval
+from chateval.schema.verdicts import Distribution, VerdictRecord
 
 OUTCOME = {"A": 1.0, "tie": 0.5, "B": 0.0}
 # A calibrated estimate needs a variance from its labelled slice; under ppi.FEW_LABELS it comes
 # with a warning, and its t(n - 1) quantile keeps its interval honest about so few.
 MIN_LABELLED = 2
-
-
-@record_schema
-class CalibratedPair(PPIMean):
-    """The calibrated win rate of ``system_a`` over ``system_b`` (ties half)."""
-
-    system_a: str
-    system_b: str
-    predictions: str  # "hard" or "soft": which panel verdicts served as predictions
-    # of n + N, the comparisons the panel did not decide: predicted a tie (release 7 on; before,
-    # they were left out, labels and all)
-    undecided: NotRequired[int]
-
-
-@record_schema
-class LeftOutPair(TypedDict):
-    """A pair of systems with some labelled comparisons but no calibrated win rate."""
-
-    system_a: str
-    system_b: str
-    labelled: int
-    comparisons: int
-    reason: str
-    # every comparison labelled: the humans' win rate of system_a (ties half), prompt-clustered
-    human_win_rate: NotRequired[ProportionInterval]
-
-
-@record_schema
-class CalibratedMean(PPIMean):
-    """The calibrated mean human score of one system on one dimension."""
-
-    system: str
-    dimension: str
-
-
-@record_schema
-class PairwiseSystems(TypedDict):
-    """``metrics.json["systems"]`` of a pairwise run with systems."""
-
-    task: Literal["pairwise"]
-    comparisons: int
-    undecided: int
-    anchor: str
-    win_rates: WinRates
-    leaderboard: Leaderboard | None
-    length_controlled: Leaderboard | None
-    leaderboard_error: str | None
-    calibrated: list[CalibratedPair]
-    # Pairs with labels but no calibrated win rate, and why (runs before release 5 lack it).
-    calibrated_left_out: NotRequired[list[LeftOutPair]]
-    # Absent in runs written before the calibrated leaderboard; None with the reason beside it.
-    calibrated_leaderboard: NotRequired[CalibratedLeaderboard | None]
-    calibrated_leaderboard_error: NotRequired[str | None]
-    # With a baseline (compare: {against: X}): each system's raw and length-controlled win rate
-    # against it (runs before release 6 lack it).
-    against_baseline: NotRequired[AgainstBaseline | None]
-
-
-@record_schema
-class DirectSystemsMetrics(TypedDict):
-    """``metrics.json["systems"]`` of a direct run with systems."""
-
-    task: Literal["direct"]
-    responses: int
-    unscored: int
-    scores: DirectSystems
-    calibrated: list[CalibratedMean]
 
 
 def soft_win_probability(record: VerdictRecord) -> float | None:

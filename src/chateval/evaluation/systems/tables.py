@@ -1,36 +1,19 @@
 """The systems section of metrics.json as tables and sentences (the systems measure's, laid out
 alike by the console summary, report.md and the HTML report): a leaderboard (plain and
 length-controlled side by side), win rates per pair of systems, the length bias, the calibrated
-leaderboard, calibrated estimates; direct scoring's per-system means and paired differences."""
-
-from collections.abc import Sequence
+leaderboard and estimates (calibrated_tables.py); direct scoring's per-system means and paired
+differences."""
 
 from chateval.core.formatting import ci_text, signed_ci
 from chateval.evaluation.measures import Table
 from chateval.evaluation.settings import RESOLVED_ALPHA
 from chateval.evaluation.systems.against_baseline import baseline_table
-from chateval.evaluation.systems.calibrated_leaderboard import BestSystem, CalibratedLeaderboard
+from chateval.evaluation.systems.calibrated_tables import calibrated_leaderboard_table, calibrated_table
 from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
-from chateval.evaluation.systems.label_slice import slice_text
-from chateval.evaluation.systems.leaderboard import Leaderboard
-from chateval.evaluation.systems.ppi import FEW_LABELS, PPIMean
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
-from chateval.evaluation.systems.section import DirectSystemsMetrics, PairwiseSystems
-from chateval.evaluation.systems.win_rates import WinRates
-
-
-def rating_text(rating: float | None, ci95: Sequence[float] = ()) -> str:
-    """``1120 [543, 1699]``; the anchor's ``1000 (anchor)``; ``-`` when there is none."""
-    if rating is None:
-        return "-"
-    low, high = ci95
-    if low == high == rating:  # the anchor: its rating is fixed, the others' are differences to it
-        return f"{rating:.0f} (anchor)"
-    return f"{rating:.0f} [{low:.0f}, {high:.0f}]"
-
-
-def _rate(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+from chateval.evaluation.systems.table_text import listed, rating_text
+from chateval.schema.run_metrics import DirectSystemsMetrics, PairwiseSystems
+from chateval.schema.systems import Leaderboard, WinRates
 
 
 def _rating_intervals(board: Leaderboard) -> str:
@@ -41,10 +24,6 @@ def _rating_intervals(board: Leaderboard) -> str:
     if method == INDEPENDENT:
         return "95% intervals from the model's information (comparisons taken as independent)"
     return "95% prompt-clustered intervals (sandwich, t quantile)"
-
-
-def _listed(names: Sequence[str]) -> str:
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def joint_level(board: Leaderboard) -> str:
@@ -79,7 +58,7 @@ def resolved_sentence(board: Leaderboard) -> str | None:
     above: dict[str, list[str]] = {}
     for higher, lower in resolved:
         above.setdefault(higher, []).append(lower)
-    said = "; ".join(f"{higher} above {_listed(lower)}" for higher, lower in above.items())
+    said = "; ".join(f"{higher} above {listed(lower)}" for higher, lower in above.items())
     rest = "" if len(resolved) == pairs else "; no other difference resolved"
     return f"resolved differences: {said}{rest} (a rating difference counts when {rule})."
 
@@ -202,98 +181,6 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     return notes
 
 
-def _calibrated_leaderboard(section: PairwiseSystems) -> Table | None:
-    # Runs written before the calibrated leaderboard have neither key: nothing to show.
-    board, error = section.get("calibrated_leaderboard"), section.get("calibrated_leaderboard_error")
-    if not board:
-        return (
-            Table("calibrated leaderboard", [], [], [f"no calibrated leaderboard: {error}"])
-            if error
-            else None
-        )
-    rows = [
-        [
-            str(row["rank"]),
-            row["system"],
-            rating_text(row["rating"], row["ci95"]),
-            _estimate(rate["estimate"], rate["ci"]) if (rate := row["field"]) else "-",
-            f"{row['labelled']} of {row['comparisons']}",
-            rating_text(row["panel_rating"], row["panel_ci95"]),
-        ]
-        for row in board["rows"]
-    ]
-    labels_only = (
-        f"Bradley-Terry ratings ({board['scale']}, ties counted half) from the human labels of all "
-        f"{board['comparisons']} comparisons; panel only: the panel's ratings."
-    )
-    calibrated = (
-        f"prediction-powered (PPI++) estimates from the panel's {board['predictions']} verdicts on all "
-        f"{board['comparisons']} comparisons, corrected by the human labels of {board['labelled']} "
-        f"(lambda {board['lam']:.2f}): Bradley-Terry ratings ({board['scale']}, ties counted half) and "
-        "each system's win rate against the field (ties half); panel only: the ratings uncorrected. "
-        "Valid only when the labelled comparisons are a uniformly random subset of all comparisons."
-    )
-    notes = [
-        labels_only if board.get("labels_only") else calibrated,
-        _leaderboard_intervals(board),
-        _best_sentence("calibrated rating", board["best"], board["rule"]),
-    ]
-    if board["best_field"]:
-        notes.append(_best_sentence("field win rate", board["best_field"], board["rule"]))
-    if board.get("labels_only"):
-        notes.append(
-            "every comparison is labelled: no field win rates, since nothing is left to calibrate "
-            "(the pairs' human win rates are the estimate)."
-        )
-    if undecided := board.get("undecided"):
-        notes.append(
-            f"{undecided} of the {board['comparisons']} comparisons the panel did not decide (every "
-            f"verdict failed), {board.get('undecided_labelled', 0)} of them labelled, are in: the panel's "
-            "prediction there is a tie (0.5), and their human labels count like any other."
-        )
-    if (found := board.get("label_slice")) and not found["random"]:
-        notes.append(
-            f"warning: the labelled comparisons may not be a random slice: {slice_text(found)}. The "
-            "calibrated estimates are unbiased only when the labels are drawn at random from all "
-            "comparisons; on a slice confined to some pairs they lean the panel's way on the others."
-        )
-    if one_sided := board.get("one_sided"):
-        notes.append(
-            f"warning: {_listed(one_sided)} won or lost every labelled comparison "
-            f"{'it' if len(one_sided) == 1 else 'each'} took part in: "
-            f"{'its rating rests' if len(one_sided) == 1 else 'their ratings rest'} on the prior (one "
-            "tie against the anchor) and the panel, and says above or below more than how far"
-            + (
-                " (the anchor's own is fixed: the others' ratings against it rest on the prior)."
-                if board["anchor"] in one_sided
-                else "."
-            )
-        )
-    for group in board.get("one_sided_groups", []):
-        how = {
-            "won": "never lost a labelled comparison to the other systems",
-            "lost": "never won a labelled comparison against the other systems",
-            "apart": "were never compared with the other systems in a labelled comparison",
-        }[group["side"]]
-        notes.append(
-            f"warning: {_listed(group['systems'])} {how}: the labels place them against each "
-            "other, but how far the group lies from the rest rests on the prior and the panel."
-        )
-    few = [
-        f"{row['system']} ({row['labelled']})"
-        for row in board["rows"]
-        if (f := row["field"]) and f.get("warning")
-    ]
-    if few:
-        notes.append(
-            f"warning: few labels: the field win rates of {', '.join(few)} rest on fewer than "
-            f"{FEW_LABELS} labelled comparisons."
-        )
-    headers = ["rank", "system", "rating [95% CI]", "field win rate [95% CI]", "labelled", "panel only"]
-    title = f"calibrated leaderboard ({board['labelled']} labelled of {board['comparisons']} comparisons)"
-    return Table(title, headers, rows, notes)
-
-
 def _kept(section: PairwiseSystems) -> str:
     """Where the calibrated estimates keep the undecided comparisons (release 7 on), say so."""
     board = section.get("calibrated_leaderboard")
@@ -303,98 +190,6 @@ def _kept(section: PairwiseSystems) -> str:
             "panel's prediction a tie"
         )
     return ""
-
-
-def _leaderboard_intervals(board: CalibratedLeaderboard) -> str:
-    if board.get("quantile") != "t":  # runs of earlier releases
-        return "95% intervals: normal quantiles."
-    wilson = "never narrower than the Wilson interval of all its comparisons"
-    if "degrees_of_freedom" not in board:  # runs of earlier releases
-        return (
-            f"95% intervals: Student t quantiles with {board['labelled'] - 1} degrees of freedom "
-            f"(labelled comparisons - 1); a field win rate {wilson}."
-        )
-    return (
-        f"95% intervals: a rating's Student t with {board['degrees_of_freedom']} degrees of freedom "
-        "(labelled comparisons - ratings estimated), its sandwich small-sample corrected; a field "
-        f"win rate's Student t with its system's labelled comparisons - 1, {wilson}."
-    )
-
-
-def _best_sentence(by: str, best: BestSystem, rule: str) -> str:
-    if best["resolved"]:
-        return f"best by {by}: {best['system']}, resolved ({rule})."
-    return (
-        f"best by {by}: {best['system']}, not resolved: its interval overlaps {best['runner_up']}'s ({rule})."
-    )
-
-
-def _calibrated(section: PairwiseSystems | DirectSystemsMetrics) -> Table | None:
-    found: list[tuple[str, PPIMean]]
-    if section["task"] == "pairwise":
-        found = [(f"{c['system_a']} vs {c['system_b']}", c) for c in section.get("calibrated") or []]
-    else:
-        found = [(f"{c['system']} {c['dimension']}", c) for c in section.get("calibrated") or []]
-    left_out = (section.get("calibrated_left_out") or []) if section["task"] == "pairwise" else []
-    said_left_out = [
-        f"{p['system_a']} vs {p['system_b']} ({p['labelled']} of {p['comparisons']} labelled): {p['reason']}"
-        + (f": {ci_text(rate)}." if (rate := p.get("human_win_rate")) else ".")
-        for p in left_out
-    ]
-    if not found:
-        if said_left_out:
-            return Table("calibrated by human labels", [], [], ["no calibrated win rate:", *said_left_out])
-        return None
-    rows = []
-    for what, c in found:
-        gain = "-" if c.get("gain") is None else f"x{c['gain']:.2f} ({c['effective_n']:.0f} labels' worth)"
-        rows.append(
-            [
-                what,
-                f"{c['n']} + {c['N']}",
-                _estimate(c["estimate"], c["ci"]),
-                _estimate(c["classical"], c["classical_ci"]),
-                f"{c['naive']:.3f}",
-                f"{c['lam']:.2f}",
-                gain,
-            ]
-        )
-    pairwise = section["task"] == "pairwise"
-    notes = [
-        "prediction-powered (PPI++) estimates of the human "
-        + ("win rate" if pairwise else "mean score")
-        + ": the panel on all items, corrected by the human labels of the labelled ones; beside it "
-        "the labelled items alone and the panel alone (uncorrected). n + N: labelled + panel-only items; "
-        "gain: how many more labels the labelled-only estimate would need for the same interval width.",
-        _calibrated_intervals([c for _, c in found], pairwise),
-        *(f"warning: {what}: {c['warning']}." for what, c in found if c.get("warning")),
-        *(f"not calibrated: {said}" for said in said_left_out),
-    ]
-    if section["task"] == "pairwise" and (
-        undecided := sum(c.get("undecided", 0) for c in section["calibrated"])
-    ):
-        notes.append(
-            f"{undecided} of the n + N comparisons the panel did not decide (every verdict failed) are "
-            "in, the panel's prediction a tie (0.5); their human labels count like any other."
-        )
-    headers = ["estimate of", "n + N", "calibrated [95% CI]", "labelled only", "panel only", "lambda", "gain"]
-    return Table("calibrated by human labels", headers, rows, notes)
-
-
-def _calibrated_intervals(estimates: Sequence[PPIMean], pairwise: bool) -> str:
-    if any(c.get("quantile") != "t" for c in estimates):  # runs of earlier releases
-        return "95% intervals: normal quantiles."
-    bounded = (
-        "; a win rate's never narrower than the Wilson interval of all n + N items, as if every item "
-        "were labelled"
-        if pairwise
-        else ""
-    )
-    return f"95% intervals: Student t quantiles with n - 1 degrees of freedom{bounded}."
-
-
-def _estimate(value: float, interval: list[float] | tuple[float, float]) -> str:
-    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
 def _direct(section: DirectSystemsMetrics) -> list[Table]:
@@ -442,8 +237,8 @@ def systems_tables(section: PairwiseSystems | DirectSystemsMetrics | None) -> li
             _leaderboard(section),
             baseline_table(section.get("against_baseline")),
             _pairs(section),
-            _calibrated_leaderboard(section),
+            calibrated_leaderboard_table(section),
         )
         tables = [t for t in found if t is not None]
-    calibrated = _calibrated(section)
+    calibrated = calibrated_table(section)
     return tables + ([calibrated] if calibrated else [])

@@ -11,57 +11,11 @@ sums and counts: one (prompts x pairs) matrix of each gives every pair's interva
 from collections.abc import Sequence
 
 import numpy as np
-from typing_extensions import TypedDict
 
-from chateval.core.strict_model import record_schema
 from chateval.evaluation.systems.comparisons import Comparison, comparison_arrays, each_side, tallies
-from chateval.evaluation.systems.length_bias import LengthBias, length_bias_of
-from chateval.evaluation.systems.proportion_interval import (
-    ProportionInterval,
-    mean_intervals,
-    per_prompt,
-    proportion_intervals,
-)
-
-
-@record_schema
-class PairWinRate(TypedDict):
-    """Wins, ties and losses of ``system_a`` against ``system_b`` and its win rate (ties half)."""
-
-    system_a: str
-    system_b: str
-    n: int  # comparisons of the pair
-    prompts: int  # distinct prompts they come from
-    wins: int
-    ties: int
-    losses: int
-    win_rate: ProportionInterval  # hard decisions, ties count half
-    soft_win_rate: ProportionInterval | None  # mean soft probability; None when no comparison has one
-    n_soft: int  # comparisons with a soft probability
-
-
-@record_schema
-class SystemWinRate(TypedDict):
-    """A system's record against all its opponents (ties half)."""
-
-    system: str
-    n: int
-    wins: int
-    ties: int
-    losses: int
-    win_rate: ProportionInterval
-    soft_win_rate: ProportionInterval | None
-    n_soft: int
-
-
-@record_schema
-class WinRates(TypedDict):
-    systems: list[str]
-    prompts: int
-    comparisons: int
-    pairs: list[PairWinRate]
-    overall: list[SystemWinRate]
-    length_bias: LengthBias
+from chateval.evaluation.systems.length_bias import length_bias_of
+from chateval.evaluation.systems.proportion_interval import mean_intervals, per_prompt, proportion_intervals
+from chateval.schema.systems import PairWinRate, ProportionInterval, SystemWinRate, WinRates
 
 
 def _records(

@@ -1,5 +1,5 @@
-"""The console of one command (:func:`session`): chateval's lines on the terminal, the engines'
-output in ``engine.log``; everything restored when the command ends.
+"""The console of one command (:func:`command_console`): chateval's lines on the terminal, the
+engines' output in ``engine.log``; everything restored when the command ends.
 
 - :class:`~chateval.core.console.Console`: chateval's lines ("loading model ...", warnings)
   above at most one bar.
@@ -7,7 +7,7 @@ output in ``engine.log``; everything restored when the command ends.
 - :class:`~chateval.core.console_handler.ConsoleHandler`: chateval's log records on the
   console, a warning logged with ``extra=once(key, what)`` printed the first time only.
 - :class:`~chateval.core.engine_log.EngineLog`: descriptors 1 and 2 pointed at the engine log.
-- :func:`session` sets these up and restores everything after; with ``verbose`` nothing is
+- :func:`command_console` sets these up and restores everything after; with ``verbose`` nothing is
   redirected and the engines' output stays on the terminal. When a run fails, the log's last
   lines are printed, so the engine's own error still reaches the user.
 """
@@ -28,7 +28,7 @@ from chateval.core.progress import Progress
 _LOG_FORMAT = "%(levelname)s %(name)s: %(message)s"
 
 
-class Session:
+class CommandConsole:
     """One command's console: chateval's lines, its bars, and the engines' log."""
 
     def __init__(self, console: Console, engine_log: EngineLog | None, handler: ConsoleHandler) -> None:
@@ -62,9 +62,9 @@ def _writes_to_fd2(stream: IO[str]) -> bool:
 
 
 @contextlib.contextmanager
-def session(verbose: bool = False, log_path: Path | None = None) -> Iterator[Session]:
+def command_console(verbose: bool = False, log_path: Path | None = None) -> Iterator[CommandConsole]:
     """The console of one command. Unless ``verbose``, descriptors 1 and 2 go to an engine log
-    (``log_path``, or where ``Session.attach`` sends it) until the block ends. If the block
+    (``log_path``, or where ``CommandConsole.attach`` sends it) until the block ends. If the block
     fails with a backend error or an unexpected exception, the log's last lines are printed
     before the error propagates."""
     engine_log = None if verbose else EngineLog()
@@ -88,7 +88,7 @@ def session(verbose: bool = False, log_path: Path | None = None) -> Iterator[Ses
     ours.setLevel(logging.INFO)
     ours.propagate = False
     ours.addHandler(handler)
-    current = Session(console, engine_log, handler)
+    current = CommandConsole(console, engine_log, handler)
     failed: BaseException | None = None
     try:
         if log_path is not None:

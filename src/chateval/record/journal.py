@@ -1,4 +1,5 @@
-"""The step journal: what makes a run durable and resumable.
+"""The step journal (journal.jsonl, its lines' types in chateval.schema.journal): what makes a
+run durable and resumable.
 
 After every debate step the scheduler's new utterances are appended to ``journal.jsonl`` as one
 write followed by a ``step_done`` marker, then flushed and fsynced. A run killed at any moment
@@ -22,18 +23,12 @@ from typing import Any
 
 from chateval.core.distributions import ScoreDistribution
 from chateval.core.file_access import open_private
-from chateval.core.schema.records import (
-    JournalHeader,
-    JournalStep,
-    JournalStop,
-    JournalUtterance,
-    JournalWave,
-)
 from chateval.core.transcript import Turn, Utterance
 from chateval.core.usage import ModelUsage
 from chateval.errors import DataError
 from chateval.record.migrations import FORMAT_VERSION, check_readable, counts_as_today, turn_kind_as_today
 from chateval.record.reading import validated
+from chateval.schema.journal import JournalHeader, JournalStep, JournalStop, JournalUtterance, JournalWave
 
 
 @dataclass

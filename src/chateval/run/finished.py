@@ -1,18 +1,63 @@
 """A finished run folder read back: everything a report, a rescore or an export needs, from the
 folder alone (never the data file, the model registry or the role library it came from), in
-today's types whichever release wrote it."""
+today's types whichever release wrote it: config.yaml parsed by today's ``RunConfig``, the
+other files through the record (chateval.record.files.RunFolder, which migrates and validates
+them, each measure's section by the measure's own type) with this release's panel built from
+the config where an earlier format did not record it (chateval.run.roster.todays_panel)."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import Any
 
+from chateval.config.files import parse_config
 from chateval.config.run import RunConfig
 from chateval.core.items import Item
-from chateval.core.schema.records import Roster, RunInfo, TranscriptRecord, VerdictRecord
-from chateval.errors import DataError
-from chateval.evaluation.run_metrics import RunMetrics
+from chateval.errors import ChatEvalError, DataError
+from chateval.evaluation.measures import registered_measures, top_level
 from chateval.record.files import RunFolder
 from chateval.record.inputs import changed_inputs
 from chateval.record.items import item_of_record
+from chateval.record.migrations import TodaysPanel
+from chateval.run.roster import todays_panel
+from chateval.schema.roster import Roster
+from chateval.schema.run_info import RunInfo
+from chateval.schema.run_metrics import RunMetrics
+from chateval.schema.transcripts import TranscriptRecord
+from chateval.schema.verdicts import VerdictRecord
+
+
+def config_as_today(tree: Any, source: Path, base_dir: Path) -> RunConfig:
+    """A stored config of any release as today's ``RunConfig`` (keys added since carry their
+    defaults; relative paths resolved against ``base_dir``); a DataError naming ``source`` when
+    today's schema refuses it."""
+    try:
+        return parse_config(tree, str(source), base_dir)
+    except (ChatEvalError, TypeError, ValueError) as exc:
+        raise DataError(f"{source}: this release cannot read the run's config: {exc}") from None
+
+
+def read_run_config(files: RunFolder) -> RunConfig:
+    """The folder's config.yaml as today's ``RunConfig``."""
+    return config_as_today(files.read_config_tree(), files.config, files.path)
+
+
+def measure_sections() -> dict[str, Any]:
+    """Each registered measure's section type, by the measure's name: the record validates the
+    measure's section of metrics.json (``measures.<name>``) against it. A measure that names no
+    ``schema`` has its section read as written; a top-level one's type is the record's own."""
+    return {
+        measure.name: schema
+        for measure in registered_measures()
+        if not top_level(measure) and (schema := getattr(measure, "schema", None)) is not None
+    }
+
+
+def panel_of(config: RunConfig) -> Callable[[], TodaysPanel]:
+    """``config``'s panel as this release builds it, built once and only when a folder of an
+    earlier format asks (chateval.record.migrations)."""
+    return cache(lambda: todays_panel(config))
 
 
 @dataclass(frozen=True)
@@ -90,7 +135,9 @@ def load_finished_run(folder: Path | str) -> FinishedRun:
     files = RunFolder(folder)
     if not files.finished():
         raise DataError(f"{folder}: not a finished run folder (no run.json)")
-    config = files.read_config()
-    info = files.read_info(config)
+    config = read_run_config(files)
+    todays = panel_of(config)
+    info = files.read_info(todays)
     task = info.get("task") or config.task
-    return FinishedRun(folder, config, info, files.read_roster(config, info), files.read_metrics(task))
+    roster = files.read_roster(info, todays)
+    return FinishedRun(folder, config, info, roster, files.read_metrics(task, measure_sections()))

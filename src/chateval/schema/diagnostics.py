@@ -1,15 +1,16 @@
 """metrics.json's diagnostics of a panel, over the whole panel and per model
 (``chateval.evaluation.diagnostics.summary``): opinion changes, echoes and copies with their chance
 baselines, recitation of the item, turns cut off at the token cap, empty assessments, and
-scores stuck at the scale's ends or never varying. Keys added by later releases are optional:
-metrics.json files of earlier ones lack them."""
+scores stuck at the scale's ends or never varying. Keys added by later releases are there in
+today's shape, None where an earlier release did not measure them (chateval.record.migrations
+fills them in)."""
 
 from typing import NotRequired
 
 from typing_extensions import TypedDict
 
-from chateval.core.schema.metrics import DirectMetrics, PairwiseMetrics
-from chateval.core.strict_model import record_schema
+from chateval.schema.agreement import DirectMetrics, PairwiseMetrics
+from chateval.schema.base import record_schema
 
 
 @record_schema
@@ -34,25 +35,27 @@ class ParrotingSummary(TypedDict):
     verdicts_that_saw_one: int
     copied: int
     copy_share: float | None
-    # runs of releases before the word-copy and chance measures lack the keys from here on
-    utterances_that_saw_words: NotRequired[int | None]
-    copied_words: NotRequired[int | None]
-    words_copy_share: NotRequired[float | None]
-    blind_words: NotRequired[int | None]
-    blind_words_shared: NotRequired[int | None]
-    words_copy_chance: NotRequired[float | None]
-    words_copy_chance_reason: NotRequired[str | None]
-    blind_verdicts: NotRequired[int | None]
-    blind_verdicts_equal: NotRequired[int | None]
-    copy_chance: NotRequired[float | None]
-    copy_chance_reason: NotRequired[str | None]
+    # None from here on where the run's release did not measure them (the word copies and the
+    # chances came later; chateval.record.migrations fills them in)
+    utterances_that_saw_words: int | None
+    copied_words: int | None
+    words_copy_share: float | None
+    blind_words: int | None
+    blind_words_shared: int | None
+    words_copy_chance: float | None
+    words_copy_chance_reason: str | None
+    blind_verdicts: int | None
+    blind_verdicts_equal: int | None
+    copy_chance: float | None
+    copy_chance_reason: str | None
     # utterances repeating 8 words in a row of the item's own text (question, answers; dialogue,
     # fact, response); None: not recorded by the run's release
-    reciting: NotRequired[int | None]
-    recitation_share: NotRequired[float | None]
-    recitation_reason: NotRequired[str | None]
+    reciting: int | None
+    recitation_share: float | None
+    recitation_reason: str | None
     # verdicts that saw another referee's, compared with that referee's verdicts on the other
-    # debates of the same answer order: the share equal when nobody could have copied
+    # debates of the same answer order: the share equal when nobody could have copied (added to
+    # the summary by verdict_collapse.with_permutation_chance; None: not measured)
     copy_permutation_verdicts: NotRequired[int | None]
     copy_permutation_chance: NotRequired[float | None]
     copy_permutation_chance_reason: NotRequired[str | None]
@@ -129,9 +132,9 @@ class PairwiseModelDiagnostics(TypedDict):
     humans: PairwiseMetrics | None
     opinion_changes: OpinionChanges | None
     parroting: ParrotingSummary | None
-    cut_off: NotRequired[CutOffSummary | None]  # runs of earlier releases lack it
-    empty_assessments: NotRequired[EmptyAssessments | None]
-    ceiling: NotRequired[ScoreExtremes | None]
+    cut_off: CutOffSummary | None  # None: not recorded (runs of earlier releases)
+    empty_assessments: EmptyAssessments | None
+    ceiling: ScoreExtremes | None
 
 
 @record_schema
@@ -144,6 +147,6 @@ class DirectModelDiagnostics(TypedDict):
     humans: DirectMetrics | None
     opinion_changes: OpinionChanges | None
     parroting: ParrotingSummary | None
-    cut_off: NotRequired[CutOffSummary | None]  # runs of earlier releases lack it
-    empty_assessments: NotRequired[EmptyAssessments | None]
-    ceiling: NotRequired[ScoreExtremes | None]
+    cut_off: CutOffSummary | None  # None: not recorded (runs of earlier releases)
+    empty_assessments: EmptyAssessments | None
+    ceiling: ScoreExtremes | None
