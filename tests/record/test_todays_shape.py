@@ -14,6 +14,7 @@ from chateval.record.files import RunFolder
 from chateval.record.migrations import metrics_as_today
 from chateval.run.finished import load_finished_run, measure_sections
 from chateval.schema.diagnostics import ParrotingSummary
+from chateval.schema.systems import PERCENTILE_BOOTSTRAP
 from tests.support.helpers import ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures" / "run_folders"
@@ -32,6 +33,14 @@ def test_an_earlier_systems_section_reads_in_todays_shape() -> None:
     assert board is not None and board["resolved"] is None and board["resolved_alpha"] == 0.05
     assert systems["calibrated_left_out"] == []
     assert systems["calibrated_leaderboard"] is None and systems["calibrated_leaderboard_error"] is None
+    # Its intervals were a percentile bootstrap and said no method: they read back naming it.
+    assert (
+        "interval_method" not in raw["leaderboard"]
+        and "method" not in raw["win_rates"]["pairs"][0]["win_rate"]
+    )
+    assert board["interval_method"] == PERCENTILE_BOOTSTRAP
+    rates = [row["win_rate"] for row in systems["win_rates"]["pairs"] + systems["win_rates"]["overall"]]
+    assert rates and all(rate.get("method") == PERCENTILE_BOOTSTRAP for rate in rates)
 
 
 def test_what_an_earlier_release_did_not_measure_reads_as_none() -> None:

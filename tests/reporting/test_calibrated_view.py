@@ -15,6 +15,7 @@ from rich.console import Console
 from chateval.evaluation.systems.calibrated_leaderboard import calibrated_leaderboard
 from chateval.evaluation.systems.comparisons import Comparison
 from chateval.evaluation.systems.tables import systems_tables
+from chateval.record.migrations import metrics_as_today
 from chateval.reporting.measure_views import markdown_table as markdown
 from chateval.reporting.measure_views import print_table
 from chateval.schema.calibrated import CalibratedLeaderboard
@@ -54,7 +55,8 @@ def _board() -> CalibratedLeaderboard:
 
 
 def _old_section() -> PairwiseSystems:
-    section: PairwiseSystems = _old_metrics()["systems"]
+    """The systems section of the earlier run as a reader gets it: brought to today's shape."""
+    section: PairwiseSystems = metrics_as_today(_old_metrics(), "pairwise")["systems"]
     return section
 
 
@@ -185,7 +187,7 @@ def test_an_old_run_folder_still_renders(tmp_path: Path, capsys: pytest.CaptureF
     assert "95% intervals: normal quantiles." in notes
     assert not any(note.startswith("warning") for note in notes)
     metrics = _old_metrics()
-    for table in systems_tables(copy.deepcopy(metrics)["systems"]):
+    for table in systems_tables(metrics_as_today(copy.deepcopy(metrics), "pairwise")["systems"]):
         print_table(Console(width=120), table)
     assert "leaderboard" in capsys.readouterr().out
     report = write_report([_old_run(tmp_path / "old")], tmp_path / "md").read_text()

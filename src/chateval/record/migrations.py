@@ -42,6 +42,7 @@ from chateval.errors import ChatEvalError, DataError
 from chateval.record.roster import model_entry
 from chateval.schema.roster import Roster, RosterReferee
 from chateval.schema.run_info import Counts, RunInfo
+from chateval.schema.systems import PERCENTILE_BOOTSTRAP
 from chateval.schema.transcripts import TurnKind
 
 FORMAT_VERSION = 3
@@ -234,12 +235,19 @@ def _systems_as_today(systems: dict[str, Any]) -> None:
     if isinstance(win_rates := systems.get("win_rates"), dict):
         # The first systems releases counted the bootstrap's resamples here (now in the intervals).
         win_rates.pop("resamples", None)
+        for row in _objects(win_rates.get("pairs")) + _objects(win_rates.get("overall")):
+            if isinstance(rate := row.get("win_rate"), dict):
+                rate.setdefault("method", PERCENTILE_BOOTSTRAP)
     for board in (systems.get("leaderboard"), systems.get("length_controlled")):
         if isinstance(board, dict):
-            # Before release 5 a board named no resolved differences; every board's joint error
-            # was 0.05 before it was recorded.
+            # Before release 4 a board's intervals were a percentile bootstrap and said no
+            # method; before release 5 it named no resolved differences; every board's joint
+            # error was 0.05 before it was recorded.
+            board.setdefault("interval_method", PERCENTILE_BOOTSTRAP)
             board.setdefault("resolved", None)
             board.setdefault("resolved_alpha", _EARLIER_RESOLVED_ALPHA)
+    if isinstance(scores := systems.get("scores"), dict):
+        scores.setdefault("method", PERCENTILE_BOOTSTRAP)  # direct scoring before release 6
     for estimate in _objects(systems.get("calibrated")):
         estimate.setdefault("quantile", "normal")  # written when the intervals were normal
     if systems.get("task") != "pairwise":

@@ -32,7 +32,7 @@ from chateval.reporting.plot_style import (
 )
 from chateval.reporting.system_groups import group_letters
 from chateval.schema.agreement import Interval
-from chateval.schema.systems import Leaderboard
+from chateval.schema.systems import PERCENTILE_BOOTSTRAP, Leaderboard
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -59,7 +59,7 @@ def _method(board: Board, kind: str) -> str:
     """How this board's intervals were made, in a few words."""
     if kind == "calibrated_leaderboard":
         return "calibrated: PPI++, t quantile"
-    method = board.get("interval_method")
+    method = board["interval_method"]
     if method == CLUSTERED:
         return "prompt-clustered, t quantile"
     if method == INDEPENDENT:
@@ -219,7 +219,7 @@ def means_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     methods = ", ".join(
         dict.fromkeys(
             "Wilson's on the scale at the prompts' effective count, t quantile"
-            if "method" in scores
+            if scores["method"] != PERCENTILE_BOOTSTRAP
             else f"{scores.get('resamples')} bootstrap resamples of the prompts"
             for _, scores in found
         )

@@ -23,6 +23,7 @@ from chateval.reporting.plot_style import (
     text_width,
 )
 from chateval.schema.run_metrics import PairwiseSystems
+from chateval.schema.systems import PERCENTILE_BOOTSTRAP
 
 # A win rate's interval method (proportion_interval.Method) in a caption's words.
 METHODS = {
@@ -31,12 +32,14 @@ METHODS = {
     "clopper-pearson-independent": "exact binomial, comparisons taken as independent",
     "wilson-independent": "Wilson, comparisons taken as independent",
     "t-cluster": "t, prompt-clustered",
+    PERCENTILE_BOOTSTRAP: "bootstrap over prompts",
 }
 
 
 def interval_words(intervals: Sequence[Mapping[str, Any]]) -> str:
-    """How these win rates' intervals were made ("bootstrap over prompts": earlier releases)."""
-    said = dict.fromkeys(METHODS.get(str(i.get("method")), "bootstrap over prompts") for i in intervals)
+    """How these win rates' intervals were made (a field or category rate of an earlier
+    release, which names no method, was a bootstrap over prompts)."""
+    said = dict.fromkeys(METHODS[str(i.get("method", PERCENTILE_BOOTSTRAP))] for i in intervals)
     return "; ".join(said)
 
 

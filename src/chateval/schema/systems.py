@@ -12,8 +12,12 @@ from chateval.schema.base import record_schema
 
 # Below MIN_PROMPTS_CLUSTERED prompts (chateval.evaluation.systems.proportion_interval), runs
 # scored before release 7 show the comparisons taken as independent: "clopper-pearson-independent"
-# (releases 5 and 6) or "wilson-independent" (earlier).
+# (releases 5 and 6) or "wilson-independent" (earlier). Runs of the first systems releases wrote
+# a percentile bootstrap over prompts and no method: read back, their intervals say
+# PERCENTILE_BOOTSTRAP (chateval.record.migrations).
+PERCENTILE_BOOTSTRAP = "percentile-bootstrap"
 Method = Literal[
+    "percentile-bootstrap",
     "wilson-cluster",
     "clopper-pearson-prompts",
     "clopper-pearson-independent",
@@ -112,9 +116,9 @@ class Leaderboard(TypedDict):
     prompts: int
     comparisons: int
     ridge: float
-    # davidson_intervals' method; runs before release 4 have ``resamples`` (a percentile
-    # bootstrap over prompts) instead.
-    interval_method: NotRequired[str]
+    # davidson_intervals' method; runs before release 4 read back as PERCENTILE_BOOTSTRAP, with
+    # ``resamples`` (how many resamples of the prompts).
+    interval_method: str
     resamples: NotRequired[int]
     # [higher, lower] for every pair whose rating difference excludes 0 with all pairs' intervals
     # holding at once (Bonferroni over the pairs, ``resolved_pairs``); None: runs before release
@@ -180,6 +184,6 @@ class DirectSystems(TypedDict):
     dimensions: list[str]
     prompts: int
     resamples: NotRequired[int]  # runs scored before release 6: percentile bootstrap intervals
-    method: NotRequired[str]  # release 6 on: ``mean_interval.METHOD``
+    method: str  # ``mean_interval.METHOD``; runs before release 6 read back as PERCENTILE_BOOTSTRAP
     means: list[SystemMean]
     differences: list[PairedDifference]

@@ -13,13 +13,13 @@ from chateval.evaluation.systems.davidson_intervals import INDEPENDENT
 from chateval.evaluation.systems.proportion_interval import MIN_PROMPTS_CLUSTERED
 from chateval.evaluation.systems.table_text import listed, rating_text
 from chateval.schema.run_metrics import DirectSystemsMetrics, PairwiseSystems
-from chateval.schema.systems import Leaderboard, WinRates
+from chateval.schema.systems import PERCENTILE_BOOTSTRAP, Leaderboard, WinRates
 
 
 def _rating_intervals(board: Leaderboard) -> str:
     """How the rating intervals were made, for this board's release."""
-    method = board.get("interval_method")
-    if method is None:  # runs before release 4: a percentile bootstrap over prompts
+    method = board["interval_method"]
+    if method == PERCENTILE_BOOTSTRAP:
         return f"95% intervals from {board.get('resamples')} bootstrap resamples of the prompts"
     if method == INDEPENDENT:
         return "95% intervals from the model's information (comparisons taken as independent)"
@@ -29,13 +29,13 @@ def _rating_intervals(board: Leaderboard) -> str:
 def joint_level(board: Leaderboard) -> str:
     """The confidence of the board's resolved pairs together: "95%", or an adaptive run's
     "98.75%" (the final board's share of the design's 5%: ``leaderboard.resolved_pairs``)."""
-    return f"{100 * (1 - board.get('resolved_alpha', RESOLVED_ALPHA)):g}%"
+    return f"{100 * (1 - board['resolved_alpha']):g}%"
 
 
 def resolved_sentence(board: Leaderboard) -> str | None:
     """Which differences of the board the data resolve, in words ("gpt-4 above vicuna-13b; no
     other difference resolved"); None for runs before release 5, which did not record them."""
-    resolved = board.get("resolved")
+    resolved = board["resolved"]
     if resolved is None:
         return None
     systems = len(board["rows"])
@@ -44,7 +44,7 @@ def resolved_sentence(board: Leaderboard) -> str | None:
     # An adaptive run's final board shares the design's 5% with its stop's looks.
     split = (
         ""
-        if board.get("resolved_alpha", RESOLVED_ALPHA) == RESOLVED_ALPHA
+        if board["resolved_alpha"] == RESOLVED_ALPHA
         else "; 5% split over the adaptive stop's looks and this board"
     )
     rule = (
@@ -91,7 +91,7 @@ def _leaderboard(section: PairwiseSystems) -> Table | None:
         notes.append(said)
     if controlled and (said := resolved_sentence(controlled)):
         notes.append(f"length-controlled, {said}")
-    if board.get("interval_method") == INDEPENDENT:
+    if board["interval_method"] == INDEPENDENT:
         notes.append(
             f"Only {board['prompts']} prompts: too few to estimate how much a prompt's comparisons "
             f"share, so the intervals treat the comparisons as independent (at least "
@@ -143,7 +143,7 @@ def _win_rate_intervals(rates: WinRates) -> list[str]:
     too few prompts leave them assuming independent comparisons."""
     pairs = rates["pairs"]
     methods = [p["win_rate"].get("method") for p in pairs]
-    if None in methods:  # runs of earlier releases
+    if PERCENTILE_BOOTSTRAP in methods:
         return ["95% intervals: percentile bootstrap over prompts."]
     prompts = rates["prompts"]
     exact_only = prompts < MIN_PROMPTS_CLUSTERED and "wilson-independent" not in methods
@@ -205,7 +205,7 @@ def _direct(section: DirectSystemsMetrics) -> list[Table]:
             [
                 f"95% t intervals over the {scores['prompts']} prompts (one score per prompt, "
                 "the standard error at least one scale step over the prompts; held within the scale)."
-                if "method" in scores
+                if scores["method"] != PERCENTILE_BOOTSTRAP
                 else f"95% intervals from {scores.get('resamples')} bootstrap resamples of the "
                 f"{scores['prompts']} prompts."
             ],
