@@ -19,3 +19,8 @@ class BackendError(ChatEvalError):
 
 class VerdictError(ChatEvalError):
     """A referee's final answer could not be parsed into a verdict."""
+
+
+class OutputError(ChatEvalError):
+    """A file or folder could not be written where a command writes it (a read-only place, no
+    permission, a full disk)."""

@@ -31,6 +31,17 @@ What each setting stops (found in each dependency's own code):
 torch, outlines, outlines_core, tokenizers, triton, rich and typer make no network calls of
 their own at import or in the paths chateval uses (no update checks, no telemetry).
 
+vLLM finds "this host's address" with a UDP ``connect`` to 8.8.8.8 (then 2001:4860:4860::8888),
+a route look-up that sends no packet but that a strict firewall or an audit log sees as an
+attempt to reach a public address (``get_ip`` in ``vllm/utils/network_utils.py``), unless
+``VLLM_HOST_IP`` names it. Its multiprocess executor asks at every start, which is every
+``vllm serve`` on a CPU build (the engine core) and every engine of several ranks; so does its
+Ray executor, for a replica's GPU workers. ``VLLM_HOST_IP=127.0.0.1`` keeps the look-up on
+loopback: right wherever an engine's processes share one node, as chateval's engines and
+replicas (one placement group on one node) and a ``vllm serve`` for this machine do. A value
+the shell has is kept in chateval's own process (it names this host, and asks nothing), and
+``chateval env --ray`` leaves it out: a node of a cluster across hosts has its own address.
+
 What no setting stops: Ray's dashboard, which every Ray head starts (even with
 ``include_dashboard=False``, for its usage-statistics module), asks the cloud metadata service
 (169.254.169.254, and metadata.google.internal through DNS) which cloud it runs on, with usage
@@ -74,6 +85,9 @@ RAY_DAEMONS_HTTP_OFF: dict[str, str] = {
     "NO_PROXY": _LOOPBACK,
 }
 
+# Where vLLM's processes find each other (see the module's docstring): on this node.
+LOOPBACK_HOST: dict[str, str] = {"VLLM_HOST_IP": "127.0.0.1"}
+
 # The names a person reads in `chateval check` and the docs.
 TELEMETRY_NAMES = ("vLLM usage stats", "Ray usage stats", "Hugging Face telemetry")
 
@@ -84,20 +98,25 @@ def hub_lookups_allowed() -> bool:
 
 
 def environment(ray_daemons: bool = False) -> dict[str, str]:
-    """The settings chateval gives every process it starts or joins; with ``ray_daemons``,
-    also ``RAY_DAEMONS_HTTP_OFF`` (for a Ray node's daemons only: it would send a served
-    model's requests nowhere too)."""
+    """The settings chateval gives every process it starts or joins, ``LOOPBACK_HOST``
+    included; with ``ray_daemons``, for a Ray node's daemons, ``RAY_DAEMONS_HTTP_OFF`` instead
+    of ``LOOPBACK_HOST`` (the proxies would send a served model's requests nowhere too, and a
+    node of a cluster across hosts is reached at its own address)."""
     return {
         **TELEMETRY_OFF,
         **({} if hub_lookups_allowed() else HUB_OFF),
-        **(RAY_DAEMONS_HTTP_OFF if ray_daemons else {}),
+        **(RAY_DAEMONS_HTTP_OFF if ray_daemons else LOOPBACK_HOST),
     }
 
 
 def switch_off() -> None:
     """Write ``environment()`` into this process's environment, over any value a user set: a
-    privacy guarantee that a stray ``DO_NOT_TRACK=0`` could undo would be none."""
+    privacy guarantee that a stray ``DO_NOT_TRACK=0`` could undo would be none. A
+    ``VLLM_HOST_IP`` the user set stays: it names this host, and vLLM then asks nothing."""
     settings = environment()
+    for name in LOOPBACK_HOST:
+        if os.environ.get(name):
+            del settings[name]
     os.environ.update(settings)
     # huggingface_hub reads its switches once, at import: a notebook that imported it before
     # chateval gets them set on the module too.

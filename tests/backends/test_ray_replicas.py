@@ -12,6 +12,7 @@ chateval gives its actors has both off."""
 import json
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -105,6 +106,8 @@ def test_replicas_decode_as_one_engine_and_a_killed_one_ends_the_run_which_resum
 ) -> None:
     from chateval.backends.ray_replicas import ACTOR_PREFIX
 
+    temp = Path(tempfile.gettempdir())
+    before = set(temp.glob("chateval-replicas-*"))
     failure: list[BaseException] = []
 
     def target() -> None:
@@ -138,3 +141,5 @@ def test_replicas_decode_as_one_engine_and_a_killed_one_ends_the_run_which_resum
     stats = info["replicas"][DEFAULT_MODEL]
     assert len(stats) == 2 and all(s["requests"] > 0 and s["items"] == 1 for s in stats)
     assert info["cached_prompt_tokens"] > 0  # later turns reuse each replica's prefix cache
+    # The replicas' core slots (killed run and resumed one) left nothing in the temp folder.
+    assert set(temp.glob("chateval-replicas-*")) == before

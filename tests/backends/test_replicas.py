@@ -6,6 +6,11 @@ actors on a local Ray cluster, is tests/backends/test_ray_replicas.py."""
 
 import concurrent.futures
 import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -193,10 +198,77 @@ def test_a_replica_that_stops_answering_fails_the_run(tmp_path: Path) -> None:
     assert time.perf_counter() - started < 10
 
 
-def test_replicas_starting_together_on_a_node_take_distinct_core_slots(tmp_path: Path) -> None:
+def test_replicas_starting_together_on_a_node_take_distinct_core_slots() -> None:
     from chateval.backends.ray_replicas import node_slot
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
-        slots = list(pool.map(lambda _: node_slot("run1", tmp_path), range(8)))
-    assert sorted(slots) == list(range(8))
-    assert node_slot("run2", tmp_path) == 0  # another run counts its own replicas
+        taken = list(pool.map(lambda _: node_slot("run1"), range(8)))
+    assert sorted(slot for slot, _ in taken) == list(range(8))
+    assert node_slot("run2")[0] == 0  # another run counts its own replicas
+    for _, holder in taken:
+        holder.close()
+
+
+def test_a_core_slot_leaves_nothing_behind_and_frees_itself_when_its_process_dies(tmp_path: Path) -> None:
+    """A slot is a name in the kernel, held by a socket, not a file: nothing in the temp
+    folder while it is held, and a replica killed with SIGKILL frees its slot for the next."""
+    from chateval.backends.ray_replicas import node_slot
+
+    before = set(Path(tempfile.gettempdir()).glob("chateval-replicas-*"))
+    holder = (
+        "import sys, time\n"
+        "from chateval.backends.ray_replicas import node_slot\n"
+        "slot, held = node_slot('killed')\n"
+        "print(slot, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    replica = subprocess.Popen([sys.executable, "-c", holder], stdout=subprocess.PIPE, text=True)
+    try:
+        assert replica.stdout is not None and replica.stdout.readline().strip() == "0"
+        slot, held = node_slot("killed")
+        assert slot == 1  # the live one holds 0
+        held.close()
+        assert set(Path(tempfile.gettempdir()).glob("chateval-replicas-*")) == before
+    finally:
+        replica.send_signal(signal.SIGKILL)
+        replica.wait(timeout=30)
+    slot, held = node_slot("killed")
+    assert slot == 0  # freed by the kernel when the process died
+    held.close()
+
+
+def test_a_killed_commands_local_ray_folder_is_removed_by_the_next_and_nothing_else(tmp_path: Path) -> None:
+    """The next local Ray instance removes the folder of one whose command was killed (its
+    owner lock free), and keeps a running command's (lock held), a folder without the lock
+    (not provably chateval's) and anything not named chateval-ray-*."""
+    from chateval.backends.ray_replicas import private_ray_folder, remove_abandoned_ray_folders
+
+    owner = (
+        "import sys, time\n"
+        "from pathlib import Path\n"
+        "from chateval.backends.ray_replicas import private_ray_folder\n"
+        "print(private_ray_folder(Path(sys.argv[1]))[0], flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    commands = [
+        subprocess.Popen([sys.executable, "-c", owner, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        for _ in range(2)
+    ]
+    try:
+        killed, running = (Path(c.stdout.readline().strip()) for c in commands if c.stdout is not None)
+        (killed / "ray" / "session_x").mkdir(parents=True)
+        commands[0].send_signal(signal.SIGKILL)
+        commands[0].wait(timeout=30)
+        unlocked = tmp_path / "chateval-ray-older"
+        unlocked.mkdir()
+        other = tmp_path / "someone-else"
+        other.mkdir()
+        ours, held = private_ray_folder(tmp_path)  # this process's, as a run would hold it
+        assert remove_abandoned_ray_folders(tmp_path) == [killed]
+        assert {p.name for p in tmp_path.iterdir()} == {running.name, unlocked.name, other.name, ours.name}
+    finally:
+        for command in commands:
+            command.kill()
+            command.wait(timeout=30)
+    os.close(held)
+    assert remove_abandoned_ray_folders(tmp_path) == sorted([ours, running])

@@ -17,7 +17,7 @@ from chateval.backends.scripted import ScriptedBackend
 from chateval.cli import app
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.errors import ConfigError
-from chateval.offline import HUB_OFF, HUB_OPT_IN, TELEMETRY_OFF
+from chateval.offline import HUB_OFF, HUB_OPT_IN, LOOPBACK_HOST, TELEMETRY_OFF
 from chateval.reporting.markdown import write_report
 from chateval.run.runner import run
 from tests.support.helpers import ROOT, prompt_dependent, quickstart_config, without_chateval_settings
@@ -48,12 +48,22 @@ def test_hub_lookups_are_an_opt_in_and_telemetry_stays_off(tmp_path: Path) -> No
 def test_chateval_env_prints_the_settings_for_servers_and_clusters() -> None:
     plain = CliRunner().invoke(app, ["env"])
     assert plain.exit_code == 0
-    assert dict(line.split("=", 1) for line in plain.output.splitlines()) == {**TELEMETRY_OFF, **HUB_OFF}
+    assert dict(line.split("=", 1) for line in plain.output.splitlines()) == {
+        **TELEMETRY_OFF,
+        **HUB_OFF,
+        **LOOPBACK_HOST,
+    }
     ray = CliRunner().invoke(app, ["env", "--ray"])
     settings = dict(line.split("=", 1) for line in ray.output.splitlines())
     assert (
         settings["http_proxy"] == "http://127.0.0.1:9" and settings["no_proxy"] == "127.0.0.1,localhost,::1"
     )
+    assert "VLLM_HOST_IP" not in settings  # a node of a cluster across hosts has its own address
+
+
+def test_vllm_looks_its_host_address_up_on_loopback_unless_the_shell_names_it(tmp_path: Path) -> None:
+    assert environment_after_import(tmp_path)["VLLM_HOST_IP"] == "127.0.0.1"
+    assert environment_after_import(tmp_path, VLLM_HOST_IP="10.0.0.7")["VLLM_HOST_IP"] == "10.0.0.7"
 
 
 def code_commands(doc: Path) -> list[str]:

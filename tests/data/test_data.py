@@ -1,5 +1,6 @@
 """chateval JSONL loaders: records, and errors that name file, line and field."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,20 @@ def test_table_direct_json(tmp_path: Path) -> None:
             fields={"context": "dialog", "response": "reply"},
             scores={"fluency": "fluency"},
         )
+
+
+def test_line_separators_inside_a_record_do_not_split_it(tmp_path: Path) -> None:
+    """JSON allows U+2028 and other separators raw in a string (json.dumps writes them so):
+    only a newline ends a JSONL record, and the line numbers are the file's."""
+    path = tmp_path / "items.jsonl"
+    records = [
+        {"id": "1", "question": "q\u2028q", "answer_a": "a\x1ca", "answer_b": "b\x85b"},
+        {"id": "2", "question": "q", "answer_a": "a"},
+    ]
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(DataError, match=r"items.jsonl:2: missing field 'answer_b'"):
+        load_items("jsonl_pairwise", path)
+    records[1]["answer_b"] = "b"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    first = load_items("jsonl_pairwise", path)[0]
+    assert (first.question, first.answer_a, first.answer_b) == ("q\u2028q", "a\x1ca", "b\x85b")

@@ -1,18 +1,21 @@
 """Nothing leaves the machine: real runs inside a network namespace that has only loopback,
 every connection attempt of every process traced (tests/support/cut_off.py), give zero
 attempts to any other address and the same transcripts as the run outside. Here: the
-quickstart on two vLLM replicas of a local Ray instance. The quickstart on vLLM in the CLI's
-own process: tests/cli/test_console_cli.py; the heterogeneous quickstart, two models loaded,
-released and loaded again: tests/end_to_end/test_hetero_models.py; the transformers backend:
+quickstart on two vLLM replicas of a local Ray instance, and the README's ``vllm serve``
+command answering a request over loopback. The quickstart on vLLM in the CLI's own process:
+tests/cli/test_console_cli.py; the heterogeneous quickstart, two models loaded, released and
+loaded again: tests/end_to_end/test_hetero_models.py; the transformers backend:
 tests/run/test_kill_resume.py (killed and resumed, both cut off, equal to the run outside).
 
 Telemetry is also checked where no CPU run reaches it: vLLM reports usage only from its GPU
 worker, so the processes chateval starts are asked for vLLM's and Ray's own verdicts."""
 
 import json
+import re
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,13 +24,14 @@ from chateval.config.files import load_config
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.runner import run
-from tests.support.cut_off import loopback_calls, outbound, run_cut_off, unavailable
+from tests.support.cut_off import cut_off, loopback_calls, outbound, run_cut_off, unavailable
 from tests.support.helpers import (
     CONFIGS_DIR,
     ROOT,
     same_results,
     without_chateval_settings,
 )
+from tests.support.vllm_server import STARTUP_TIMEOUT_S
 
 QUICKSTART = CONFIGS_DIR / "quickstart.yaml"
 # The quickstart's first two items in both orders, one round, short turns: what the namespace
@@ -119,9 +123,10 @@ def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
     """The quickstart (made small) on a local Ray instance (GCS, raylet, dashboard, workers)
     and two vLLM replicas, all in the namespace: Ray's daemons talk over loopback only (the
     trace saw them talk), the transcripts equal the one-engine run outside, and the instance's
-    session folder is gone when the run ends."""
+    session folder is gone when the run ends, with nothing else of the run's in /tmp."""
     pytest.importorskip("ray")
-    before = set(Path("/tmp").glob("chateval-ray-*"))
+    leftovers = ("chateval-ray-*", "chateval-replicas-*")  # a session folder, core slots
+    before = {path for pattern in leftovers for path in Path("/tmp").glob(pattern)}
     out, trace = tmp_path / "run", tmp_path / "trace"
     run_quickstart_cut_off(out, trace, "scale.replicas=2")
     assert outbound(trace) == []
@@ -129,7 +134,85 @@ def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
     same_results(out, reference)
     info = json.loads((out / "run.json").read_text())
     assert [s["requests"] > 0 for s in info["replicas"][DEFAULT_MODEL]] == [True, True]
-    assert set(Path("/tmp").glob("chateval-ray-*")) == before
+    # Nothing new (it may have removed a killed command's folder).
+    assert {path for pattern in leftovers for path in Path("/tmp").glob(pattern)} <= before
     # What it wrote is its owner's only.
     assert stat.S_IMODE(out.stat().st_mode) == 0o700
     assert {stat.S_IMODE(f.stat().st_mode) for f in out.iterdir()} == {0o600}
+
+
+# Inside the namespace: start the server as the README's command does (a shell command line,
+# its own process group), wait until it lists its model, ask for a few tokens, stop it. Only
+# the standard library, so that this process sets nothing in the server's environment.
+SERVE_ONE_REQUEST = """
+import json, os, signal, subprocess, sys, time, urllib.request
+command, log, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
+base = "http://127.0.0.1:8000/v1"
+local = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+with open(log, "ab") as sink:
+    server = subprocess.Popen(["bash", "-c", command], stdout=sink, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+try:
+    deadline = time.monotonic() + timeout
+    while True:
+        if server.poll() is not None:
+            sys.exit(f"the server exited with {server.returncode}")
+        try:
+            local.open(base + "/models", timeout=2)
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                sys.exit("the server did not start")
+            time.sleep(1)
+    body = {"model": "smollm2-135m", "max_tokens": 4, "temperature": 0,
+            "messages": [{"role": "user", "content": "Say hello."}]}
+    request = urllib.request.Request(base + "/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    print(json.load(local.open(request, timeout=120))["choices"][0]["message"]["content"])
+finally:  # stopped as Ctrl-C stops it (after a SIGTERM vLLM's API server can hang); the
+    # trace ends when the server's processes do
+    os.killpg(server.pid, signal.SIGINT)
+    try:
+        server.wait(60)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+"""
+
+
+def readme_server_command() -> str:
+    """The README's command that starts the default model's server (lines continued with a
+    backslash joined), with this checkout's interpreter for ``.venv``'s."""
+    readme = re.sub(r"\s*\\\n\s*", " ", (ROOT / "README.md").read_text())
+    (command,) = [line for line in readme.splitlines() if "vllm.entrypoints.openai.api_server" in line]
+    command = command.replace(".venv/bin/python", sys.executable)
+    return command.replace(".venv/bin/chateval", f"{sys.executable} -m chateval.cli")
+
+
+@pytest.mark.slow
+@pytest.mark.isolation
+def test_the_readmes_served_model_reaches_nothing_but_loopback(namespace: None, tmp_path: Path) -> None:
+    """The README's ``vllm serve`` command (``env $(chateval env) ...``), from a user's shell
+    that has none of chateval's settings, serves one request over loopback inside the
+    namespace: vLLM's front end and engine core make no attempt to reach another address
+    (vLLM looks up "this host's address" with a UDP connect to 8.8.8.8 unless VLLM_HOST_IP
+    names it, which ``chateval env`` does)."""
+    pytest.importorskip("vllm")
+    trace, log = tmp_path / "trace", tmp_path / "vllm-server.log"
+    command = readme_server_command()
+    assert command.startswith(f"env $({sys.executable} -m chateval.cli env) ")
+    script = [sys.executable, "-c", SERVE_ONE_REQUEST, command, str(log), str(STARTUP_TIMEOUT_S)]
+    # vLLM leaves its IPC sockets and rendezvous file in the temp folder, even after a clean
+    # stop: a temp folder of the test's own (short: a socket's path has at most 107 bytes).
+    with tempfile.TemporaryDirectory(prefix="served-") as temp:
+        done = subprocess.run(
+            cut_off(script, trace),
+            capture_output=True,
+            text=True,
+            timeout=STARTUP_TIMEOUT_S + 180,
+            cwd=ROOT,
+            env={**without_chateval_settings(Path.home()), "TMPDIR": temp},
+        )
+    assert done.returncode == 0, done.stderr[-2000:] + log.read_text()[-3000:]
+    assert done.stdout.strip()  # the server answered
+    assert outbound(trace) == []
+    assert loopback_calls(trace) > 0

@@ -1,16 +1,20 @@
 """Context-length policy: over-long items are cut to fit (or refused) before a run starts."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from chateval.backends.scripted import ScriptedBackend
+from chateval.cli import app
 from chateval.core.backend import GenerationRequest
 from chateval.engines.context import _water_level
+from chateval.engines.factory import Engines
 from chateval.errors import DataError
 from chateval.run.runner import run
-from tests.support.helpers import asks_for_scores, prompt_text, read_jsonl, tiny_config
+from tests.support.helpers import MODELS_DIR, asks_for_scores, prompt_text, read_jsonl, tiny_config
 
 MODEL = "smollm2-135m"
 WINDOW = 900  # scripted tokens are words
@@ -65,6 +69,41 @@ def test_fail_policy_refuses_before_any_request(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"items.jsonl: item 'long': its debate needs up to \d+ tokens"):
         run(config, tmp_path / "out", backends={MODEL: backend})
     assert backend.calls == []
+    assert not (tmp_path / "out").exists()  # refused before the run folder was made
+
+
+def test_fail_policy_refuses_before_any_model_loads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``chateval run`` counts with the model's tokenizer alone, as ``chateval check`` does: an
+    item over the context is one line, no model loaded and no file written."""
+    if not (MODELS_DIR / MODEL / "tokenizer.json").is_file():
+        pytest.skip("the default model is not prepared (bash scripts/setup.sh)")
+
+    def no_load(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a model was loaded")
+
+    monkeypatch.setattr(Engines, "load", no_load)
+    data = pairwise_data(tmp_path, 9000)  # more words than SmolLM2's 8192-token context
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        json.dumps(
+            {
+                "task": "pairwise",
+                "backend": "transformers",
+                "context_policy": "fail",
+                "models_dir": str(MODELS_DIR),
+                "data": data,
+                "agents": [{"role": "critic", "model": MODEL}],
+            }
+        )
+    )
+    result = CliRunner().invoke(app, ["run", str(config), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert re.fullmatch(
+        rf"error: {re.escape(str(data['path']))}: item 'long': its debate needs up to \d+ tokens but model "
+        rf"'{MODEL}' holds 8192 \(context_policy: fail\); .*\n",
+        result.output,
+    )
+    assert not (tmp_path / "out").exists()
 
 
 def test_unfittable_discussion_is_a_clear_error(tmp_path: Path) -> None:

@@ -99,6 +99,51 @@ def test_a_folder_without_weights_is_refused(tmp_path: Path) -> None:
         ModelRegistry(MODELS_DIR).spec(str(tmp_path))
 
 
+def test_a_model_path_that_is_a_file_says_so(tmp_path: Path) -> None:
+    """A weights file (or a GGUF) named instead of its folder: not "does not exist"."""
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"")
+    with pytest.raises(ConfigError) as caught:
+        ModelRegistry(MODELS_DIR).spec(str(weights))
+    assert str(caught.value) == (
+        f"model '{weights}' is a file, not a model folder; name the Hugging Face folder that holds "
+        "config.json, the *.safetensors weights and the tokenizer files"
+    )
+
+
+def test_a_registry_path_that_is_a_file_says_so(tmp_path: Path) -> None:
+    (tmp_path / "registry.yaml").write_text("mine: {path: weights.gguf}\n")
+    (tmp_path / "weights.gguf").write_bytes(b"GGUF")
+    registry = ModelRegistry(tmp_path)
+    with pytest.raises(ConfigError) as caught:
+        registry.resolve("mine")
+    assert str(caught.value) == (
+        f"{tmp_path / 'registry.yaml'}: model 'mine' ({tmp_path / 'weights.gguf'}) is a file, not a model "
+        "folder; name the Hugging Face folder that holds config.json, the *.safetensors weights and the "
+        "tokenizer files"
+    )
+
+
+def test_a_model_file_in_a_config_is_one_line_before_anything_is_written(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from chateval.cli import app
+
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"")
+    config = tmp_path / "config.yaml"
+    samples = MODELS_DIR.parent / "configs" / "samples" / "quickstart_pairwise.jsonl"
+    config.write_text(
+        f"task: pairwise\ndata: {{format: jsonl_pairwise, path: {samples}}}\n"
+        f"agents: [{{role: critic, model: {weights}}}]\nmodels_dir: {MODELS_DIR}\n"
+    )
+    result = CliRunner().invoke(app, ["run", str(config), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: model '{weights}' is a file, not a model folder; name ")
+    assert result.output.count("\n") == 1
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_direct_reference_does_not_become_a_registry_entry(registry: ModelRegistry) -> None:
     folder = str(registry.resolve(DEFAULT_MODEL))
     registry.spec(folder)

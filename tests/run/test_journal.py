@@ -1,4 +1,4 @@
-"""The step journal on its own: round trips, torn tails, double marks and older formats."""
+"""The step journal on its own: round trips, torn tails, records written twice and older formats."""
 
 import json
 from pathlib import Path
@@ -64,11 +64,57 @@ def test_a_torn_tail_is_ignored_then_cut(tmp_path: Path) -> None:
     assert path.stat().st_size == whole
 
 
-def test_a_step_marked_twice_is_refused(tmp_path: Path) -> None:
+def test_steps_and_waves_written_twice_alike_are_read_once_and_the_copies_cut(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two runs at once (before folders were locked) wrote each record twice: the copies said
+    the same (their usage counts may differ), so the journal resumes without them."""
     path = RunFolder(tmp_path).journal
-    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
-    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1))
-    with pytest.raises(DataError, match="step 0 is marked done twice"):
+    journal.start(path, {})
+    journal.append_wave(path, 0, ["a"])
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1), debate="a")
+    journal.append_wave(path, 0, ["a"])
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(2), debate="a")  # another process's counts
+    journal.append_step(path, 1, [("a", ASSESSMENT)], usage(1), debate="a")
+    journal.append_step(path, 1, [("a", ASSESSMENT)], usage(1), debate="a")
+    state = journal.load(path)
+    assert state.debate_progress("a") == 2 and state.utterances["a"] == [DISCUSSION, ASSESSMENT]
+    assert state.waves == [["a"]] and state.usage["m"].requests == 2  # the first copies' counts
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert warning == (
+        f"{path}: 3 record(s) written twice alike (two runs wrote this folder at once?): the second "
+        "copies are dropped (first: wave 0, lines 2 and 5)"
+    )
+    journal.truncate_to_complete(path, state)
+    lines = path.read_text().splitlines()
+    assert len(lines) == 6 and state.valid_bytes == path.stat().st_size and state.dropped == []
+    caplog.clear()
+    again = journal.load(path)
+    assert (again.utterances, again.usage, again.waves) == (state.utterances, state.usage, state.waves)
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize("debate", [None, "a"])
+def test_a_step_written_twice_differently_is_refused_naming_both_lines(
+    tmp_path: Path, debate: str | None
+) -> None:
+    path = RunFolder(tmp_path).journal
+    journal.append_step(path, 0, [("a", DISCUSSION)], usage(1), debate=debate)
+    journal.append_step(path, 0, [("a", ASSESSMENT)], usage(1), debate=debate)
+    step = "step 0" if debate is None else "debate 'a' step 0"
+    with pytest.raises(DataError) as refused:
+        journal.load(path)
+    assert str(refused.value) == (
+        f"{path}: {step} is marked done twice, with different utterances (lines 2 and 4); pass "
+        "--force to start over"
+    )
+
+
+def test_a_wave_chosen_twice_differently_is_refused_naming_both_lines(tmp_path: Path) -> None:
+    path = RunFolder(tmp_path).journal
+    journal.append_wave(path, 0, ["p1:x-vs-y"])
+    journal.append_wave(path, 0, ["p2:x-vs-z"])
+    with pytest.raises(DataError, match=r"wave 0 is chosen twice, differently \(lines 1 and 2\)"):
         journal.load(path)
 
 

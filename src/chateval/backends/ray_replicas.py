@@ -12,11 +12,13 @@ runtime environment): two engines on the same cores would halve each other.
 import atexit
 import concurrent.futures
 import contextlib
+import errno
 import fcntl
 import functools
 import os
 import shutil
 import signal
+import socket
 import tempfile
 import threading
 import uuid
@@ -59,7 +61,8 @@ def _load_replica(
 
     if not on_gpu():  # (OMP_NUM_THREADS came with the process: replica_runtime_env)
         threads = settings.threads_per_replica
-        slot = node_slot(run_token)  # replicas of one run on one node never share cores
+        slot, holder = node_slot(run_token)  # replicas of one run on one node never share cores
+        _HELD_SLOTS.append(holder)
         if settings.cpu_binds:
             bind = settings.cpu_binds[slot % len(settings.cpu_binds)]
         else:  # the slot-th block of this node's cores, one list per rank (vLLM's "0-1|2-3")
@@ -71,19 +74,29 @@ def _load_replica(
     return load()
 
 
-def node_slot(run_token: str, folder: Path | None = None) -> int:
-    """This replica's rank among the run's replicas on this node (0, 1, ...): a counter in a
-    small file of the node's temp folder, taken under a lock, since replicas start at once and
-    Ray decides their nodes."""
-    path = (folder or Path(tempfile.gettempdir())) / f"chateval-replicas-{run_token}"
-    with path.open("a+", encoding="utf-8") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.seek(0)
-        taken = int(handle.read() or 0)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(taken + 1))
-    return taken
+# The sockets that hold this process's core slot (``node_slot``): kept for the actor's life.
+_HELD_SLOTS: list[socket.socket] = []
+
+
+def node_slot(run_token: str) -> tuple[int, socket.socket]:
+    """This replica's rank among the run's live replicas on this node (0, 1, ...), and the
+    socket that holds it: the lowest ``k`` whose name ``chateval-replicas-TOKEN-k`` is free in
+    Linux's abstract socket namespace, where taking a name is atomic (replicas start at once,
+    and Ray decides their nodes). The names live in the kernel, not in a folder: each goes when
+    its socket closes, at the latest when its process ends, however it ends, so no run leaves
+    a file behind, killed or not."""
+    slot = 0
+    while True:
+        holder = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            holder.bind(f"\0chateval-replicas-{run_token}-{slot}")
+        except OSError as exc:
+            holder.close()
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            slot += 1
+        else:
+            return slot, holder
 
 
 def _shift(cores: str, offset: int) -> str:
@@ -121,8 +134,9 @@ def connect(address: str | None) -> None:
     local one when ``address`` is None.
 
     A local instance keeps its session folder (logs, spilled objects: they may hold items'
-    text) in a private temporary folder of this process, removed when the process ends (Ray
-    makes its own folders world-writable), and its daemons reach no address but loopback
+    text) in a private temporary folder of this process (Ray makes its own folders
+    world-writable), removed when the process ends, or by the next command that starts one if
+    this process is killed (``private_ray_folder``); its daemons reach no address but loopback
     (``_daemons_off_the_network``). A joined cluster's folders and daemons are its own."""
     try:
         import ray
@@ -132,9 +146,10 @@ def connect(address: str | None) -> None:
         return
     local: dict[str, Any] = {}
     if address is None:
-        private = tempfile.mkdtemp(prefix="chateval-ray-")  # 0700; Ray's folders inside are 0777
-        atexit.register(_remove_local_instance, private)
-        local = {"_temp_dir": os.path.join(private, "ray"), "include_dashboard": False}
+        remove_abandoned_ray_folders()
+        private, owner = private_ray_folder()
+        atexit.register(_remove_local_instance, private, owner)
+        local = {"_temp_dir": str(private / "ray"), "include_dashboard": False}
     try:
         with _daemons_off_the_network(local_instance=address is None), _keeping_sigterm():
             ray.init(
@@ -195,7 +210,8 @@ def replica_runtime_env(settings: RaySettings, ranks: int) -> dict[str, Any]:
 
     - the offline settings, also on nodes started without them, and inherited by the workers
       vLLM starts for a multi-GPU replica (which never import chateval; vLLM reports usage
-      from its GPU workers);
+      from its GPU workers), ``VLLM_HOST_IP=127.0.0.1`` among them: a replica's processes
+      share one node (its placement group is packed), so they find each other on loopback;
     - ``OMP_NUM_THREADS``, each rank's share of ``threads_per_replica``: OpenMP reads it once,
       when torch loads, which is before the actor could set it (checking for a GPU loads
       torch). Ray sets it to the actor's CPUs only where the node's environment has none: an
@@ -205,12 +221,55 @@ def replica_runtime_env(settings: RaySettings, ranks: int) -> dict[str, Any]:
     return {"env_vars": {**offline_settings(), "OMP_NUM_THREADS": threads}}
 
 
-def _remove_local_instance(temp_dir: str) -> None:
-    """At exit: stop the local Ray instance, then remove its session folder."""
+def _remove_local_instance(folder: Path, owner: int) -> None:
+    """At exit: stop the local Ray instance, then remove its folder and let go of its lock."""
     import ray
 
     ray.shutdown()
-    shutil.rmtree(temp_dir, ignore_errors=True)
+    shutil.rmtree(folder, ignore_errors=True)
+    os.close(owner)
+
+
+LOCAL_RAY_PREFIX = "chateval-ray-"
+_OWNER_LOCK = "owner.lock"  # in a local Ray instance's folder: held by the command that made it
+
+
+def private_ray_folder(temp: Path | None = None) -> tuple[Path, int]:
+    """A new folder for a local Ray instance's files in ``temp`` (the temp folder), 0700, and
+    the descriptor of the lock its owner (this process) holds on its ``owner.lock`` until it
+    ends: the kernel lets go of the lock when the process ends, however it ends. The lock file
+    gets its name only once it is held, so a folder whose lock is free is provably abandoned."""
+    folder = Path(tempfile.mkdtemp(prefix=LOCAL_RAY_PREFIX, dir=temp))
+    taking = folder / f"{_OWNER_LOCK}.new"
+    owner = os.open(taking, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    fcntl.flock(owner, fcntl.LOCK_EX)
+    taking.rename(folder / _OWNER_LOCK)
+    return folder, owner
+
+
+def remove_abandoned_ray_folders(temp: Path | None = None) -> list[Path]:
+    """Remove the folders that local Ray instances of killed chateval commands left in ``temp``
+    (the temp folder), and return them: only this user's folders named ``chateval-ray-*``
+    whose ``owner.lock`` nobody holds (``private_ray_folder``). A folder without that lock
+    (another program's, or one being made now) stays."""
+    removed = []
+    for folder in sorted(Path(temp or tempfile.gettempdir()).glob(f"{LOCAL_RAY_PREFIX}*")):
+        try:
+            if not folder.is_dir() or folder.is_symlink() or folder.stat().st_uid != os.getuid():
+                continue
+            lock = os.open(folder / _OWNER_LOCK, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its command still runs
+            continue
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+        finally:
+            os.close(lock)
+    return removed
 
 
 def start_replicas(

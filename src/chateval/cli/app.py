@@ -56,6 +56,19 @@ class FlagsGroup(TyperGroup):
         first = [name for name in COMMAND_ORDER if name in names]
         return first + [name for name in names if name not in first]
 
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command. A path the system refused it (a folder without permission, a
+        read-only file system, a full disk) is one line naming the path and the reason, exit
+        code 2, as every refusal: chateval's own writes say so themselves (core.textfile,
+        core.file_access); this catches what reaches a path another way."""
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            if _debug or exc.filename is None:
+                raise
+            paths = exc.filename if exc.filename2 is None else f"{exc.filename} -> {exc.filename2}"
+            raise fail(ChatEvalError(f"{paths}: {exc.strerror or exc}")) from None
+
 
 # Markdown: a docstring's wrapped lines are one paragraph in --help, not lines cut mid-sentence.
 app = typer.Typer(

@@ -128,6 +128,7 @@ def export(
     """Write one row per comparison (pairwise: item and answer order; direct: item) with each
     referee's scores, soft scores and flags, the panel's decision and the human label; or, with
     --what leaderboard or pairs, the systems the run judged, a row per system or pair."""
+    from chateval.core.file_access import private_folder
     from chateval.record.files import RunFolder
     from chateval.reporting.export import choose_format, choose_what, export_run, render, write
 
@@ -143,8 +144,8 @@ def export(
     if output is None:
         typer.echo(text, nl=False)
         return
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
+        private_folder(output.parent)
         write(result, chosen, output)
     except ChatEvalError as exc:
         raise fail(exc) from None

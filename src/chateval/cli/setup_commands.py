@@ -60,14 +60,16 @@ def env(
         bool,
         typer.Option(
             "--ray",
-            help="Also send the HTTP of Ray's daemons to a closed loopback port: for `ray start`, "
-            "whose dashboard asks the cloud metadata service where it runs (Ray's gRPC ignores it).",
+            help="For `ray start`: also send the HTTP of Ray's daemons to a closed loopback port "
+            "(the dashboard asks the cloud metadata service where it runs; Ray's gRPC ignores it), "
+            "and leave VLLM_HOST_IP out (a node of a cluster across hosts has its own address).",
         ),
     ] = False,
 ) -> None:
     """Print the settings that keep a process off the network (telemetry off, Hugging Face hub
-    look-ups off), one NAME=value a line: chateval's own processes have them; give them to a
-    server or cluster you start, e.g. `env $(chateval env) vllm serve ...`."""
+    look-ups off, vLLM's host address on loopback: VLLM_HOST_IP=127.0.0.1, else vLLM looks it
+    up with a UDP connect to 8.8.8.8), one NAME=value a line: chateval's own processes have
+    them; give them to a server or cluster you start, e.g. `env $(chateval env) vllm serve ...`."""
     from chateval.offline import environment
 
     for name, value in environment(ray_daemons=ray).items():

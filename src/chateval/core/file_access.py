@@ -5,7 +5,7 @@ shares them with the owner's group, read-only (0750, 0640)."""
 import os
 from pathlib import Path
 
-from chateval.errors import ConfigError
+from chateval.errors import ConfigError, OutputError
 
 ACCESS_SETTING = "CHATEVAL_FILE_ACCESS"
 _MODES = {"owner": (0o700, 0o600), "group": (0o750, 0o640)}
@@ -39,10 +39,16 @@ def describe() -> str:
 def private_folder(path: Path) -> Path:
     """Create ``path`` (and its parents) with ``folder_mode()``. A folder that is there already
     keeps its mode: it may be the user's own (``report -o .``); the files chateval writes into
-    it are private anyway."""
-    if not path.is_dir():
+    it are private anyway. OutputError names the folder that could not be made, and why."""
+    if path.is_dir():
+        return path
+    if path.exists():
+        raise OutputError(f"cannot create the folder {path}: a file of that name is there")
+    try:
         path.mkdir(parents=True, exist_ok=True)
         path.chmod(folder_mode())  # mkdir's mode would pass through the umask
+    except OSError as exc:  # a read-only place, no permission: the first folder that failed
+        raise OutputError(f"cannot create the folder {exc.filename or path}: {exc.strerror or exc}") from None
     return path
 
 

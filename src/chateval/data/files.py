@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chateval.core.textfile import read_jsonl, read_utf8
+from chateval.core.textfile import json_value, read_jsonl, read_utf8
 from chateval.errors import DataError
 
 if TYPE_CHECKING:
@@ -60,10 +60,7 @@ def read_records(path: Path) -> list[Record]:
 
 
 def _json_list(path: Path) -> list[Record]:
-    try:
-        records = json.loads(read_utf8(path))
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    records = json_value(read_utf8(path), str(path))
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise DataError(f"{path}: expected a JSON list of objects")
     return [(f"{path}: item {i}", r) for i, r in enumerate(records)]

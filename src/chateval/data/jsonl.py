@@ -7,12 +7,11 @@ Direct: ``{"id", "context", "response", "knowledge"?, "scores"?}`` with scores a
 dimension name to number.
 """
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import LABELS, DirectItem, Item, PairwiseItem
-from chateval.core.textfile import read_jsonl, read_utf8
+from chateval.core.textfile import json_value, read_jsonl, read_utf8
 from chateval.data.fields import field_value, is_absent, missing_text
 from chateval.errors import DataError
 
@@ -23,11 +22,10 @@ if TYPE_CHECKING:
 def read_json_list(path: Path) -> list[Any]:
     """A JSON file holding a list; DataError names the file and the problem."""
     try:
-        records = json.loads(read_utf8(path))
+        text = read_utf8(path)
     except FileNotFoundError:
         raise DataError(f"{path}: data file not found") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+    records = json_value(text, str(path))
     if not isinstance(records, list):
         raise DataError(f"{path}: expected a JSON list of items")
     return records

@@ -93,6 +93,8 @@ class ModelRegistry:
             raise ConfigError(
                 f"model {name!r}: folder {folder.resolve()} holds no config.json and safetensors weights"
             )
+        if folder.is_file():
+            raise ConfigError(_file_not_folder(name, folder.resolve()))
         named = (
             f"not a name in {self.file} (known: {', '.join(sorted(self.specs)) or 'none'})"
             if self.found
@@ -125,6 +127,8 @@ class ModelRegistry:
         folder = self.folder(name)
         if _is_hf_model_folder(folder):
             return folder
+        if folder.is_file():
+            raise ConfigError(f"{self.file}: {_file_not_folder(name, folder)}")
         if folder.exists() and any(folder.iterdir()):
             raise ConfigError(f"model {name!r}: {folder} exists but holds no config.json and weights")
         if prepare and self.spec(name).source is not None:
@@ -204,6 +208,15 @@ def kv_bytes_per_token(folder: Path, dtype: str) -> int | None:
 
 def _is_hf_model_folder(folder: Path) -> bool:
     return (folder / "config.json").is_file() and any(folder.glob("*.safetensors"))
+
+
+def _file_not_folder(name: str, path: Path) -> str:
+    """The error of a model path that names a file (its weights, a GGUF) instead of its folder."""
+    where = "" if Path(name) == path else f" ({path})"
+    return (
+        f"model {name!r}{where} is a file, not a model folder; name the Hugging Face folder that "
+        "holds config.json, the *.safetensors weights and the tokenizer files"
+    )
 
 
 def _packaged_file(package: str, filename: str) -> Path:

@@ -3,13 +3,15 @@
 config.yaml (the resolved config), journal.jsonl (finished debate steps, for resuming),
 roster.json (the panel and its models), items.jsonl (the items as debated),
 transcripts.jsonl, verdicts.jsonl, metrics.json, engine.log, and run.json, written last: its
-presence marks a finished run. Every file is written atomically (core.textfile) and read
+presence marks a finished run; writer.lock is there while a command writes the folder
+(chateval.record.lock). Every file is written atomically (core.textfile) and read
 through its record type (chateval.record.reading), migrated first where an earlier release
 wrote it (chateval.record.migrations). config.yaml is read as written: the run config parses
 it (chateval.run.finished), as this package imports nothing above the record types.
 """
 
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,8 @@ import yaml
 
 from chateval.core.file_access import private_folder
 from chateval.core.textfile import write_bytes, write_json, write_jsonl, write_text
-from chateval.errors import DataError
+from chateval.errors import ConfigError, DataError
+from chateval.record.lock import holding
 from chateval.record.migrations import TodaysPanel, info_as_today, metrics_as_today, roster_as_today
 from chateval.record.reading import read_document, read_json_object, read_lines, validated
 from chateval.schema.items import ItemRecord
@@ -44,6 +47,7 @@ class RunFolder:
         self.metrics = path / "metrics.json"
         self.engine_log = path / "engine.log"
         self.info = path / "run.json"  # written last: a finished run's mark
+        self.lock = path / "writer.lock"  # there while a command writes here (chateval.record.lock)
 
     def files(self) -> tuple[Path, ...]:
         """Every file a run writes here (``--force`` removes these and nothing else)."""
@@ -65,7 +69,19 @@ class RunFolder:
     def create(self) -> None:
         """Make the folder (and its parents) private to its owner; one there already keeps its
         mode (chateval.core.file_access.private_folder)."""
-        private_folder(self.path)
+        if self.path.exists() and not self.path.is_dir():
+            raise ConfigError(f"{self.path}: output path exists and is not a folder")
+        try:
+            private_folder(self.path)
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot create the run folder ({exc.strerror})") from None
+
+    def writing(self, command: str) -> AbstractContextManager[None]:
+        """Hold this folder's writer lock while the block runs, as ``command`` (``"chateval
+        run"``), creating the folder first when it is not there: a second writer is refused at
+        once, naming the holder; readers are never blocked (chateval.record.lock)."""
+        self.create()
+        return holding(self.lock, command)
 
     def remove_run_files(self) -> None:
         """Remove every file a run writes here (``--force``), and nothing else."""

@@ -14,7 +14,7 @@ from typing import Any, TypeVar, cast, get_args, get_origin, get_type_hints
 from pydantic import TypeAdapter, ValidationError
 from typing_extensions import is_typeddict
 
-from chateval.core.textfile import read_jsonl
+from chateval.core.textfile import json_value, read_jsonl
 from chateval.errors import DataError
 
 T = TypeVar("T")
@@ -120,11 +120,10 @@ def validated(record: Any, record_type: type[T], where: str, at: str = "") -> T:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise DataError(f"{path}: not valid JSON ({exc})") from None
+    return json_value(text, str(path))
 
 
 def read_json_object(path: Path) -> dict[str, Any]:

@@ -11,11 +11,13 @@ item under ``items/``.
 """
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader
+from markupsafe import Markup
 
 from chateval.core.file_access import private_folder
 from chateval.core.progress import Progress
@@ -24,8 +26,9 @@ from chateval.errors import DataError
 from chateval.evaluation.measures import Table
 from chateval.reporting import plots
 from chateval.reporting.html_views import Report, build_report
+from chateval.reporting.metrics_view import scored_runs
 from chateval.reporting.system_pictures import systems_pictures
-from chateval.run.finished import FinishedRun, load_finished_run
+from chateval.run.finished import FinishedRun
 
 CSP = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; "
@@ -41,9 +44,38 @@ class Plot:
     uri: str
 
 
+# What HTML has no place for: C0 controls but tab, newline and carriage return, DEL, C1
+# controls, and halves of surrogate pairs. A browser drops a NUL or shows nothing for most; a
+# surrogate cannot even be written as UTF-8.
+_UNSHOWABLE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL_PICTURES = 0x2400  # U+2400 ␀ is NUL's picture, U+2401 ␁ SOH's, ...
+_DELETE_PICTURE = "\u2421"  # ␡
+_REPLACEMENT = "\ufffd"  # �: the C1 controls and surrogates have no pictures
+
+
+def _picture(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    if code < 0x20:
+        return chr(_CONTROL_PICTURES + code)
+    return _DELETE_PICTURE if code == 0x7F else _REPLACEMENT
+
+
+def _visible(value: object) -> object:
+    """Jinja's ``finalize``, applied to every value a template prints before it is escaped: a
+    control character in a model's or a data file's text (an escaped ``\\u0000`` in an answer)
+    shown as its picture (U+2400 ␀ ...), so a reader sees that something was there."""
+    if not isinstance(value, str):
+        return value
+    shown = _UNSHOWABLE.sub(_picture, value)
+    return Markup(shown) if isinstance(value, Markup) else shown  # escaped already: kept so
+
+
 def _environment() -> Environment:
-    """The report's own Jinja2 environment: autoescaping on for every template it renders."""
-    return Environment(loader=PackageLoader("chateval.reporting", "templates"), autoescape=True)
+    """The report's own Jinja2 environment: autoescaping on for every template it renders, and
+    every printed value's control characters made visible."""
+    return Environment(
+        loader=PackageLoader("chateval.reporting", "templates"), autoescape=True, finalize=_visible
+    )
 
 
 def report_plots(runs: Sequence[FinishedRun]) -> list[Plot]:
@@ -97,7 +129,7 @@ def write_html_report(
     """
     if split_above_mb <= 0:
         raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
-    runs = [load_finished_run(folder) for folder in folders]
+    runs = scored_runs(folders)
     report = dataclasses.replace(build_report(runs, progress), sections=list(sections))
     figures = report_plots(runs)
     pictures = system_plots(runs)

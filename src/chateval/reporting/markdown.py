@@ -27,10 +27,10 @@ from chateval.evaluation.agreement.position import consistency_text
 from chateval.reporting import plots
 from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.measure_views import markdown_sections
-from chateval.reporting.metrics_view import PairwiseView, run_view
+from chateval.reporting.metrics_view import PairwiseView, run_view, scored_runs
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
 from chateval.reporting.system_pictures import systems_pictures
-from chateval.run.finished import FinishedRun, load_finished_run
+from chateval.run.finished import FinishedRun
 from chateval.schema.agreement import PairwiseMetrics
 
 
@@ -239,7 +239,7 @@ def _pictures(runs: Sequence[FinishedRun], outdir: Path) -> list[str]:
 
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
-    runs = [load_finished_run(f) for f in folders]
+    runs = scored_runs(folders)
     private_folder(outdir)
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]

@@ -11,13 +11,15 @@ baselines, the blind vote against the final decision, per-model diagnostics): th
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar, Literal, TypeVar, cast
 
+from chateval.errors import DataError
 from chateval.evaluation.agreement.baselines import BaselineRow, pairwise_baseline_rows
 from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
 from chateval.evaluation.diagnostics.text import degenerate_reasons
 from chateval.evaluation.measures import Table, console_rows, measure_lines, measure_tables
-from chateval.run.finished import FinishedRun
+from chateval.run.finished import FinishedRun, load_finished_run
 from chateval.schema.agreement import (
     Aggregations,
     DirectAgreement,
@@ -285,3 +287,18 @@ def metrics_view(task: str, metrics: Mapping[str, object] | None) -> MetricsView
 
 def run_view(run: FinishedRun) -> MetricsView:
     return metrics_view(run.task, run.metrics)
+
+
+def scored_runs(folders: Sequence[Path]) -> list[FinishedRun]:
+    """The finished runs in ``folders`` for a report, each with its metrics.json. A report of a
+    run without one (a copy made without it, a file deleted) would show every figure as "-":
+    DataError instead, naming each such folder and the rescore that writes it from the
+    verdicts, before any file of the report is written."""
+    runs = [load_finished_run(folder) for folder in folders]
+    unscored = [str(run.folder) for run in runs if run.metrics is None]
+    if unscored:
+        raise DataError(
+            f"{', '.join(unscored)}: no metrics.json; `chateval rescore {' '.join(unscored)}` writes "
+            "it from the verdicts (no model runs), then report again"
+        )
+    return runs

@@ -134,10 +134,24 @@ def load_finished_run(folder: Path | str) -> FinishedRun:
     folder = Path(folder)
     files = RunFolder(folder)
     if not files.finished():
-        raise DataError(f"{folder}: not a finished run folder (no run.json)")
+        raise DataError(_not_finished(files))
     config = read_run_config(files)
     todays = panel_of(config)
     info = files.read_info(todays)
     task = info.get("task") or config.task
     roster = files.read_roster(info, todays)
     return FinishedRun(folder, config, info, roster, files.read_metrics(task, measure_sections()))
+
+
+def _not_finished(files: RunFolder) -> str:
+    """Why a folder without run.json cannot be read as a finished run, and what to do: it is
+    not there, nothing of a run is there, or a run started there and has not finished
+    (stopped, killed, or still going)."""
+    if not files.path.is_dir():
+        return f"{files.path}: no such run folder"
+    if not files.config.is_file():
+        return f"{files.path}: not a run folder (no {files.info.name}, no {files.config.name})"
+    return (
+        f"{files.path}: not a finished run folder (no {files.info.name}): its run was stopped or is "
+        "still going; the same `chateval run` (or `chateval import`) command finishes it"
+    )

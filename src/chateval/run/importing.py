@@ -318,12 +318,13 @@ def import_run(config_path: Path | str, outdir: Path | str | None = None, force:
     info = _run_info(config, source, judgments, labelled, records, started_at, time.perf_counter() - started)
     # Every record is good: write the folder (config.yaml first, run.json last).
     target = Path(outdir) if outdir is not None else Path("runs") / config.name
-    prepare_outdir(target, force, dump_config(run_config))
     files = RunFolder(target)
-    files.write_roster(_roster(config))
-    files.write_items(records_of_items(items))
-    files.write_verdicts(records)
-    files.write_metrics(metrics)
-    files.write_info(info)
+    with files.writing("chateval import"):  # not while a run, a rescore or an import writes it
+        prepare_outdir(target, force, dump_config(run_config))
+        files.write_roster(_roster(config))
+        files.write_items(records_of_items(items))
+        files.write_verdicts(records)
+        files.write_metrics(metrics)
+        files.write_info(info)
     log.info("imported %d comparisons from %s into %s", len(records), config.judgments.path, target)
     return RunResult(target, info, metrics)

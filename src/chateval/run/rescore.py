@@ -31,6 +31,12 @@ def rescore(outdir: Path | str) -> RunMetrics:
     outdir = Path(outdir)
     files = RunFolder(outdir)
     files.require(files.config, files.verdicts, why="rescore needs a run folder's config and verdicts")
+    with files.writing("chateval rescore"):  # not while a run or another rescore writes it
+        return _rescore(files)
+
+
+def _rescore(files: RunFolder) -> RunMetrics:
+    """``rescore``, the folder's writer lock held."""
     # Not metrics.json: it is what a rescore replaces (a stale or broken one included).
     config = read_run_config(files)
     todays = panel_of(config)
@@ -75,11 +81,11 @@ def rescore_with_fewer_labels(run: Path, into: Path, fraction: float) -> RunMetr
     tree.setdefault("data", {})["label_fraction"] = fraction * data.label_fraction
     tree["name"] = into.name
     copy = RunFolder(into)
-    copy.create()
-    copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
-    copy.write_verdicts(records)
-    items = source.read_items()
-    if items is not None:  # the items as debated, without the labels dropped
-        copy.write_items(_unlabelled(item) if item["id"] in dropped else item for item in items)
-    source.copy_as_written(copy, into.name)
-    return rescore(into)
+    with copy.writing("chateval rescore"):
+        copy.write_config(yaml.safe_dump(tree, sort_keys=False, allow_unicode=True))
+        copy.write_verdicts(records)
+        items = source.read_items()
+        if items is not None:  # the items as debated, without the labels dropped
+            copy.write_items(_unlabelled(item) if item["id"] in dropped else item for item in items)
+        source.copy_as_written(copy, into.name)
+        return _rescore(copy)

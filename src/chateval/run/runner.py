@@ -7,6 +7,7 @@ aggregate -> metrics -> files.
 import logging
 import time
 from collections.abc import Callable, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -69,13 +70,38 @@ def run(
     called once the run folder is ready, before any model loads (the CLI sends the engines'
     output to its engine.log from then on). ``session``: the config's session, opened already
     (a sweep opens every config's before the first run); by default the run opens its own.
+    The folder is locked while the run writes it: another command writing it is refused before
+    any model loads (chateval.record.lock).
     """
     outdir = Path(outdir)
     started = time.perf_counter()
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
-    session = session or open_session(config, backends, backend_factory)
-    resuming = prepare_outdir(outdir, force, dump_config(config))
     files = RunFolder(outdir)
+    with ExitStack() as held:
+        # A folder there already may be another command's: refused at once, before the config's
+        # tokenizers are read; a new one is made once the config is checked (the second hold
+        # is the first's, when there is one).
+        if files.path.is_dir():
+            held.enter_context(files.writing("chateval run"))
+        session = session or open_session(config, backends, backend_factory)
+        held.enter_context(files.writing("chateval run"))
+        return _run_into(files, session, force, started, started_at, on_step, progress, on_outdir)
+
+
+def _run_into(
+    files: RunFolder,
+    session: Session,
+    force: bool,
+    started: float,
+    started_at: str,
+    on_step: StepCallback | None,
+    progress: Progress | None,
+    on_outdir: Callable[[Path, bool], None] | None,
+) -> RunResult:
+    """The run, its folder's writer lock held: the folder prepared (or resumed), the debates
+    run and journaled, the records written."""
+    outdir, config = files.path, session.config
+    resuming = prepare_outdir(outdir, force, dump_config(config))
     if resuming and (changed := journal.changed_inputs(files.journal, session.inputs)):
         raise ConfigError(
             f"{outdir} holds an unfinished run whose input files changed since it started "

@@ -1,7 +1,9 @@
 """What a run and a bench set up alike, once: the items read (a bad data file fails here), the
 panel built, the models' registry entries and backend settings checked (unknown names and
-settings fail here, before any file is written or model loaded), the placement planned, the
-engines loaded into a pool, and the items cut to the models' contexts and turned into debates.
+settings fail here, before any file is written or model loaded, and so do an item over a
+model's context under ``context_policy: fail`` and a soft verdict's missing score tokens,
+counted with the tokenizers alone), the placement planned, the engines loaded into a pool, and
+the items cut to the models' contexts and turned into debates.
 
 ``runner.run`` and ``bench.modes.run_bench`` are sequences of these stage calls; the registry
 is read once, here, into the run's ``Engines`` (engines/factory.py), which check, size and load
@@ -119,6 +121,35 @@ class Session:
             counters[model] = pool.get(model) if tokenizer is None else tokenizer
         return counters
 
+    def counters_before_loading(self) -> dict[str, TokenCounter]:
+        """A token counter for each model that has one before any model loads: a backend the
+        caller gave (loaded already), else a local model's tokenizer. A served model counts
+        with its server, a caller's factory's model with the backend it loads: neither is up yet."""
+        remote = self.engines.remote()
+        counters: dict[str, TokenCounter] = {}
+        for model in self.models:
+            counter: TokenCounter | None = self.given.get(model)
+            if counter is None and model not in remote:
+                counter = self.engines.tokenizer(model)
+            if counter is not None:
+                counters[model] = counter
+        return counters
+
+    def refuse_early(self) -> None:
+        """Refuse now, before any model loads or any file is written, what ``prepare`` would
+        refuse once the models are up and their tokenizers alone show (``chateval check`` runs
+        the same checks): a soft verdict's score tokens missing from a referee's vocabulary,
+        and under ``context_policy: fail`` an item over a model's context. Under ``truncate``
+        an item over it is cut, not refused: ``prepare`` does that, once."""
+        config = self.config
+        if not config.verdict.soft and config.context_policy != "fail":
+            return
+        counters = self.counters_before_loading()
+        if config.verdict.soft:
+            check_soft_verdicts(self.panel, counters)
+        if config.context_policy == "fail":
+            fit_items(self.panel, self.items, counters, "fail", config.data.source)
+
     def prepare(self, counters: Mapping[str, TokenCounter]) -> Prepared:
         """The items cut to fit every model's context (the config's policy) and their debates
         (both answer orders when calibrating); soft verdicts checked against each referee's
@@ -163,15 +194,18 @@ def open_session(
     backends: Mapping[str, Backend] | None = None,
     backend_factory: BackendFactory | None = None,
 ) -> Session:
-    """Read and check everything ``config`` needs before a model loads, and plan its placement.
-    ``backends``: models the caller loaded; ``backend_factory``: how the caller loads the rest
-    (default: from the model registry)."""
+    """Read and check everything ``config`` needs before a model loads (with the tokenizers,
+    what they alone show: ``Session.refuse_early``), and plan its placement. ``backends``:
+    models the caller loaded; ``backend_factory``: how the caller loads the rest (default: from
+    the model registry)."""
     given = dict(backends or {})
     judged = read_judged(config)
     models = config.model_names()
     engines = open_engines(config, models, given, backend_factory)
     placement = engines.plan(given)
-    return Session(config, judged.items, judged.panel, models, engines, placement, given, judged.inputs)
+    session = Session(config, judged.items, judged.panel, models, engines, placement, given, judged.inputs)
+    session.refuse_early()
+    return session
 
 
 def open_engines(
