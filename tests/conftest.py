@@ -2,10 +2,15 @@
 The helpers they use, and the tests import, are in tests/support/helpers.py."""
 
 import importlib.util
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+# No test reads or writes the user's judgment store: a run judges everything unless its test
+# names a store of its own (a temporary folder). Child processes (the CLI tests) inherit it.
+os.environ["CHATEVAL_CACHE"] = "off"
 
 from chateval.core.backend import Backend
 from chateval.engines.models import DEFAULT_MODEL, ModelRegistry

@@ -1,7 +1,7 @@
 """The command line's app: its command groups, the options every command shares, and how a
 refusal is reported. The commands are in run_commands.py (run, preview, check, sweep, bench),
-import_commands.py (import), read_commands.py (rescore, report, export, compare) and
-setup_commands.py (models, roles, env)."""
+import_commands.py (import), read_commands.py (rescore, report, export, compare),
+setup_commands.py (models, roles, env) and cache_commands.py (cache)."""
 
 import signal
 from collections.abc import Iterator
@@ -133,6 +133,26 @@ def fail(exc: ChatEvalError) -> typer.Exit:
 
 
 ConfigPath = Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML run config.")]
+CacheDir = Annotated[
+    Path | None,
+    typer.Option(
+        "--cache",
+        help="The judgment store's folder for this command (default: the config's `cache`; "
+        "`chateval cache info` says where).",
+    ),
+]
+NoCache = Annotated[
+    bool,
+    typer.Option("--no-cache", help="Judge every debate, reading and keeping none in the judgment store."),
+]
+
+
+def cache_choice(cache: Path | None, no_cache: bool) -> Path | bool | None:
+    """The judgment store the command line asks for: a folder, none (False), or the config's
+    (None)."""
+    if cache is not None and no_cache:
+        raise typer.BadParameter("--cache and --no-cache exclude each other")
+    return False if no_cache else cache
 Overrides = Annotated[
     list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
 ]

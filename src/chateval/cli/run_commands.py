@@ -5,7 +5,19 @@ from typing import Annotated
 
 import typer
 
-from chateval.cli.app import ConfigPath, FlagsCommand, Overrides, Verbose, app, fail, stop_on_sigterm, stopped
+from chateval.cli.app import (
+    CacheDir,
+    ConfigPath,
+    FlagsCommand,
+    NoCache,
+    Overrides,
+    Verbose,
+    app,
+    cache_choice,
+    fail,
+    stop_on_sigterm,
+    stopped,
+)
 from chateval.errors import BackendError, ChatEvalError
 
 
@@ -19,6 +31,8 @@ def run(
     force: Annotated[
         bool, typer.Option("--force", help="Start over, replacing the run folder's results.")
     ] = False,
+    cache: CacheDir = None,
+    no_cache: NoCache = False,
     verbose: Verbose = False,
 ) -> None:
     """Run a debate evaluation into its run folder; an unfinished run there is resumed.
@@ -32,6 +46,7 @@ def run(
     from chateval.run.runner import run as run_evaluation
 
     target: Path | None = outdir
+    store = cache_choice(cache, no_cache)
     try:
         with stop_on_sigterm(), command_console(verbose) as out:
             config = load_config(config_path, overrides)
@@ -41,7 +56,12 @@ def run(
                 out.attach(RunFolder(folder).engine_log, append=resuming)
 
             result = run_evaluation(
-                config, target, force=force, progress=out.progress(), on_outdir=to_engine_log
+                config,
+                target,
+                force=force,
+                progress=out.progress(),
+                on_outdir=to_engine_log,
+                cache=store,
             )
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM (stop_on_sigterm)
         raise stopped(exc, target or "the run folder") from None
@@ -143,10 +163,13 @@ def sweep(
     ],
     overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
     force: Annotated[bool, typer.Option("--force", help="Overwrite finished run folders.")] = False,
+    cache: CacheDir = None,
+    no_cache: NoCache = False,
     verbose: Verbose = False,
 ) -> None:
     """Run several configs in one process, loading each model once (the engines' output goes
     to OUTDIR/engine.log unless --verbose)."""
+    store = cache_choice(cache, no_cache)
     from chateval.core.command_console import command_console
     from chateval.record.files import RunFolder
     from chateval.reporting.summary import print_summary
@@ -160,6 +183,7 @@ def sweep(
                 overrides,
                 force=force,
                 progress=out.progress,  # each run names itself, then shows its bar
+                cache=store,
             )
     except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM: finished runs and steps are kept
         raise stopped(exc, outdir) from None

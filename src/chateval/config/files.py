@@ -106,12 +106,13 @@ def parse_config(tree: dict[str, Any], source: str, base_dir: Path) -> RunConfig
 
 
 def with_absolute_paths(tree: dict[str, Any], base_dir: Path) -> dict[str, Any]:
-    """A copy of a raw config whose file paths (``models_dir``; the data, a mapping's files, the
-    questions and labels files) are made absolute against ``base_dir``; the config itself and
-    values of the wrong type (validation names them) are left alone."""
+    """A copy of a raw config whose file paths (``models_dir``, a ``cache`` folder; the data, a
+    mapping's files, the questions and labels files) are made absolute: ``~`` is the user's
+    home, any other relative path is against ``base_dir``; the config itself and values of the
+    wrong type (validation names them) are left alone."""
     tree = copy.deepcopy(tree)
     data = tree.get("data")
-    places: list[tuple[dict[str, Any], str]] = [(tree, "models_dir")]
+    places: list[tuple[dict[str, Any], str]] = [(tree, "models_dir"), (tree, "cache")]
     if isinstance(data, dict):
         path = data.get("path")
         places += [(path, system) for system in path] if isinstance(path, dict) else [(data, "path")]
@@ -120,8 +121,9 @@ def with_absolute_paths(tree: dict[str, Any], base_dir: Path) -> dict[str, Any]:
         ]
     for holder, key in places:
         value = holder.get(key)
-        if isinstance(value, (str, os.PathLike)) and not Path(value).is_absolute():
-            holder[key] = str((base_dir / value).resolve())
+        if isinstance(value, (str, os.PathLike)):
+            path = Path(value).expanduser()
+            holder[key] = str(path if path.is_absolute() else (base_dir / path).resolve())
     return tree
 
 

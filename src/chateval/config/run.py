@@ -100,6 +100,13 @@ class RunConfig(StrictModel):
         description="Items whose debate would not fit a model's context: cut their answers (logged) "
         "or refuse the run before it starts.",
     )
+    cache: bool | Path = Field(
+        default=True,
+        description="The judgment store: true reuses every debate judged before under the same "
+        "panel, prompts and decoding, and keeps this run's (where: `chateval cache info`); a "
+        "folder (relative to the config file) keeps a store of its own there; false neither "
+        "reads nor writes one. The command line's --cache DIR / --no-cache override it.",
+    )
     summarizer: SummarizerConfig = Field(
         default=SummarizerConfig(), description="simultaneous_summarizer only."
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chateval.core.backend import ChatMessage, GenerationResult
+from chateval.core.backend import ChatMessage, GenerationRequest, GenerationResult
 from chateval.core.items import Item
 from chateval.core.transcript import SUMMARIZER, Debate, Turn
 from chateval.debate.building import build_debates
@@ -67,32 +67,38 @@ def placeholder(panel: Panel, turn: Turn) -> str:
     return f"<{name}'s {what}{hidden}>"
 
 
+def walk_requests(panel: Panel, debate: Debate) -> list[tuple[Turn, GenerationRequest]]:
+    """Every request of ``debate`` with its turn, in the order a run sends them, each answered
+    by a placeholder; ``debate`` itself is left as it is (a fresh copy of it is walked)."""
+    walked = Debate(debate.key, debate.item, debate.swapped)
+    requests: list[tuple[Turn, GenerationRequest]] = []
+    for step in panel.plan():
+        turns = panel.due(walked, step)
+        requests += [(turn, panel.request(walked, turn)) for turn in turns]
+        results = [GenerationResult(placeholder(panel, turn), 0, 0, "stop") for turn in turns]
+        panel.advance(walked, step, turns, results)
+    return requests
+
+
 def preview_debate(panel: Panel, debate: Debate) -> list[PreviewRequest]:
     """Every request of ``debate`` in the order a run sends them, answered by placeholders."""
     requests: list[PreviewRequest] = []
-    for step in panel.plan():
-        turns = panel.due(debate, step)
-        results = []
-        for turn in turns:
-            request = panel.request(debate, turn)
-            assert turn.agent is not None
-            agent = panel.agents[turn.agent].name
-            if turn.is_summary:
-                agent = f"{SUMMARIZER.capitalize()} for {agent}"
-            requests.append(
-                PreviewRequest(
-                    agent,
-                    turn,
-                    request.messages,
-                    request.max_tokens,
-                    request.regex,
-                    panel.constrained(turn),
-                    request.model,
-                )
+    for turn, request in walk_requests(panel, debate):
+        assert turn.agent is not None
+        agent = panel.agents[turn.agent].name
+        if turn.is_summary:
+            agent = f"{SUMMARIZER.capitalize()} for {agent}"
+        requests.append(
+            PreviewRequest(
+                agent,
+                turn,
+                request.messages,
+                request.max_tokens,
+                request.regex,
+                panel.constrained(turn),
+                request.model,
             )
-            text = placeholder(panel, turn)
-            results.append(GenerationResult(text, 0, 0, "stop"))
-        panel.advance(debate, step, turns, results)
+        )
     return requests
 
 

@@ -148,9 +148,9 @@ class Scheduler:
                 panel.warn_if_unusable(debate, utterance)
             if on_step_done is not None:
                 on_step_done(index, added, _difference(self.usage.per_model, before))
-            ended = [d for d in stepped if d.key not in counted and _ended(panel, d, plan[index + 1 :])]
-            counted.update(d.key for d in ended)
-            bar.update(len(ended), len(stepped) - work.moved)
+            over = [d for d in stepped if d.key not in counted and ended(panel, d, plan[index + 1 :])]
+            counted.update(d.key for d in over)
+            bar.update(len(over), len(stepped) - work.moved)
 
     def run_streaming(
         self,
@@ -376,7 +376,7 @@ class _Stream:
             self.after([debate])
 
 
-def _ended(panel: Panel, debate: Debate, rest: Sequence[Step]) -> bool:
+def ended(panel: Panel, debate: Debate, rest: Sequence[Step]) -> bool:
     """No step of ``rest`` has a turn left for ``debate`` (the last step is done, or the debate
     stopped early and has no probes to answer)."""
     return not rest or (panel.finished(debate) and not any(panel.due(debate, step) for step in rest))

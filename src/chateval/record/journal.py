@@ -152,6 +152,21 @@ def _utterance_record(index: int, key: str, u: Utterance) -> dict[str, Any]:
     return record
 
 
+def utterance_payload(u: Utterance) -> dict[str, Any]:
+    """An utterance as the judgment store keeps it: a journal line's fields but its step and debate."""
+    record = _utterance_record(0, "", u)
+    del record["step"], record["debate"]
+    return record
+
+
+def utterance_from_payload(payload: Any, where: str) -> Utterance:
+    """An utterance the judgment store kept (``utterance_payload``); DataError naming ``where``
+    when it does not have that shape."""
+    if not isinstance(payload, dict):
+        raise DataError(f"{where}: an utterance is not an object")
+    return _utterance(validated({**payload, "step": 0, "debate": ""}, JournalUtterance, where))
+
+
 def _utterance(record: JournalUtterance) -> Utterance:
     turn = Turn(record["round"], record["agent"], turn_kind_as_today(record), record.get("scoring", False))
     distributions = record.get("distributions")

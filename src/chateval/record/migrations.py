@@ -20,6 +20,10 @@ other file of the run). Folders without it are version 1, written by releases up
   record type. A folder of an earlier format reads without items (reports say so in one line)
   and with a roster rebuilt from its config.yaml (``roster_as_today``: this release's role
   texts, no model fingerprints).
+- **4**: the judgment store (chateval.store): a transcript taken from it says where it was
+  judged (``reused``: the store key, the run folder and its start), and run.json says which
+  store the run used and how many debates it reused and judged (``judgment_store``). Both are
+  absent where no store was used, so an earlier folder reads as it is.
 
 A folder or journal of a newer format than this release's is refused (``check_readable``).
 
@@ -45,7 +49,7 @@ from chateval.schema.run_info import Counts, RunInfo
 from chateval.schema.systems import PERCENTILE_BOOTSTRAP
 from chateval.schema.transcripts import TurnKind
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 # Version 1's names of the counters that have one name since version 2.
 _V1_COUNTER_NAMES = {"completion_tokens": "generated_tokens", "cached_tokens": "cached_prompt_tokens"}
 

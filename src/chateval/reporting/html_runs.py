@@ -12,7 +12,7 @@ from chateval.evaluation.agreement.correlation_rows import CorrelationRow
 from chateval.evaluation.measures import Table, line_titles
 from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
 from chateval.run.finished import FinishedRun
 from chateval.schema.run_info import RunInfo
 
@@ -94,6 +94,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
             f"{float(info.get('wall_seconds') or 0):.0f} s"
         ),
         "parse failures": str(info.get("verdict_parse_failures")),
+        **({"reused": store_text(info["judgment_store"])} if info.get("judgment_store") else {}),
         **({"comparisons": adaptive_text(info["adaptive"])} if info.get("adaptive") else {}),
         **_metrics_settings(run_view(run)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",

@@ -28,7 +28,7 @@ from chateval.reporting import plots
 from chateval.reporting.markdown_direct import direct_table
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view, scored_runs
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
 from chateval.reporting.system_pictures import systems_pictures
 from chateval.run.finished import FinishedRun
 from chateval.schema.agreement import PairwiseMetrics
@@ -245,6 +245,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     direct = [r for r in runs if r.info["task"] == "direct"]
     parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
     for run in runs:
+        if "judgment_store" in run.info:
+            parts += [f"{run.name}: {store_text(run.info['judgment_store'])}", ""]
         if "adaptive" in run.info:
             parts += [f"{run.name}: {adaptive_text(run.info['adaptive'])}", ""]
     for run in runs:

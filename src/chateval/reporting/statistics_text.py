@@ -8,7 +8,7 @@ never an error.
 """
 
 from chateval.reporting.metrics_view import DirectView, MetricsView, PairwiseView
-from chateval.schema.run_info import AdaptiveInfo, RunInfo
+from chateval.schema.run_info import AdaptiveInfo, RunInfo, StoreInfo
 
 
 def below_baselines(view: MetricsView) -> str | None:
@@ -43,6 +43,15 @@ def adaptive_text(adaptive: AdaptiveInfo) -> str:
     return (
         f"adaptive design: {adaptive['chosen']} of {adaptive['candidates']} candidate comparisons "
         f"in {waves} wave{'' if waves == 1 else 's'}; stopped: {adaptive['stop'] or 'not yet'}"
+    )
+
+
+def store_text(store: StoreInfo) -> str:
+    """How much of a run the judgment store gave, in one line."""
+    reused, judged = store["reused"], store["judged"]
+    return (
+        f"judgment store: {reused} debate{'' if reused == 1 else 's'} reused, {judged} judged now "
+        f"({store['path']})"
     )
 
 

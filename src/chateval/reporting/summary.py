@@ -9,7 +9,7 @@ from rich.table import Table
 from chateval.core.formatting import ci_text
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model
+from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
 from chateval.run.runner import RunResult
 from chateval.schema.run_info import RunInfo
 
@@ -148,6 +148,8 @@ def _print_run(console: Console, info: RunInfo, view: MetricsView) -> None:
 def _print_metrics(console: Console, result: RunResult, view: MetricsView) -> None:
     """The run's agreement with the humans, its measures and where to read on."""
     info = result.run_info
+    if "judgment_store" in info:
+        console.print(store_text(info["judgment_store"]), highlight=False, soft_wrap=True)
     if "adaptive" in info:
         console.print(adaptive_text(info["adaptive"]), highlight=False, soft_wrap=True)
     if any(row.panel is not None for row in view.aggregations):

@@ -15,11 +15,12 @@ from chateval.core.items import Item
 from chateval.core.progress import Progress
 from chateval.core.transcript import Debate, Utterance
 from chateval.core.usage import ModelUsage, Usage
-from chateval.debate.scheduler import Scheduler, StepCallback
+from chateval.debate.scheduler import Scheduler, StepCallback, StepDone
 from chateval.engines.pool import ModelPool
 from chateval.errors import DataError
 from chateval.record import journal
 from chateval.run.adaptive import AdaptiveRun
+from chateval.run.reuse import Reuse
 from chateval.run.session import Prepared, Session
 from chateval.schema.run_info import AdaptiveInfo
 
@@ -38,6 +39,7 @@ class Debated:
     seconds: float
     replicas: dict[str, list[dict[str, Any]]]  # per model on several replicas: each one's stats
     adaptive: AdaptiveInfo | None
+    reuse: Reuse | None  # the judgment store's part: what the run took from it
 
 
 def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) -> None:
@@ -66,9 +68,11 @@ def run_debates(
     resuming: bool,
     bar: Progress,
     on_step: StepCallback | None = None,
+    reuse: Reuse | None = None,
 ) -> Debated:
     """Run ``prepared``'s debates on ``pool``, journaling each step to ``journal_path`` (and,
-    when ``resuming``, replaying it first)."""
+    when ``resuming``, replaying it first); with ``reuse``, the debates its judgment store
+    holds are taken from it, and every debate judged now is kept there as it ends."""
     config, panel, debates = session.config, session.panel, prepared.debates
     scheduler = Scheduler(pool, on_step, bar)
     state = journal.load(journal_path) if resuming else journal.JournalState()
@@ -86,8 +90,12 @@ def run_debates(
         index: int, debate: Debate, added: list[Utterance], usage: dict[str, ModelUsage]
     ) -> None:
         journal.append_step(journal_path, index, [(debate.key, u) for u in added], usage, debate.key)
+        if reuse is not None:
+            reuse.keep_ended([debate], index)
 
     journaled = {d.key: state.debate_progress(d.key) for d in debates}
+    if reuse is not None:
+        reuse.take(debates, journaled)
     streaming = config.scheduling != "barrier" and scheduler.can_stream(session.models)
     if config.scheduling == "streaming" and not streaming:
         log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")
@@ -103,7 +111,7 @@ def run_debates(
             panel, first, progress=journaled, on_debate_step=record_debate_step, on_debate_done=on_debate_done
         )
     else:
-        on_step_done = adaptive.journal_step if adaptive else record_step
+        on_step_done = _keeping(adaptive.journal_step if adaptive else record_step, reuse)
         usage = scheduler.run(
             panel, first, progress=journaled, on_step_done=on_step_done, on_debate_done=on_debate_done
         )
@@ -120,7 +128,20 @@ def run_debates(
         seconds,
         _replica_stats({m: pool.get(m) for m in pool.resident()}),
         adaptive.info() if adaptive else None,
+        reuse,
     )
+
+
+def _keeping(on_step_done: StepDone, reuse: Reuse | None) -> StepDone:
+    """``on_step_done``, then each debate that ended with the step kept in the judgment store."""
+    if reuse is None:
+        return on_step_done
+
+    def step_done(index: int, added: list[tuple[Debate, Utterance]], usage: dict[str, ModelUsage]) -> None:
+        on_step_done(index, added, usage)
+        reuse.keep_ended({d.key: d for d, _ in added}.values(), index)
+
+    return step_done
 
 
 def _replica_stats(resident: dict[str, Backend]) -> dict[str, list[dict[str, Any]]]:

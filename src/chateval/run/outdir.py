@@ -12,8 +12,9 @@ from chateval.record.files import RunFolder
 from chateval.run.finished import config_as_today
 
 # How a run is executed, not what it computes: a run may resume under other values (say, with
-# step barriers after a streaming run hung, or phased after running out of memory).
-RESUMABLE_KEYS = ("scheduling", "placement")
+# step barriers after a streaming run hung, or phased after running out of memory, or with
+# another judgment store: a stored debate is the one the run would judge).
+RESUMABLE_KEYS = ("scheduling", "placement", "cache")
 
 
 def _flatten(tree: Any, prefix: str = "") -> dict[str, Any]:
@@ -44,10 +45,13 @@ def _stored_as_today(files: RunFolder) -> Any:
         return tree
 
 
-def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
+def prepare_outdir(
+    outdir: Path, force: bool, config_text: str, finished_hint: str = "pass --force to overwrite it"
+) -> bool:
     """Create or reopen ``outdir``; return True when an unfinished run there is resumed.
 
-    A finished run is never overwritten without ``force``; an unfinished one is resumed only
+    A finished run is never overwritten without ``force`` (the refusal ends with
+    ``finished_hint``); an unfinished one is resumed only
     with the same resolved config (the error names the keys that changed). ``force`` removes
     the run files chateval writes, and nothing else.
     """
@@ -57,7 +61,7 @@ def prepare_outdir(outdir: Path, force: bool, config_text: str) -> bool:
     if force:
         files.remove_run_files()
     elif files.finished():
-        raise ConfigError(f"{outdir} already holds a finished run; pass --force to overwrite it")
+        raise ConfigError(f"{outdir} already holds a finished run; {finished_hint}")
     if files.config.is_file():
         changed = changed_keys(_stored_as_today(files), yaml.safe_load(config_text))
         if changed:

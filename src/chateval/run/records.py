@@ -10,7 +10,7 @@ from chateval.engines.context import Truncation
 from chateval.evaluation.diagnostics.cut_off import referee_cut_off, summaries_cut_off
 from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
 from chateval.judging.formats import DirectFormat, PairwiseFormat
-from chateval.schema.transcripts import TranscriptMessage, TranscriptRecord
+from chateval.schema.transcripts import ReusedFrom, TranscriptMessage, TranscriptRecord
 from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 
@@ -83,15 +83,21 @@ def stopped_early(debate: Debate) -> bool:
     return any(u.kind == "verdict" and u.turn.kind == "check" for u in debate.transcript.utterances)
 
 
-def transcript_record(debate: Debate, names: Sequence[str]) -> TranscriptRecord:
+def transcript_record(
+    debate: Debate, names: Sequence[str], reused: ReusedFrom | None = None
+) -> TranscriptRecord:
     """``debate`` as transcripts.jsonl keeps it; ``names``: the referees' names in panel order
-    (a summary names the referee it was written for)."""
-    return {
+    (a summary names the referee it was written for); ``reused``: where the judgment store's
+    copy of it was judged, when the run took it from there."""
+    record: TranscriptRecord = {
         "key": debate.key,
         "item_id": debate.item.id,
         "swapped": debate.swapped,
         "messages": [_message(u, names) for u in debate.transcript.utterances],
     }
+    if reused is not None:
+        record["reused"] = reused
+    return record
 
 
 def _message(u: Utterance, names: Sequence[str]) -> TranscriptMessage:

@@ -79,4 +79,6 @@ def run_info(
         info["replicas"] = debated.replicas
     if debated.adaptive is not None:
         info["adaptive"] = debated.adaptive
+    if debated.reuse is not None:
+        info["judgment_store"] = debated.reuse.info(debated.debates)
     return info

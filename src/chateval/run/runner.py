@@ -26,6 +26,7 @@ from chateval.record.items import records_of_items
 from chateval.run.debating import run_debates
 from chateval.run.outdir import prepare_outdir
 from chateval.run.records import item_records, mark_truncated, transcript_record
+from chateval.run.reuse import CacheChoice, open_reuse, store_folder
 from chateval.run.run_info import RunTimes, run_info
 from chateval.run.session import Session, open_session
 from chateval.schema.run_info import RunInfo
@@ -63,6 +64,7 @@ def run(
     progress: Progress | None = None,
     on_outdir: Callable[[Path, bool], None] | None = None,
     session: Session | None = None,
+    cache: CacheChoice | None = None,
 ) -> RunResult:
     """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps).
 
@@ -70,6 +72,8 @@ def run(
     called once the run folder is ready, before any model loads (the CLI sends the engines'
     output to its engine.log from then on). ``session``: the config's session, opened already
     (a sweep opens every config's before the first run); by default the run opens its own.
+    ``cache``: the judgment store (True: the default place; a folder; False: none); by default
+    the config's ``cache`` (chateval.run.reuse).
     The folder is locked while the run writes it: another command writing it is refused before
     any model loads (chateval.record.lock).
     """
@@ -85,7 +89,8 @@ def run(
             held.enter_context(files.writing("chateval run"))
         session = session or open_session(config, backends, backend_factory)
         held.enter_context(files.writing("chateval run"))
-        return _run_into(files, session, force, started, started_at, on_step, progress, on_outdir)
+        choice = config.cache if cache is None else cache
+        return _run_into(files, session, force, started, started_at, on_step, progress, on_outdir, choice)
 
 
 def _run_into(
@@ -97,11 +102,18 @@ def _run_into(
     on_step: StepCallback | None,
     progress: Progress | None,
     on_outdir: Callable[[Path, bool], None] | None,
+    cache: CacheChoice,
 ) -> RunResult:
     """The run, its folder's writer lock held: the folder prepared (or resumed), the debates
-    run and journaled, the records written."""
+    run and journaled (those the judgment store holds taken from it), the records written."""
     outdir, config = files.path, session.config
-    resuming = prepare_outdir(outdir, force, dump_config(config))
+    hint = (
+        "pass --force to judge it again (every debate the judgment store holds is reused, not "
+        "judged again), or write to another folder"
+        if store_folder(cache) is not None
+        else "pass --force to overwrite it"
+    )
+    resuming = prepare_outdir(outdir, force, dump_config(config), hint)
     if resuming and (changed := journal.changed_inputs(files.journal, session.inputs)):
         raise ConfigError(
             f"{outdir} holds an unfinished run whose input files changed since it started "
@@ -114,20 +126,26 @@ def _run_into(
     bar = progress or Progress()
     # Phased: the bar names the model loaded now.
     pool = session.pool(on_load=bar.set_model if session.placement.mode == "phased" else None)
+    reuse = None
     try:
         pool.start()
         prepared = session.prepare(session.counters(pool))
-        debated = run_debates(session, prepared, pool, files.journal, resuming, bar, on_step)
+        reuse = open_reuse(session, cache, outdir, started_at)
+        debated = run_debates(session, prepared, pool, files.journal, resuming, bar, on_step, reuse)
     finally:
         bar.close()  # the bar's last state stays on the console
         pool.close()
+        if reuse is not None:
+            reuse.close()
 
     records = item_records(debated.debates, session.panel)
     mark_truncated(records, prepared.truncations)
     names = [agent.name for agent in session.panel.agents]
     files.write_roster(session.roster(prepared.system_prompts))
     files.write_items(records_of_items(debated.items))
-    files.write_transcripts(transcript_record(d, names) for d in debated.debates)
+    files.write_transcripts(
+        transcript_record(d, names, reuse.reused_from(d) if reuse else None) for d in debated.debates
+    )
     files.write_verdicts(records)
     metrics = compute_metrics(session.statistics(), records)
     files.write_metrics(metrics)

@@ -22,6 +22,7 @@ from chateval.debate.scheduler import StepCallback
 from chateval.engines.caller_engines import BackendFactory
 from chateval.engines.pool import load_logged
 from chateval.record.files import RunFolder
+from chateval.run.reuse import CacheChoice
 from chateval.run.runner import RunResult, run
 from chateval.run.session import open_session
 
@@ -38,10 +39,12 @@ def run_sweep(
     on_run: Callable[[RunConfig], None] | None = None,
     backend_factory: BackendFactory | None = None,
     progress: Callable[[], Progress] | None = None,
+    cache: CacheChoice | None = None,
 ) -> list[RunResult]:
     """Run every config into ``root/<config name>``; returns the results in order.
 
-    ``progress`` makes each run's bar."""
+    ``progress`` makes each run's bar; ``cache``: every run's judgment store (default: each
+    config's own ``cache``)."""
     configs: list[RunConfig] = [load_config(p, list(overrides)) for p in config_paths]
     folders = [RunFolder(root / name) for name in dict.fromkeys(config.name for config in configs)]
     engines: dict[EngineKey, Backend] = {}
@@ -72,7 +75,13 @@ def run_sweep(
                 shared = replace(session, given=backends, placement=placement)
                 results.append(
                     run(
-                        config, root / config.name, force=force, on_step=on_step, progress=bar, session=shared
+                        config,
+                        root / config.name,
+                        force=force,
+                        on_step=on_step,
+                        progress=bar,
+                        session=shared,
+                        cache=cache,
                     )
                 )
         finally:

@@ -60,6 +60,19 @@ class ImportedInfo(TypedDict):
 
 
 @record_schema
+class StoreInfo(TypedDict):
+    """run.json's ``judgment_store`` (format 4 on): the store a run used (chateval.store), its
+    panel's fingerprint there, how many of the run's debates it reused and judged now, and the
+    seconds the run spent on the store (model digests, keys, look-ups and writes)."""
+
+    path: str
+    panel: str
+    reused: int
+    judged: int
+    seconds: float
+
+
+@record_schema
 class RunInfo(TypedDict):
     """run.json: what ran, how, and what it cost."""
 
@@ -102,6 +115,8 @@ class RunInfo(TypedDict):
     inputs: NotRequired[dict[str, str]]
     # Folders `chateval import` wrote (no debate, no model): where the verdicts came from.
     imported: NotRequired[ImportedInfo]
+    # The judgment store the run used (format 4 on; absent: it used none).
+    judgment_store: NotRequired[StoreInfo]
     model_load_seconds: float
     debate_seconds: float
     wall_seconds: float

@@ -1,7 +1,7 @@
 """transcripts.jsonl: a ``TranscriptRecord`` per debate (an item in one answer order) with its
 utterances (``TranscriptMessage``), and the kinds of utterance and turn they name."""
 
-from typing import Literal
+from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
@@ -28,10 +28,22 @@ class TranscriptMessage(TypedDict, total=False):
 
 
 @record_schema
+class ReusedFrom(TypedDict):
+    """Where a debate taken from the judgment store was judged: its store key, and the folder
+    and start time of the run that judged it."""
+
+    key: str
+    judged_in: str
+    judged_at: str
+
+
+@record_schema
 class TranscriptRecord(TypedDict):
-    """One line of transcripts.jsonl: a debate (an item in one answer order) as it was said."""
+    """One line of transcripts.jsonl: a debate (an item in one answer order) as it was said;
+    ``reused`` (format 4 on): taken from the judgment store, not judged by this run."""
 
     key: str
     item_id: str
     swapped: bool
     messages: list[TranscriptMessage]
+    reused: NotRequired[ReusedFrom]
