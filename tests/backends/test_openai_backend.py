@@ -119,6 +119,7 @@ def test_token_id_logprobs_become_probabilities() -> None:
 
 
 # Failures ------------------------------------------------------------------------------------
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_5xx_and_429_are_retried_with_doubling_jittered_backoff(behaviour: Behaviour, base_url: str) -> None:
     behaviour.failures = [503, 429, 500]
     client = ServerClient(base_url, backoff_s=0.1, max_retries=3)
@@ -135,6 +136,7 @@ def test_5xx_and_429_are_retried_with_doubling_jittered_backoff(behaviour: Behav
         assert wait <= gap < 1.5 * wait + 0.3  # jitter: up to half as long again
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_a_retry_after_header_is_waited(behaviour: Behaviour, base_url: str) -> None:
     behaviour.failures, behaviour.retry_after = [429], "1"
     client = ServerClient(base_url, backoff_s=0.01, max_retries=1)

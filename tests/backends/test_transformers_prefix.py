@@ -33,6 +33,7 @@ QUESTIONS = [
 ]
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_reuse_only_for_full_attention_models() -> None:
     from transformers import Gemma3TextConfig, LlamaConfig
 

@@ -43,6 +43,7 @@ def test_gpu_bench_dry_run_on_cpu(registry: ModelRegistry, tmp_path: Path) -> No
     assert all(m["prefix_cache_hit_rate"] == 0 for m in without["modes"])
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_the_one_command_stops_without_a_gpu(tmp_path: Path) -> None:
     import torch
 

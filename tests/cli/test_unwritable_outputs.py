@@ -82,6 +82,7 @@ def run_commands(prefix: list[str], commands: list[list[str]]) -> list[dict[str,
     return results
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_every_writer_refuses_a_read_only_place_in_one_line(read_only: tuple[Path, list[str]]) -> None:
     folder, prefix = read_only
     # Soft verdicts off: their score tokens would be checked with the tokenizer first (slower);

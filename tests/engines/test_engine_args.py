@@ -24,6 +24,7 @@ def refused(tmp_path: Path, engine_args: dict[str, dict[str, object]], match: st
     assert not (tmp_path / "out").exists()  # refused before the run folder exists
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_an_unknown_engine_argument_is_refused_listing_the_known_ones(tmp_path: Path) -> None:
     refused(
         tmp_path,

@@ -39,6 +39,7 @@ def fake_hub_cache(registry: ModelRegistry, cache: Path, repo_id: str) -> Path:
     return linked_folder(registry, repo / "snapshots" / COMMIT)
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_a_model_folder_by_path_gets_its_own_context_length(registry: ModelRegistry, tmp_path: Path) -> None:
     folder = linked_folder(registry, tmp_path / "my-model")
     spec = registry.spec(str(folder))

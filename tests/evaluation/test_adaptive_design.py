@@ -151,6 +151,7 @@ def test_every_resolved_a_watched_run_shows_belongs_to_one_split_of_5_percent(
     assert pytest.approx(RESOLVED_ALPHA) == LOOKS * LOOK_ALPHA
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_the_final_board_of_an_adaptive_run_resolves_only_at_its_share() -> None:
     """The board's resolved pairs at LOOK_ALPHA are the pairs whose difference excludes 0 with
     all pairs' intervals at 1 - LOOK_ALPHA jointly; on some run a plain 95% board lists a pair

@@ -146,6 +146,7 @@ def test_the_ridge_moves_a_real_run_by_little() -> None:
             assert abs(value - other) <= 0.1 * half or value == other
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_planted_ranking_is_recovered_with_honest_intervals() -> None:
     # 5 systems, all pairs on 60 prompts, ties common (nu = 0.4); 200 seeded repetitions. The
     # 95% intervals of the ratings (differences to the anchor s0) must cover the planted

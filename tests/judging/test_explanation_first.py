@@ -75,6 +75,7 @@ def test_what_the_constraint_lets_through_is_never_cut_to_nothing(text: str) -> 
     assert PAIRWISE.assessment(text + "\nAssistant 1: 8\nAssistant 2: 5")
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_the_engine_index_follows_the_same_rule() -> None:
     """outlines-core (the engines' constraint) walks the default model's tokens through it."""
     folder = MODELS_DIR / "smollm2-135m"

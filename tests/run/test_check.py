@@ -65,6 +65,7 @@ def test_engine_settings_for_a_model_no_referee_uses() -> None:
     ]
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_an_adaptive_config_says_how_much_of_it_is_debated() -> None:
     config = load_config(CONFIGS_DIR / "systems_adaptive.yaml")
     report = check(config)
@@ -73,6 +74,7 @@ def test_an_adaptive_config_says_how_much_of_it_is_debated() -> None:
     assert "adaptive design: at most 8 of these 12 candidate comparisons are debated, about 67%" in said
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_a_gpu_too_small_for_the_share_is_one_problem_line() -> None:
     """--gpu-memory sizes the vLLM engines for a GPU; a share that cannot hold the weights and one
     sequence of the context would make vLLM refuse to start, so check says so first."""

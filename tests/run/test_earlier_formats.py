@@ -90,6 +90,7 @@ def test_the_first_release_counts_backend_calls_as_batches(tmp_path: Path) -> No
     assert run.metrics["aggregations"]["hard"].get("panel") == run.metrics.get("panel")
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_an_earlier_folder_rescores_and_reports(earlier: Path) -> None:
     before = load_finished_run(earlier)
     metrics = rescore(earlier)

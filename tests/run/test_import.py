@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from typer.testing import CliRunner
 
 from chateval.backends.scripted import ScriptedBackend
@@ -21,6 +20,7 @@ from chateval.run.finished import load_finished_run
 from chateval.run.importing import import_run
 from chateval.run.runner import run
 from tests.support.helpers import CONFIGS_DIR, SAMPLE_SYSTEMS, export_stdout, read_jsonl, tiny_config
+from tests.support.import_configs import recipe_tree, write_import_config
 from tests.support.scripted import soft_checksum_referee
 
 MT_BENCH = CONFIGS_DIR / "import" / "mt_bench_pairwise.yaml"
@@ -143,17 +143,11 @@ def _broken(tmp_path: Path, record: dict[str, Any], **changes: Any) -> tuple[Pat
     judgments = tmp_path / "judgments.jsonl"
     good = _FIRST | {"g2_winner": "tie", "judge": ["sample-judge", "pair-v2"], "turn": 1}
     judgments.write_text(json.dumps(good) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
-    tree = yaml.safe_load(MT_BENCH.read_text(encoding="utf-8"))
+    tree = recipe_tree(MT_BENCH)
     tree["judgments"]["path"] = str(judgments)
-    tree["labels"]["path"] = str(MT_BENCH.parent / tree["labels"]["path"])
-    data = tree["data"]
-    data["path"] = str(MT_BENCH.parent / data["path"])
-    data["questions"]["path"] = str(MT_BENCH.parent / data["questions"]["path"])
     for key, value in changes.items():
         tree[key] = value
-    config = tmp_path / "import.yaml"
-    config.write_text(yaml.safe_dump(tree), encoding="utf-8")
-    return config, judgments
+    return write_import_config(tmp_path, tree), judgments
 
 
 @pytest.mark.parametrize(

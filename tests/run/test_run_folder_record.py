@@ -93,6 +93,7 @@ def test_a_copied_folder_reads_the_same_without_its_data_config_or_models(tmp_pa
     assert 'class="notice"' not in after["report.html"]
 
 
+@pytest.mark.slow  # over a second: the fast tier keeps under its 60 s
 def test_an_edited_data_file_shows_the_items_as_debated_and_says_so(tmp_path: Path) -> None:
     folder = _judged(tmp_path)
     data = tmp_path / "data" / "careful.jsonl"

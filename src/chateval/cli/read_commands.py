@@ -166,9 +166,10 @@ def compare(
         typer.Option("--html", help="Also write report.html: the runs side by side, with the comparison."),
     ] = False,
 ) -> None:
-    """Compare judges: for every two runs, their agreement with each other, each one's
-    agreement with the humans on the same items (paired), their leaderboards side by side and
-    the items where they differ most."""
+    """Compare judges: for every two runs, their agreement with each other (and how many items
+    each judged that the other lacks), each one's agreement with the humans on the same items
+    (paired), their leaderboards side by side and the items where they differ most; a warning
+    when two arguments are one run (the same folder, or a copy of it)."""
     from rich.console import Console
 
     from chateval.reporting.judges_view import judges_tables, load_runs, write_compare

@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from chateval.config.designs import CompareDesign
+from chateval.config.union_members import validate_member
 from chateval.core.choices import DATA_FORMATS, RESPONSES_FORMATS, data_format_names
 from chateval.core.registry import unknown_name
 from chateval.core.strict_model import StrictModel
@@ -224,15 +225,7 @@ class DataConfig(StrictModel):
             return value
         if not isinstance(value, dict):
             raise ValueError(f"{expected}, got {value!r}")
-        try:
-            return CompareDesign.model_validate(value)
-        except ValidationError as exc:
-            problems = [
-                (f"{'.'.join(str(p) for p in err['loc'])}: " if err["loc"] else "")
-                + ("unknown key" if err["type"] == "extra_forbidden" else err["msg"])
-                for err in exc.errors()
-            ]
-            raise ValueError("; ".join(p.replace("Value error, ", "") for p in problems)) from None
+        return validate_member(CompareDesign, value)
 
     @field_validator("format")
     @classmethod

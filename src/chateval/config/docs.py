@@ -15,8 +15,10 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
+from chateval.config.chateval_imports import ChatEval2023ImportConfig
 from chateval.config.data import DataConfig
-from chateval.config.imports import ImportConfig
+from chateval.config.direct_imports import DirectImportConfig
+from chateval.config.imports import ImportConfig, RefereeSpec
 from chateval.config.run import RunConfig
 
 HEADER = """# Config reference
@@ -106,7 +108,10 @@ Every key of an import config (`chateval import CONFIG`: another tool's pairwise
 run folder; the guide's "Judgments from elsewhere"), validated like a run config: unknown keys
 are errors naming the file and key, `extends` works alike, and paths are relative to the config
 file. Field names (`judgments.prompt`, `labels.label`, ...) may be dotted paths into nested
-records (`judge.0`). Its `data` section is a run config's (`## data` above), a responses format.
+records (`judge.0`). Its `data` section is a run config's (`## data` above): a responses format,
+or a pairwise one whose items are the comparisons judged.
+Two kinds of import config have keys of their own (below): direct scores (`task: direct`, as
+MT-Bench's single-answer grading) and ChatEval's own 2023 outputs (`format: chateval_2023`).
 """
 
 
@@ -114,7 +119,12 @@ def config_reference() -> str:
     """The whole of docs/config.md: the run config, then the import config."""
     run = _section("Top level", RunConfig, "")
     imported = _section("Import config: top level", ImportConfig, "", shared=(DataConfig,))
-    return "\n".join([HEADER, *run, IMPORT_HEADER, *imported]).rstrip() + "\n"
+    shared = (DataConfig, RefereeSpec)  # documented above
+    direct = _section("Direct scores import (task direct): top level", DirectImportConfig, "", shared)
+    chateval = _section(
+        "ChatEval 2023 outputs import (format chateval_2023): top level", ChatEval2023ImportConfig, "", shared
+    )
+    return "\n".join([HEADER, *run, IMPORT_HEADER, *imported, *direct, *chateval]).rstrip() + "\n"
 
 
 def write(path: Path) -> None:

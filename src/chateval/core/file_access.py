@@ -42,11 +42,14 @@ def private_folder(path: Path) -> Path:
     it are private anyway. OutputError names the folder that could not be made, and why."""
     if path.is_dir():
         return path
-    if path.exists():
-        raise OutputError(f"cannot create the folder {path}: a file of that name is there")
     try:
+        # exist_ok: another process may make it meanwhile (two runs sharing a judgment store);
+        # a file of that name is still refused (FileExistsError).
         path.mkdir(parents=True, exist_ok=True)
         path.chmod(folder_mode())  # mkdir's mode would pass through the umask
+    except FileExistsError as exc:
+        where = exc.filename or path
+        raise OutputError(f"cannot create the folder {where}: a file of that name is there") from None
     except OSError as exc:  # a read-only place, no permission: the first folder that failed
         raise OutputError(f"cannot create the folder {exc.filename or path}: {exc.strerror or exc}") from None
     return path

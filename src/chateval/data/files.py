@@ -107,7 +107,7 @@ def response_files(data: "DataConfig") -> list[DataFile]:
     name the path and the file."""
     if isinstance(data.path, dict):
         return _mapped(data.path)
-    paths = _expand(data.path)
+    paths = expand_path(data.path)
     how = data.system_from or "field"
     if how == "field":
         return [DataFile(p, None) for p in paths]
@@ -159,8 +159,9 @@ def _pattern_for(path: Path, files: list[Path], stray: list[Path]) -> str:
     return str(path / f"*{suffixes.most_common(1)[0][0] if suffixes else '.jsonl'}")
 
 
-def _expand(path: Path) -> list[Path]:
-    """A file as itself; a glob's matches (sorted); a folder's data files."""
+def expand_path(path: Path) -> list[Path]:
+    """The data files ``path`` names: a file as itself; a glob's matches (sorted); a folder's
+    data files (anything else in it is refused, naming a glob that would leave it out)."""
     if any(char in str(path) for char in "*?["):
         matches = sorted(Path(p) for p in glob.glob(str(path)))
         if not matches:

@@ -1,8 +1,11 @@
 """Another tool's pairwise verdicts, read for ``chateval import``: each record a comparison of
-two systems' answers to a prompt with its verdict in one answer order or in both (the fields
-mapped by the import config, dotted paths allowed), and the right answers from human judgments
-in a file or an objective label in the same records. Every bad record is a DataError naming
-the file, the record and the field.
+two answers to a prompt with its verdict in one answer order or in both (the fields mapped by
+the import config, dotted paths allowed; each verdict read by chateval.data.verdict_values),
+and the right answers from human judgments in a file or an objective label in the same
+records. The verdicts may fill several files (a folder, a glob: Arena-Hard's file per model).
+A comparison's systems are named by a field, a constant or the file's name, or not at all
+(JudgeBench's records: both answers come from one model, and the prompt names the
+comparison). Every bad record is a DataError naming the file, the record and the field.
 
 The loader of the format ``imported`` is here too (registered in chateval.core.choices): the
 data section of a run folder that an import without data wrote names the verdicts file, which
@@ -12,51 +15,49 @@ holds nothing to debate.
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chateval.core.items import Item
-from chateval.data.fields import Missing, field_value, is_absent, label_problem, missing_text
-from chateval.data.files import read_records
+from chateval.data.fields import Missing, field_value, is_absent, label_problem
+from chateval.data.files import expand_path, read_records
 from chateval.data.jsonl import required_id, text_field
+from chateval.data.record_filter import TurnAndJudge, turn_number
 from chateval.data.side_files import PairKey
+from chateval.data.verdict_values import Verdict, read_verdict
 from chateval.errors import DataError
 from chateval.schema.base import Label
 
 if TYPE_CHECKING:
     from chateval.config.data import DataConfig
-    from chateval.config.imports import ImportConfig, LabelsSource, VerdictValue
+    from chateval.config.imports import ImportConfig, LabelsSource, SystemSource
 
 _FLIP: dict[Label, Label] = {"A": "B", "B": "A", "tie": "tie"}
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A verdict in one answer order, in A/B terms; ``label`` None: the judge gave none (a
-    value the config maps to skip), ``raw`` the value as the file has it."""
-
-    label: Label | None
-    raw: str
 
 
 @dataclass(frozen=True)
 class Judgment:
     """One comparison as the file judged it: each verdict with the order it was given in
     (``swapped``: B's answer shown first), all in A/B terms; ``label`` an objective label
-    from the record."""
+    from the record. Systems None: the records name none (the prompt names the comparison)."""
 
     where: str  # file:line
     prompt: str
-    system_a: str
-    system_b: str
+    system_a: str | None
+    system_b: str | None
     verdicts: tuple[tuple[bool, Verdict], ...]  # (swapped, verdict), as the file gave them
     label: Label | None = None
 
     def reversed(self) -> "Judgment":
         """The same judgment with the systems the other way round: B is now A, so the order
-        that showed A first is the swapped one, and every label names the other letter."""
+        that showed A first is the swapped one, and every label names the other letter (and
+        a verdict's share of the win is B's now)."""
 
         def flip(verdict: Verdict) -> Verdict:
-            return verdict if verdict.label is None else Verdict(_FLIP[verdict.label], verdict.raw)
+            if verdict.label is None:
+                return verdict
+            share = None if verdict.share_a is None else 1.0 - verdict.share_a
+            return Verdict(_FLIP[verdict.label], verdict.raw, verdict.weight, share)
 
         return Judgment(
             self.where,
@@ -90,23 +91,6 @@ def _mapped(record: dict[str, Any], key: str, values: Mapping[str, Any], where: 
     return value
 
 
-def _verdict(record: dict[str, Any], key: str, values: Mapping[str, "VerdictValue"], where: str) -> Verdict:
-    value = _mapped(record, key, values, where)
-    mapped = values[value]
-    return Verdict(None, value) if mapped == "skip" else Verdict(mapped, value)
-
-
-def _turn(record: dict[str, Any], key: str, where: str) -> int:
-    """The record's turn (an integer, or digits as text)."""
-    raw = field_value(record, key)
-    if is_absent(raw):
-        raise DataError(f"{where}: {missing_text(key, raw)}")
-    digits = isinstance(raw, str) and raw.strip().isdigit()
-    if isinstance(raw, bool) or not (isinstance(raw, int) or digits):
-        raise DataError(f"{where}: field {key!r} must be a turn number, got {raw!r}")
-    return int(raw)
-
-
 def _objective_label(record: dict[str, Any], source: "LabelsSource", where: str) -> Label | None:
     """The record's own label (``labels.field``); null: none."""
     key = source.field or ""
@@ -115,13 +99,37 @@ def _objective_label(record: dict[str, Any], source: "LabelsSource", where: str)
     return source.values[_mapped(record, key, source.values, where)]
 
 
-def _systems(record: dict[str, Any], config: "ImportConfig", where: str) -> tuple[str, str]:
+def _system(record: dict[str, Any], source: "SystemSource", file: Path, where: str) -> str | None:
+    """The system ``source`` names for ``record`` of ``file`` (module doc)."""
+    if source is None:
+        return None
+    if isinstance(source, str):
+        return text_field(record, source, where)
+    return file.stem if source.from_file else source.name
+
+
+def _systems(
+    record: dict[str, Any], config: "ImportConfig", file: Path, where: str
+) -> tuple[str | None, str | None]:
     files = config.judgments
-    a = text_field(record, files.system_a, where)
-    b = text_field(record, files.system_b, where)
-    if a == b:
-        raise DataError(f"{where}: fields {files.system_a!r} and {files.system_b!r} both name {a!r}")
+    a = _system(record, files.system_a, file, where)
+    b = _system(record, files.system_b, file, where)
+    if a is not None and a == b:
+        raise DataError(
+            f"{where}: system_a and system_b both name {a!r} ({_said(files.system_a)} and "
+            f"{_said(files.system_b)}); a comparison needs two systems (records that name none: "
+            "system_a and system_b null)"
+        )
     return a, b
+
+
+def _said(source: "SystemSource") -> str:
+    """How the config names a system, for a message."""
+    if isinstance(source, str):
+        return f"field {source!r}"
+    if source is None:
+        return "none"
+    return "the file's name" if source.from_file else f"the name {source.name!r}"
 
 
 def read_judgments(config: "ImportConfig") -> Judgments:
@@ -129,31 +137,27 @@ def read_judgments(config: "ImportConfig") -> Judgments:
     comparison judged twice, or records of several judges with none chosen, is refused."""
     files = config.judgments
     keys = [files.verdict] if files.swapped_verdict is None else [files.verdict, files.swapped_verdict]
-    records = read_records(files.path)
+    records = [(file, *record) for file in expand_path(files.path) for record in read_records(file)]
     kept: list[Judgment] = []
-    first: dict[PairKey, str] = {}
-    judges: dict[str, str] = {}
+    first: dict[tuple[str, str | None, str | None], str] = {}
+    wanted = TurnAndJudge(files.path, files.turn, config.kept_turn, files.judge, config.judge)
     skipped: Counter[str] = Counter()
-    for where, record in records:
-        if files.turn is not None and _turn(record, files.turn, where) != config.kept_turn:
+    for file, where, record in records:
+        if not wanted.keeps(record, where):
             continue
-        if files.judge is not None:
-            judge = text_field(record, files.judge, where)
-            if config.judge is not None and judge != config.judge:
-                continue
-            judges.setdefault(judge, where)
         prompt = required_id(record, files.prompt, where)
-        a, b = _systems(record, config, where)
+        a, b = _systems(record, config, file, where)
         for key in ((prompt, a, b), (prompt, b, a)):
             if key in first:
+                what = f"{a} vs {b}" if a is not None else "(no systems named)"
                 raise DataError(
-                    f"{where}: prompt {prompt!r}, {a} vs {b} is judged again (first at {first[key]}); "
+                    f"{where}: prompt {prompt!r}, {what} is judged again (first at {first[key]}); "
                     "an import takes one verdict record per comparison (keep one turn or judge)"
                 )
         first[(prompt, a, b)] = where
         swapped_values = files.swapped_values or files.values
         verdicts = tuple(
-            (i == 1, _verdict(record, key, files.values if i == 0 else swapped_values, where))
+            (i == 1, read_verdict(record, key, files.values if i == 0 else swapped_values, files, where))
             for i, key in enumerate(keys)
         )
         skipped.update(v.raw for _, v in verdicts if v.label is None)
@@ -161,15 +165,7 @@ def read_judgments(config: "ImportConfig") -> Judgments:
         if config.labels is not None and config.labels.field is not None:
             label = _objective_label(record, config.labels, where)
         kept.append(Judgment(where, prompt, a, b, verdicts, label))
-    if len(judges) > 1:
-        named = ", ".join(f"{judge!r} ({where})" for judge, where in judges.items())
-        raise DataError(
-            f"{files.path}: field {files.judge!r} names several judges ({named}); keep one with `judge`"
-        )
-    if not kept:
-        what = f"turn {config.kept_turn}" if files.turn is not None else "any turn"
-        judge = f" of judge {config.judge!r}" if config.judge is not None else ""
-        raise DataError(f"{files.path}: no record of {what}{judge}")
+    wanted.check(len(kept))
     return Judgments(kept, len(records), len(records) - len(kept), dict(skipped))
 
 
@@ -202,7 +198,7 @@ def read_label_votes(source: "LabelsSource", turn: int) -> LabelVotes:
     votes: dict[PairKey, list[Label]] = {}
     where_of: dict[PairKey, str] = {}
     for where, record in read_records(source.path):
-        if source.turn is not None and _turn(record, source.turn, where) != turn:
+        if source.turn is not None and turn_number(record, source.turn, where) != turn:
             continue
         prompt = required_id(record, source.prompt, where)
         a = text_field(record, source.system_a, where)

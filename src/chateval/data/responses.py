@@ -216,6 +216,11 @@ def comparison_id(prompt: str, system_a: str, system_b: str) -> str:
     return f"{_prompt_slug(prompt)}:{_slug(system_a)}-vs-{_slug(system_b)}"
 
 
+def response_id(prompt: str, system: str) -> str:
+    """The id of one response scored directly: ``"{prompt}:{system}"``."""
+    return f"{_prompt_slug(prompt)}:{_slug(system)}"
+
+
 def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwise", "direct"]) -> list[Item]:
     """The items of responses data: comparisons (pairwise) or one item per response (direct).
 
@@ -250,7 +255,7 @@ def build_items(responses: Responses, data: "DataConfig", task: Literal["pairwis
         if task == "direct":
             for system in systems:
                 row = rows[system]
-                item_id = f"{_prompt_slug(prompt)}:{_slug(system)}"
+                item_id = response_id(prompt, system)
                 _unique(item_id, (prompt, system, ""), seen, source)
                 items.append(
                     DirectItem(

@@ -138,6 +138,7 @@ MEASURES: Registry[AnyMeasure] = Registry(
         "position": "chateval.evaluation.agreement.position:POSITION",
         "judgebench": "chateval.evaluation.agreement.judgebench:JUDGEBENCH",
         "systems": "chateval.evaluation.systems.measure:SYSTEMS",
+        "verdict_win_rates": "chateval.evaluation.systems.verdict_win_rates:VERDICT_WIN_RATES",
         "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
         "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
         "categories": "chateval.evaluation.categories:CATEGORIES",

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from statistics import fmean
 
 from chateval.core.distributions import ScoreDistribution
+from chateval.core.items import PairwiseItem
 from chateval.core.transcript import Debate
 from chateval.errors import VerdictError
 from chateval.judging.formats import (
@@ -236,6 +237,22 @@ def aggregate_pairwise(
         if "soft_label" in record:
             record["soft_label"] = "tie"
     return record
+
+
+def add_pairwise_item(record: VerdictRecord, item: PairwiseItem) -> None:
+    """Add to ``record`` what it keeps of its ``item``: the human label, the prompt, and the
+    systems with their answers' lengths in words, when the item has them (records of items
+    without them stay as they were)."""
+    record["human_label"] = item.label
+    if item.prompt is not None:
+        record["prompt"] = item.prompt
+    if item.system_a is not None or item.system_b is not None:
+        record |= {
+            "system_a": item.system_a,
+            "system_b": item.system_b,
+            "words_a": len(item.answer_a.split()),
+            "words_b": len(item.answer_b.split()),
+        }
 
 
 def _summed(rows: Sequence[RefereeRow], soft: bool) -> tuple[float, float, Label]:

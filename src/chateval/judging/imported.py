@@ -4,17 +4,23 @@ as any run's.
 
 The imported judge is one referee. Each answer order it judged is an order record with its
 winner in A/B terms and ``winner_shown`` in the order's own terms ("1": the answer shown
-first). It gave no scores: its rows have none, and neither has the record. A verdict it did
-not give (a value mapped to skip) is a failed verdict, with the value as its raw text; as in a
-debate, the referee is then left out of both orders, so a failure cannot tilt the item toward
-the answer that happened to be shown first in the order that stood. Judged in both orders, the
-item's decision sums the two verdicts (a win counts 1 for its answer, a tie nothing): the same
-winner twice or a winner and a tie give that winner, opposite winners a tie, which is what
-summing a debate's scores over both orders (FairEval's BPC) gives for one-point verdicts.
+first); a verdict read on a numeric scale keeps its position as ``share_a`` (A's share of the
+win), and one of an import with weights its ``weight`` (how many times its source counts it).
+It gave no scores: its rows have none, and neither has the record. A verdict it did not give
+(a value mapped to skip, a null one skipped) is a failed verdict, with the value as its raw
+text; as in a debate, the referee is then left out of the item's decision, so a failure cannot
+tilt the item toward the answer that happened to be shown first in the order that stood. Each
+order's label is the verdict given in it (None where none was): an order is one game of the
+source's own count (JudgeBench scores the order that stood, Arena-Hard counts games). Judged
+in both orders, the item's decision sums the two verdicts (a win counts 1 for its answer, a
+tie nothing): the same winner twice or a winner and a tie give that winner, opposite winners a
+tie, which is what summing a debate's scores over both orders (FairEval's BPC) gives for
+one-point verdicts.
 """
 
 from chateval.core.items import PairwiseItem
-from chateval.data.judgments import Judgment, Verdict
+from chateval.data.judgments import Judgment
+from chateval.data.verdict_values import Verdict
 from chateval.schema.base import Label
 from chateval.schema.verdicts import OrderRecord, RefereeRow, VerdictRecord
 
@@ -34,7 +40,13 @@ def _row(referee: str, verdict: Verdict, swapped: bool) -> RefereeRow:
             "error": f"no verdict: value {verdict.raw!r} is skipped",
             "raw": verdict.raw,
         }
-    return {"agent": referee, "winner": verdict.label, "winner_shown": _shown(verdict.label, swapped)}
+    shown = _shown(verdict.label, swapped)
+    row: RefereeRow = {"agent": referee, "winner": verdict.label, "winner_shown": shown}
+    if verdict.share_a is not None:
+        row["share_a"] = round(verdict.share_a, 6)
+    if verdict.weight is not None:
+        row["weight"] = verdict.weight
+    return row
 
 
 def _summed(labels: list[Label]) -> Label:
@@ -49,11 +61,7 @@ def imported_record(judgment: Judgment, item: PairwiseItem, referee: str, texts:
     verdicts = sorted(judgment.verdicts, key=lambda given: given[0])  # the original order first
     failed = any(v.label is None for _, v in verdicts)
     orders: list[OrderRecord] = [
-        {
-            "swapped": swapped,
-            "label": None if failed else verdict.label,
-            "referees": [_row(referee, verdict, swapped)],
-        }
+        {"swapped": swapped, "label": verdict.label, "referees": [_row(referee, verdict, swapped)]}
         for swapped, verdict in verdicts
     ]
     labels = [v.label for _, v in verdicts if v.label is not None]
@@ -67,9 +75,10 @@ def imported_record(judgment: Judgment, item: PairwiseItem, referee: str, texts:
         "label": label,
         "human_label": item.label,
         "prompt": judgment.prompt,
-        "system_a": item.system_a,
-        "system_b": item.system_b,
     }
+    if item.system_a is not None and item.system_b is not None:  # none: the prompt names the comparison
+        record["system_a"] = item.system_a
+        record["system_b"] = item.system_b
     if texts:
         record["words_a"] = len(item.answer_a.split())
         record["words_b"] = len(item.answer_b.split())

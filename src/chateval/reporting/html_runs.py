@@ -11,10 +11,10 @@ from chateval.core.formatting import ci_text
 from chateval.evaluation.agreement.correlation_rows import CorrelationRow
 from chateval.evaluation.measures import Table, line_titles
 from chateval.record.roster import speakers as roster_speakers
+from chateval.reporting.html_imported import imported_settings
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
 from chateval.run.finished import FinishedRun
-from chateval.schema.run_info import RunInfo
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,22 @@ def _scales_text(run: FinishedRun) -> str:
 def _metrics_settings(view: MetricsView) -> dict[str, str]:
     """The settings lines that read the run's metrics: every registered line measure (one row
     each, ``-`` where a run did not record it, so that runs side by side line up), then the
-    verdicts on the panel as a whole."""
+    verdicts on the panel as a whole. An imported run's only where it measured something: a
+    debate's diagnostics cannot exist there."""
     said = dict(view.measure_lines())
+    degenerate = "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-")
+    below = below_baselines(view) or ("no" if "baselines" in view.metrics else "-")
+    if view.imported is not None:
+        return {
+            **said,
+            **({"panel looks degenerate": degenerate} if degenerate != "-" else {}),
+            **({"below a baseline": below} if below != "-" else {}),  # no labels: no baselines
+        }
     return {
         **{title: said.pop(title, "-") for title in line_titles()},
         **said,  # sections recorded by measures this installation lacks
-        "panel looks degenerate": "; ".join(view.degenerate_reasons()) or ("no" if view.diagnosed else "-"),
-        "below a baseline": below_baselines(view) or ("no" if "baselines" in view.metrics else "-"),
+        "panel looks degenerate": degenerate,
+        "below a baseline": below,
     }
 
 
@@ -66,7 +75,7 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
     source = f"{data.format}: {data.path}"
     if data.pair:
         source += f" ({' vs '.join(data.pair)})"
-    return {
+    settings = {
         "task": run.task,
         "data": source + (f", first {data.limit}" if data.limit else ""),
         "referees": referees or str(info.get("agents")),
@@ -98,20 +107,8 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
         **({"comparisons": adaptive_text(info["adaptive"])} if info.get("adaptive") else {}),
         **_metrics_settings(run_view(run)),
         "release": f"chateval {info.get('chateval_version')}, started {info.get('started_at')}",
-        **_imported_settings(info),
     }
-
-
-def _imported_settings(info: RunInfo) -> dict[str, str]:
-    """What an imported run's verdicts are, in place of the debate's settings (none ran)."""
-    imported = info.get("imported")
-    if imported is None:
-        return {}
-    return {
-        "strategy": f"imported from {imported['path']} ({imported['sha256'][:19]}...), {imported['at']}",
-        "verdict": "winners only (imported: no scores)",
-        "sampling": "-",
-    }
+    return imported_settings(run, settings)
 
 
 def _number(value: float | None) -> str:

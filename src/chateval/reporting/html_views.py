@@ -8,6 +8,7 @@ out and escape them. Several runs of the same data line up by item id.
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from chateval.core.formatting import cut_fields_text
 from chateval.core.items import Item, PairwiseItem
@@ -21,7 +22,21 @@ from chateval.reporting.html_debates import (
     number_text,
     pairwise_referee,
 )
+from chateval.reporting.html_imported import (
+    common_cells,
+    common_columns,
+    direct_decision,
+    imported_only,
+    imported_referee,
+    label_word,
+    pairwise_columns,
+    pairwise_decision,
+    report_filters,
+    report_labels,
+    settings_keys,
+)
 from chateval.reporting.html_runs import RunView, metric_rows, run_settings, speakers
+from chateval.reporting.imported_runs import ImportedRun, imported_run
 from chateval.reporting.metrics_view import run_view
 from chateval.run.finished import FinishedRun
 from chateval.schema.transcripts import TranscriptMessage
@@ -104,6 +119,16 @@ class _RunItems:
     def calibrated(self) -> bool:
         return bool(self.run.info.get("position_calibration"))
 
+    @property
+    def imported(self) -> ImportedRun | None:
+        """The run's import (``chateval import``); None: it debated."""
+        return imported_run(self.run.info)
+
+    @cached_property
+    def imported_columns(self) -> list[str]:
+        """An imported pairwise run's columns of a referee's verdict: what its source gave."""
+        return pairwise_columns(self.records.values())
+
 
 def _read(run: FinishedRun) -> _RunItems:
     records = {str(r["item_id"]): r for r in run.verdicts()}
@@ -124,6 +149,8 @@ def _run_columns(read: _RunItems) -> list[str]:
         columns += ["orders agree"] if read.calibrated else []
     else:
         columns = [*read.dims, *([f"{d} (soft)" for d in read.dims] if read.soft else [])]
+    if read.imported is not None:
+        return [*columns, *common_columns(read.imported)]
     return [*columns, "referees agree", "parse failures", "cut / truncated", "early stop"]
 
 
@@ -138,17 +165,25 @@ def _pairwise_outcome(read: _RunItems, record: VerdictRecord, debates: list[Deba
     cells = [label, *([number_text(record.get("soft_label"))] if read.soft else [])]
     cells += ["" if correct is None else ("yes" if correct else "no")]
     cells += [("no" if inconsistent else "yes")] if read.calibrated else []
-    cells += _common_cells(split, failures, record, debates)
+    cells += _common_cells(read, split, failures, record, debates)
     flags = {
         "wrong": correct is False,
         "inconsistent": inconsistent,
         "failures": failures > 0,
         "split": split,
     }
-    return Outcome(cells, label, _pairwise_decision(record, len(orders)), flags)
+    if read.imported is None:
+        decision = _pairwise_decision(record, len(orders))
+    else:
+        decision = pairwise_decision(record, read.imported)
+    return Outcome(cells, label, decision, flags)
 
 
-def _common_cells(split: bool, failures: int, record: VerdictRecord, debates: list[DebateView]) -> list[str]:
+def _common_cells(
+    read: _RunItems, split: bool, failures: int, record: VerdictRecord, debates: list[DebateView]
+) -> list[str]:
+    if read.imported is not None:
+        return common_cells(read.imported, split, failures)
     cut = _cut_messages(debates)
     truncated = "truncated" if record.get("truncated") else ""
     return [
@@ -190,12 +225,14 @@ def _direct_outcome(read: _RunItems, record: VerdictRecord, debates: list[Debate
     failures = int(record.get("parse_failures") or 0)
     cells = [number_text(scores.get(d)) for d in read.dims]
     cells += [number_text(soft.get(d)) for d in read.dims] if read.soft else []
-    cells += _common_cells(split, failures, record, debates)
+    cells += _common_cells(read, split, failures, record, debates)
     decision = "The mean of the referees' scores per dimension" + (
         f": {', '.join(f'{d} {number_text(scores[d])}' for d in read.dims if d in scores)}."
         if scores
         else ": no referee's scores parsed."
     )
+    if read.imported is not None:
+        decision = direct_decision(scores, read.dims)
     if soft:
         expected = ", ".join(f"{d} {number_text(v)}" for d, v in soft.items())
         decision += f" Soft: the mean of the expected scores, {expected}."
@@ -212,12 +249,18 @@ def _debates(read: _RunItems, record: VerdictRecord, item_id: str) -> list[Debat
         referees = [direct_referee(r, read.dims, read.scales) for r in record.get("referees") or []]
         return [debate_view(name, "", read.transcripts.get(item_id, []), referees, columns, read.speakers)]
     columns = ["score A", "score B", "soft A", "soft B", "winner"]
+    if read.imported is not None:
+        columns = read.imported_columns
     views = []
     for order in record["orders"]:
         swapped = bool(order.get("swapped"))
         key = f"{item_id}#swapped" if swapped else item_id
         title = "answers swapped (B shown first)" if swapped else "answers in order (A shown first)"
-        referees = [pairwise_referee(r, swapped, read.scales[0]) for r in order.get("referees") or []]
+        rows = order.get("referees") or []
+        if read.imported is not None:
+            referees = [imported_referee(r, columns) for r in rows]
+        else:
+            referees = [pairwise_referee(r, swapped, read.scales[0]) for r in rows]
         views.append(
             debate_view(name, title, read.transcripts.get(key, []), referees, columns, read.speakers)
         )
@@ -260,10 +303,22 @@ class Report:
     notices: list[str] = field(default_factory=list)  # items not as the data file has them, and why
     # sections beside the runs' own (``chateval compare``'s "Judges compared"): heading, tables
     sections: list[tuple[str, list[Table]]] = field(default_factory=list)
+    labels: str = "human labels"  # "labels" when a run's are objective (an import's)
+    imported_only: bool = False  # every run's verdicts were imported: none decoded here
 
     @property
     def title(self) -> str:
         return " vs ".join(r.name for r in self.runs)
+
+    @property
+    def settings_keys(self) -> list[str]:
+        """The rows of the runs' settings table: every run's (an imported one lacks a debate's)."""
+        return settings_keys([run.settings for run in self.runs])
+
+    @property
+    def label_word(self) -> str:
+        """What an item's label is called: "human", or "label" when a run's are objective."""
+        return label_word(self.labels)
 
 
 def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) -> Report:
@@ -307,7 +362,7 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
         cells = [item_snippet(item), *human_cells]
         items.append(ItemView(number, item_id, human, cells, item, outcomes, debates, flags))
         bar.update(1, 1)
-    filters = list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS)
+    filters = report_filters(runs, list(PAIRWISE_FILTERS if task == "pairwise" else DIRECT_FILTERS))
     filters += [RUNS_DISAGREE] if len(runs) > 1 else []
     run_views = [
         RunView(
@@ -319,11 +374,20 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
         )
         for r in reads
     ]
-    item_columns = (
-        ["question", "human"] if task == "pairwise" else ["response", *(f"human {d}" for d in dims)]
-    )
+    labels = report_labels(runs)
+    word = label_word(labels)
+    item_columns = ["question", word] if task == "pairwise" else ["response", *(f"{word} {d}" for d in dims)]
     notices = [notice for r in runs if (notice := r.items_notice(shown_from_others=bool(data))) is not None]
-    return Report(task, run_views, filters, item_columns, items, notices)
+    return Report(
+        task,
+        run_views,
+        filters,
+        item_columns,
+        items,
+        notices,
+        labels=labels,
+        imported_only=imported_only(runs),
+    )
 
 
 def item_snippet(item: Item | None, chars: int = _SNIPPET_CHARS) -> str:

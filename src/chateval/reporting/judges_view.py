@@ -1,7 +1,11 @@
 """``chateval compare``: judges compared, as tables every output lays out alike (the console,
 compare.md, and the HTML report's "Judges compared"): for each two runs, their agreement with
-each other, each one's agreement with the humans on the same items (paired), their leaderboards
-side by side, and the items where they differ most (chateval.evaluation.agreement.judges)."""
+each other and the items each judged that the other lacks, each one's agreement with the
+humans (an import's objective labels: the labels) on the same items (paired), their
+leaderboards side by side, and the items where they differ most
+(chateval.evaluation.agreement.judges). Two arguments that are one run (the same folder, or a
+copy: the same run.json ``started_at`` and the same verdicts) agree perfectly with themselves:
+a warning says so."""
 
 from collections.abc import Sequence
 from itertools import combinations
@@ -15,9 +19,11 @@ from chateval.errors import DataError
 from chateval.evaluation.agreement.judges import compare_boards, compare_judges
 from chateval.evaluation.measures import Table
 from chateval.reporting.html_views import item_snippet
+from chateval.reporting.imported_runs import labelled_title, labels_kind, shared_kind
 from chateval.reporting.measure_views import markdown_table
 from chateval.run.finished import FinishedRun, load_finished_run
 from chateval.schema.judges import BoardComparison, JudgeComparison
+from chateval.schema.verdicts import VerdictRecord
 
 _SNIPPET = 60
 
@@ -45,9 +51,11 @@ def _between_cells(found: JudgeComparison) -> list[str]:
     identical = "-" if found["identical"] is None else f"{found['identical']:.0%}"
     if found["task"] == "pairwise":
         kappa = ci_text(between["kappa"]) if between else "-"
-        return [str(found["shared"]), str(found["decided"]), identical, kappa]
-    average = (between or {}).get("average") or {}
-    return [str(found["shared"]), str(found["decided"]), identical, ci_text(average.get("spearman"))]
+        cells = [str(found["shared"]), str(found["decided"]), identical, kappa]
+    else:
+        average = (between or {}).get("average") or {}
+        cells = [str(found["shared"]), str(found["decided"]), identical, ci_text(average.get("spearman"))]
+    return [*cells, str(found["only_a"]), str(found["only_b"])]
 
 
 def _humans_row(a: str, b: str, found: JudgeComparison) -> list[str] | None:
@@ -103,28 +111,52 @@ def _board_table(a: str, b: str, boards: BoardComparison) -> Table:
     )
 
 
-def _differences_table(a: str, b: str, found: JudgeComparison, snippets: dict[str, str]) -> Table:
+def _same_run(
+    first: FinishedRun, second: FinishedRun, records_a: list[VerdictRecord], records_b: list[VerdictRecord]
+) -> str | None:
+    """A warning when ``first`` and ``second`` are one run: the same folder, or a copy of it
+    (the same run.json ``started_at`` and the same verdicts); None: two runs."""
+    if first.folder.resolve() == second.folder.resolve():
+        return (
+            f"warning: {first.folder} and {second.folder} are the same run folder: the judge is "
+            "compared with itself, so the two agree on every item"
+        )
+    started = first.info.get("started_at")
+    if started is not None and started == second.info.get("started_at") and records_a == records_b:
+        return (
+            f"warning: {first.folder} and {second.folder} are the same run (a copy: both started at "
+            f"{started} and hold the same verdicts): the judge is compared with itself"
+        )
+    return None
+
+
+def _differences_table(a: str, b: str, found: JudgeComparison, snippets: dict[str, str], human: str) -> Table:
     """The items where the two differ most; their text's start when a run kept its items."""
     rows = []
     for d in found["most_different"]:
         text = [snippets.get(d["item_id"], "")] if snippets else []
         rows.append([d["item_id"], *text, d["a"], d["b"], d["human"] or "-", f"{d['gap']:g}"])
     gap = "margin gap" if found["task"] == "pairwise" else "mean score gap"
-    headers = ["item", *(["text"] if snippets else []), a, b, "human", gap]
+    headers = ["item", *(["text"] if snippets else []), a, b, human, gap]
     note = f"{found['differences']} of {found['decided']} items decided differently; the largest gaps first."
     return Table(f"where {a} and {b} differ most", headers, rows, [note])
 
 
 def judges_tables(runs: Sequence[FinishedRun]) -> list[Table]:
     """The tables of ``chateval compare`` for every two of ``runs`` (each pair in the order
-    named). ValueError when two runs share no item."""
+    named), with a warning under the first for two arguments that are one run. DataError when
+    two runs share no item."""
     task = runs[0].task
     pairwise = task == "pairwise"
-    between_rows, humans_rows, extra = [], [], []
+    labels = shared_kind(labels_kind(run.info) for run in runs)  # human, or an import's objective
+    between_rows, humans_rows, extra, warnings = [], [], [], []
     for first, second in combinations(runs, 2):
         seed = first.config.sampling.seed
+        records_a, records_b = first.verdicts(), second.verdicts()
+        if (warning := _same_run(first, second, records_a, records_b)) is not None:
+            warnings.append(warning)
         try:
-            found = compare_judges(task, first.verdicts(), second.verdicts(), seed)
+            found = compare_judges(task, records_a, records_b, seed)
         except ValueError as exc:
             raise DataError(
                 f"{first.folder} and {second.folder}: {exc}; compare runs of the same data"
@@ -140,22 +172,25 @@ def judges_tables(runs: Sequence[FinishedRun]) -> list[Table]:
             boards = compare_boards(board_a["leaderboard"], board_b["leaderboard"])
             if boards is not None:
                 extra.append(_board_table(a, b, boards))
-        extra.append(_differences_table(a, b, found, _snippets(first) or _snippets(second)))
+        snippets = _snippets(first) or _snippets(second)
+        extra.append(_differences_table(a, b, found, snippets, "human" if labels == "human" else "label"))
     measure = "kappa [95% CI]" if pairwise else "average spearman [95% CI]"
     identical = "identical labels" if pairwise else "equal scores"
     between = Table(
         "agreement between the judges",
-        ["A", "B", "items shared", "both decided", identical, measure],
+        ["A", "B", "items shared", "both decided", identical, measure, "only A judged", "only B judged"],
         between_rows,
         [
+            *warnings,
             "B against A as the reference, on the items both decided: the intervals of agreement "
             "with humans (exact binomial; kappa's joined with its bias-corrected bootstrap; "
-            "direct: Fisher z)."
+            "direct: Fisher z). Only A (B) judged: the items one run judged and the other lacks, "
+            "left out of every figure here.",
         ],
     )
     value = "accuracy" if pairwise else "average rho"
     humans = Table(
-        "each against the humans, same items (paired)",
+        labelled_title("each against the humans, same items (paired)", labels),
         ["A", "B", "labelled n", f"{value} A", f"{value} B", "B minus A [95% CI]", "McNemar p", "reading"],
         humans_rows,
         [

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from chateval.evaluation.systems.davidson_intervals import CLUSTERED, INDEPENDENT
 from chateval.evaluation.systems.tables import joint_level
+from chateval.reporting.imported_runs import labelled_title, labels_kind, shared_kind
 from chateval.reporting.metrics_view import run_view
 from chateval.reporting.plot_style import (
     BLUE,
@@ -109,8 +110,10 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     # A single run's anchor is marked in its row's label; several runs may have several.
     tick = {name: f"{name} (anchor)" if name in anchors and not several else name for name in order}
     series = []
+    labels = shared_kind(labels_kind(run.info) for run in runs)  # "calibrated by (human) labels"
     for k, run_name, kind, board in boards:
         _, words, colour, marker = next(found for found in KINDS if found[0] == kind)
+        words = labelled_title(words, labels)
         r = placed.index(k)
         series.append(
             Series(
@@ -157,7 +160,7 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
         )
         + ("; each run's own anchor at 1000" if several else f"; 1000 = the anchor, {next(iter(anchors))}")
         + f") with its 95% interval ({methods}); "
-        + ", ".join(f"{MARKER_WORDS[marker]} {words}" for _, words, _, marker in kinds)
+        + ", ".join(f"{MARKER_WORDS[marker]} {labelled_title(said, labels)}" for _, said, _, marker in kinds)
         + (
             f"; systems sharing a letter are not told apart (no plain rating difference resolved, {levels} "
             "jointly" + ("; a column of letters per run, in the order named)." if several else ").")

@@ -12,7 +12,9 @@ degenerate. Plots
 (chateval.reporting.plots): accuracy and kappa vs number of referees and vs rounds, per-dimension
 correlations, per-referee agreement; and first, for runs that judged named systems, their
 pictures (chateval.reporting.system_pictures: leaderboard, win rates, the referees' scores,
-win rates per category).
+win rates per category). A run ``chateval import`` wrote says where its verdicts came from,
+its skipped verdicts as skipped, and leaves out what its one judge cannot have
+(chateval.reporting.imported_runs).
 """
 
 from collections.abc import Sequence
@@ -25,7 +27,14 @@ from chateval.evaluation.agreement.baselines import BASELINES
 from chateval.evaluation.agreement.paired import compare_direct_records, compare_pairwise_records
 from chateval.evaluation.agreement.position import consistency_text
 from chateval.reporting import plots
-from chateval.reporting.markdown_direct import direct_table
+from chateval.reporting.imported_runs import (
+    failures_text,
+    imported_line,
+    imported_run,
+    labels_kind,
+    labels_name,
+)
+from chateval.reporting.markdown_direct import direct_table, panel_desc
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view, scored_runs
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
@@ -39,29 +48,24 @@ def _counts(panel: PairwiseMetrics | None) -> str:
     return "/".join(str(counts[k]) for k in ("A", "B", "tie")) if counts else "-"
 
 
-def _panel_desc(run: FinishedRun) -> str:
-    agents = run.config.agents
-    models = sorted({a.model for a in agents})
-    return f"{len(agents)} x {run.info['rounds']}r, {'/'.join(models)}"
-
-
 def pairwise_table(runs: Sequence[FinishedRun]) -> str:
+    imported = all(imported_run(run.info) is not None for run in runs)
     lines = [
         "| run | strategy | panel | items | labelled | accuracy [95% CI] | baselines (accuracy) "
         "| kappa [95% CI] | predicted A/B/tie | position consistency (decisive items) "
-        "| first-position wins | parse failures |",
+        f"| first-position wins | {'verdicts skipped' if imported else 'parse failures'} |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run, view in [(run, view) for run in runs if isinstance(view := run_view(run), PairwiseView)]:
         panel, position = view.panel, view.metrics.get("position")
         lines.append(
-            f"| {run.name} | {run.info['strategy']} | {_panel_desc(run)} | {run.info['items']} "
+            f"| {run.name} | {run.info['strategy']} | {panel_desc(run)} | {run.info['items']} "
             f"| {panel['n'] if panel else '-'} | {ci_text(panel['accuracy'] if panel else None)} "
             f"| {BASELINES.text(view.metrics.get('baselines'))} "
             f"| {ci_text(panel['kappa'] if panel else None)} | {_counts(panel)} "
             f"| {consistency_text(position) or '-'} "
             f"| {percent(position.get('first_position_win_share') if position else None)} "
-            f"| {run.info['verdict_parse_failures']} |"
+            f"| {failures_text(run.info)} |"
         )
     return "\n".join(lines)
 
@@ -93,7 +97,7 @@ def aggregation_table(runs: Sequence[FinishedRun]) -> str:
                 for found in view.aggregations
             ]
         lines += ["| " + " | ".join([run.name, *row]) + " |" for row in cells]
-        if not view.has_soft:  # absent, not zero: say why
+        if not view.has_soft and view.imported is None:  # absent, not zero: say why
             lines.append(f"| {run.name} | soft | {view.soft_status or 'not recorded'} |")
     readings = [_soft_reading(run) for run in runs]
     return "\n".join(lines + [""] + [r for r in readings if r])
@@ -181,6 +185,8 @@ def referee_table(runs: Sequence[FinishedRun]) -> str:
     lines = ["| run | referee | accuracy [95% CI] | kappa [95% CI] |", "| --- | --- | --- | --- |"]
     for run in runs:
         view = run_view(run)
+        if view.imported is not None and view.imported.one_judge:
+            continue  # its one referee's agreement is the panel's
         if isinstance(view, PairwiseView):
             for name, m in (view.metrics.get("referees") or {}).items():
                 lines.append(f"| {run.name} | {name} | {ci_text(m['accuracy'])} | {ci_text(m['kappa'])} |")
@@ -195,12 +201,15 @@ def referee_table(runs: Sequence[FinishedRun]) -> str:
 
 
 def cost_table(runs: Sequence[FinishedRun]) -> str:
+    """What each run's debates cost (an imported run ran none: not in it)."""
     lines = [
         "| run | backend | debates | batches / engine steps | requests | prompt tokens | generated tokens "
         "| debate s | wall s |",
         "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
+        if imported_run(run.info) is not None:
+            continue
         i = run.info
         calls = i["batches"] or i["engine_steps"]  # step barriers count batches, streaming engine steps
         requests = f"{i['requests']}{requests_by_model(i)}"
@@ -210,6 +219,23 @@ def cost_table(runs: Sequence[FinishedRun]) -> str:
             f"| {i['wall_seconds']:.0f} |"
         )
     return "\n".join(lines)
+
+
+def _labels_name(runs: Sequence[FinishedRun]) -> str:
+    """How a title names the runs' labels: "human labels", or "labels" when any are objective."""
+    return labels_name(labels_kind(run.info) for run in runs)
+
+
+def _labelled_by(runs: Sequence[FinishedRun]) -> str:
+    """Who labelled the items a paired comparison rests on."""
+    return "and humans labelled" if _labels_name(runs) == "human labels" else "and labels cover"
+
+
+def _scores_soft(run: FinishedRun) -> bool:
+    """The run scored soft verdicts beside the hard ones (an imported judge: only where its
+    file gave them)."""
+    view = run_view(run)
+    return view.has_soft if imported_run(run.info) is not None else view.has_soft_verdicts
 
 
 def _warnings(runs: Sequence[FinishedRun]) -> list[str]:
@@ -245,6 +271,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     direct = [r for r in runs if r.info["task"] == "direct"]
     parts = ["# chateval report", "", f"Runs: {', '.join(r.name for r in runs)}", ""]
     for run in runs:
+        if said := imported_line(run.info):
+            parts += [f"{run.name}: {said}", ""]
         if "judgment_store" in run.info:
             parts += [f"{run.name}: {store_text(run.info['judgment_store'])}", ""]
         if "adaptive" in run.info:
@@ -258,8 +286,11 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             ]
     parts += _pictures(runs, outdir)
     if pairwise:
+        against = f"accuracy and Cohen's kappa vs {_labels_name(pairwise)}"
+        if not any(run_view(r).panel for r in pairwise):
+            against = "no labels: no accuracy or kappa"
         parts += [
-            "## Pairwise comparison (accuracy and Cohen's kappa vs human labels)",
+            f"## Pairwise comparison ({against})",
             "",
             pairwise_table(pairwise),
             "",
@@ -278,7 +309,7 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 plots.save_png(figure, outdir / name)
                 parts += [f"![accuracy and kappa vs {label}]({name})", ""]
     for task, group in (("pairwise", pairwise), ("direct", direct)):
-        if group and any(run_view(r).has_soft_verdicts for r in group):
+        if group and any(_scores_soft(r) for r in group):
             summed = ", summed over referees and both answer orders (larger wins)"
             summed = summed if task == "pairwise" else ""
             parts += [
@@ -290,7 +321,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 aggregation_table(group),
                 "",
             ]
-    if direct:
+    # Imported scores without human ones have no correlations to show (their import line says the rest).
+    if any(imported_run(r.info) is None or run_view(r).panel for r in direct):
         parts += [
             "## Direct scoring (turn-level Spearman rho / Kendall tau vs human scores)",
             "",
@@ -306,7 +338,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
                 f"## Paired comparisons ({task})",
                 "",
                 f"Each run against `{group[0].name}` (the first {task} run named) on the items both judged "
-                "and humans labelled: the difference (run minus reference) with its 95% interval"
+                + _labelled_by(group)
+                + ": the difference (run minus reference) with its 95% interval"
                 + (
                     " (Tango's score interval for paired proportions; kappa's mapped from it), and the "
                     "exact McNemar test on the items only one of the two got right"
@@ -327,7 +360,8 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             parts += ["![each referee's agreement with humans, and the panel's](referees.png)", ""]
     parts += markdown_sections(runs)  # every registered measure (chateval.evaluation.measures)
     parts += _warnings(runs)
-    parts += ["## Cost", "", cost_table(runs), ""]
+    if any(imported_run(run.info) is None for run in runs):
+        parts += ["## Cost", "", cost_table(runs), ""]
     report = outdir / "report.md"
     write_text(report, "\n".join(parts))
     return report

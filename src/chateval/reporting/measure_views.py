@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from chateval.evaluation.measures import Table, about, is_table, registered_measures
+from chateval.reporting.imported_runs import labelled_title, labels_kind, shared_kind
 from chateval.reporting.metrics_view import run_view
 from chateval.run.finished import FinishedRun
 
@@ -50,6 +51,7 @@ def markdown_sections(runs: Sequence[FinishedRun]) -> list[str]:
     "Measures", then each table measure's tables per run."""
     parts: list[str] = []
     lines = {run.name: dict(run_view(run).measure_lines()) for run in runs}
+    labels = shared_kind(labels_kind(run.info) for run in runs)  # what the paragraphs call the labels
     listed = []
     for measure in registered_measures():
         if is_table(measure):
@@ -61,7 +63,7 @@ def markdown_sections(runs: Sequence[FinishedRun]) -> list[str]:
         if paragraph is None:
             listed += [f"- {run.name}: {measure.title}: {text}" for run, text in said]
             continue
-        parts += [f"## {_heading(measure.title)}", "", paragraph, ""]
+        parts += [f"## {_heading(measure.title)}", "", labelled_title(paragraph, labels), ""]
         parts += [f"- {run.name}: {text}" for run, text in said] + [""]
     known = {m.title for m in registered_measures()}
     listed += [

@@ -7,6 +7,8 @@ release reaches it in today's shape (chateval.record.migrations, applied by the 
 reader); keys a release did not record are read with ``get`` and shown as not recorded. It
 gives the renderers rows (agreement per aggregation, correlations per dimension, reference
 baselines, the blind vote against the final decision, per-model diagnostics): they only format.
+Of a run ``chateval import`` wrote (run.json's ``imported``) it leaves out what its one judge
+cannot have and titles objective labels as labels (chateval.reporting.imported_runs).
 """
 
 from collections.abc import Callable, Mapping, Sequence
@@ -18,7 +20,25 @@ from chateval.errors import DataError
 from chateval.evaluation.agreement.baselines import BaselineRow, pairwise_baseline_rows
 from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationRow, correlation_rows
 from chateval.evaluation.diagnostics.text import degenerate_reasons
-from chateval.evaluation.measures import Table, console_rows, measure_lines, measure_tables
+from chateval.evaluation.measures import (
+    Table,
+    console_row,
+    console_rows,
+    measure_lines,
+    measure_tables,
+    registered_measures,
+)
+from chateval.reporting.imported_runs import (
+    ImportedRun,
+    LabelsKind,
+    imported_run,
+    imported_table,
+    imported_words,
+    labelled_table,
+    labelled_title,
+    measured,
+    one_judge_tables,
+)
 from chateval.run.finished import FinishedRun, load_finished_run
 from chateval.schema.agreement import (
     Aggregations,
@@ -29,6 +49,7 @@ from chateval.schema.agreement import (
     PairwiseMetrics,
 )
 from chateval.schema.paired import BlindFinalDirect, BlindFinalPairwise
+from chateval.schema.run_info import RunInfo
 from chateval.schema.run_metrics import (
     CommonRunMetrics,
     DirectRunMetrics,
@@ -132,6 +153,17 @@ class _View:
 
     metrics: CommonRunMetrics  # empty when the run wrote no metrics.json (the task's class narrows it)
     recorded: bool  # the run wrote metrics.json
+    imported: ImportedRun | None = None  # a run ``chateval import`` wrote: another tool's judge
+
+    @property
+    def labels_kind(self) -> LabelsKind:
+        """What the run's labels are: human, or (an import's) objective right answers."""
+        return "human" if self.imported is None else self.imported.labels
+
+    @property
+    def labels_name(self) -> str:
+        """The run's labels as a title names them ("human labels", or "labels")."""
+        return labelled_title("human labels", self.labels_kind)
 
     @property
     def aggregations(self) -> Sequence[AgreementRow]:
@@ -178,17 +210,39 @@ class _View:
     def measure_lines(self, in_console_rows: bool = True) -> list[tuple[str, str]]:
         """(title, text) of each line measure the run recorded (chateval.evaluation.measures):
         what report.md, report.html and (``in_console_rows=False``: but those in its run table)
-        the console summary show of them, alike."""
-        return measure_lines(self.metrics, in_console_rows)
+        the console summary show of them, alike. An imported run's lines that measured nothing
+        ("-": a debate's diagnostics; "unavailable: ..." and why) are left out."""
+        return self._measured(measure_lines(self.metrics, in_console_rows))
 
     def measure_tables(self) -> list[tuple[str, list[Table]]]:
         """(title, tables) of each table measure the run recorded (the systems judged, the
-        per-model diagnostics, ...)."""
-        return measure_tables(self.metrics)
+        per-model diagnostics, ...); an imported judge alone has no per-model block (its figures
+        are the panel's), and its objective labels are titled as labels."""
+        found = measure_tables(self.metrics)
+        if self.imported is None:
+            return found
+        left_out = one_judge_tables() if self.imported.one_judge else []
+        kind = self.labels_kind
+        return [
+            (title, [labelled_table(imported_table(table), kind) for table in tables])
+            for title, tables in found
+            if title not in left_out
+        ]
 
     def console_rows(self) -> list[tuple[str, str]]:
-        """(label, text) of the measures the console's run table shows as rows."""
-        return console_rows(self.metrics)
+        """(label, text) of the measures the console's run table shows as rows: a debate's run
+        table names its rows by key, an import's (worded rows) by the measure's title."""
+        rows = console_rows(self.metrics)
+        if self.imported is not None:
+            titles = {console_row(m): m.title for m in registered_measures()}
+            rows = [(titles.get(label, label), text) for label, text in rows]
+        return self._measured(rows)
+
+    def _measured(self, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``lines`` without an imported run's that measured nothing, said of its verdicts."""
+        if self.imported is None:
+            return lines
+        return [(title, imported_words(text)) for title, text in lines if measured(text)]
 
 
 @dataclass(frozen=True)
@@ -276,17 +330,19 @@ class DirectView(_View):
 MetricsView = PairwiseView | DirectView
 
 
-def metrics_view(task: str, metrics: Mapping[str, object] | None) -> MetricsView:
-    """The view of ``metrics`` (metrics.json as read, or as computed) of a run of ``task``."""
+def metrics_view(task: str, metrics: Mapping[str, object] | None, info: RunInfo | None = None) -> MetricsView:
+    """The view of ``metrics`` (metrics.json as read, or as computed) of a run of ``task``;
+    ``info``, its run.json, says whether the run was imported."""
     found = dict(metrics or {})
+    imported = imported_run(info)
     # The one place metrics.json's JSON meets its types: the task says which.
     if task == "pairwise":
-        return PairwiseView(cast(PairwiseRunMetrics, found), metrics is not None)
-    return DirectView(cast(DirectRunMetrics, found), metrics is not None)
+        return PairwiseView(cast(PairwiseRunMetrics, found), metrics is not None, imported)
+    return DirectView(cast(DirectRunMetrics, found), metrics is not None, imported)
 
 
 def run_view(run: FinishedRun) -> MetricsView:
-    return metrics_view(run.task, run.metrics)
+    return metrics_view(run.task, run.metrics, run.info)
 
 
 def scored_runs(folders: Sequence[Path]) -> list[FinishedRun]:

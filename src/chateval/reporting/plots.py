@@ -133,7 +133,8 @@ def _rho(metrics: DirectMetrics | None) -> CorrelationInterval | None:
 
 def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
     """Each referee's own agreement with the humans (accuracy, or average Spearman for direct
-    runs), with CI bars, next to the panel's: does the debate beat its best member?"""
+    runs), with CI bars, next to the panel's: does the debate beat its best member? (An
+    imported judge alone is its panel: one bar.)"""
     bars: list[tuple[str, Interval | CorrelationInterval]] = []
     views = [(run, run_view(run)) for run in runs]
     for run, view in views:
@@ -149,6 +150,8 @@ def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
                 ("panel", _rho(view.panel)),
                 *((n, _rho(m)) for n, m in (view.metrics.get("referees") or {}).items()),
             ]
+        if view.imported is not None and view.imported.one_judge:
+            members = members[:1]
         bars += [(prefix + name, found) for name, found in members if found]
     if len(bars) < 2:
         return None

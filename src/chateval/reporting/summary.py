@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.core.formatting import ci_text
+from chateval.reporting.imported_runs import imported_rows, skipped_text
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
 from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
@@ -17,7 +18,7 @@ from chateval.schema.run_info import RunInfo
 def _print_agreement(console: Console, view: MetricsView) -> None:
     """Agreement with the humans, hard and soft verdicts side by side."""
     if isinstance(view, PairwiseView):
-        table = Table(title="agreement with human labels (95% CI)")
+        table = Table(title=f"agreement with {view.labels_name} (95% CI)")
         # n: the labelled items the accuracy and kappa rest on, not the run's items.
         for column in ("verdicts", "labelled n", "accuracy", "kappa", "ties"):
             table.add_column(column)
@@ -47,9 +48,12 @@ def _print_agreement(console: Console, view: MetricsView) -> None:
 
 
 def _print_soft(console: Console, view: MetricsView) -> None:
-    """How the soft verdicts were read (or why not)."""
+    """How the soft verdicts were read (or why not: an imported judge's verdicts have none
+    unless its file gave them, which is no setting to report)."""
     status = view.soft_status
     read = view.soft_distributions
+    if view.imported is not None and not view.has_soft:
+        return
     if read:
         console.print(
             f"soft verdicts: {read.scores_read} scores read, mean entropy "
@@ -59,31 +63,6 @@ def _print_soft(console: Console, view: MetricsView) -> None:
         )
     elif status and status != "read":
         console.print(f"soft verdicts: {status}", highlight=False)
-
-
-def imported_rows(info: RunInfo) -> list[tuple[str, str]]:
-    """What a run folder `chateval import` wrote holds, in place of a debate's counts; empty
-    for a run that debated."""
-    imported = info.get("imported")
-    if imported is None:
-        return []
-    skipped = ", ".join(f"{n} {value!r}" for value, n in imported["skipped"].items()) or "none"
-    labels = imported["labels"]
-    said = "none"
-    if labels is not None:
-        said = f"{labels['labelled']} comparisons, {labels['kind']}"
-        if labels["path"] is not None:
-            said += f" ({labels['path']}: {labels['votes']} votes, {labels['unused']} comparisons unused)"
-    referees = info.get("referees") or {}
-    return [
-        ("imported from", f"{imported['path']} ({imported['sha256'][:19]}...)"),
-        ("judge", ", ".join(f"{name} ({model})" for name, model in referees.items()) + "; no model ran"),
-        ("comparisons", f"{imported['kept']} of the file's {imported['records']} records"),
-        ("answer orders", "both" if info["position_calibration"] else "one"),
-        ("verdicts skipped", skipped),
-        ("labels", said),
-        ("imported at", imported["at"]),
-    ]
 
 
 def _print_imported(console: Console, info: RunInfo, view: MetricsView) -> None:
@@ -101,7 +80,7 @@ def print_summary(result: RunResult) -> None:
     """Print counts and metrics of a finished run as tables (an imported run: where its
     verdicts came from, in place of the debate's counts)."""
     info = result.run_info
-    view = metrics_view(info["task"], result.metrics)
+    view = metrics_view(info["task"], result.metrics, info)
     console = Console()
     if "imported" in info:
         _print_imported(console, info, view)
@@ -160,10 +139,15 @@ def _print_metrics(console: Console, result: RunResult, view: MetricsView) -> No
     _print_soft(console, view)
     items, scored = view.items, view.items_scored
     if items is not None and scored is not None and scored < items:
+        lost = "lost every verdict to parse failures"
+        if view.imported is not None:
+            lost = f"had their verdicts skipped: {skipped_text(view.imported.skipped)}"
+        # Only labels make an accuracy to count them in (an import may have none).
+        labelled = isinstance(view, PairwiseView) and any(row.panel is not None for row in view.aggregations)
         console.print(
-            f"items scored: {scored} of {items} "
-            "(the others lost every verdict to parse failures"
-            + ("; accuracy counts them as wrong)" if isinstance(view, PairwiseView) else ")")
+            f"items scored: {scored} of {items} (the others {lost}"
+            + ("; accuracy counts them as wrong)" if labelled else ")"),
+            highlight=False,
         )
     # Every registered measure, as every report shows it (chateval.evaluation.measures).
     for title, text in view.measure_lines(in_console_rows=False):

@@ -8,7 +8,7 @@ from chateval.debate.behaviour import EchoDetector, debate_behaviour
 from chateval.debate.panel import Panel
 from chateval.engines.context import Truncation
 from chateval.evaluation.diagnostics.cut_off import referee_cut_off, summaries_cut_off
-from chateval.judging.aggregate import aggregate_direct, aggregate_pairwise
+from chateval.judging.aggregate import add_pairwise_item, aggregate_direct, aggregate_pairwise
 from chateval.judging.formats import DirectFormat, PairwiseFormat
 from chateval.schema.transcripts import ReusedFrom, TranscriptMessage, TranscriptRecord
 from chateval.schema.verdicts import RefereeRow, VerdictRecord
@@ -27,8 +27,7 @@ def item_records(debates: Sequence[Debate], panel: Panel) -> list[VerdictRecord]
         rows: list[tuple[Debate, list[RefereeRow]]] = []
         if isinstance(fmt, PairwiseFormat) and isinstance(item, PairwiseItem):
             record = aggregate_pairwise(group, fmt, panel.opinion_probes, panel.failure_ties)
-            record["human_label"] = item.label
-            _pairwise_systems(record, item)
+            add_pairwise_item(record, item)
             rows = [(d, order["referees"]) for d, order in zip(group, record["orders"], strict=True)]
         elif isinstance(fmt, DirectFormat) and isinstance(item, DirectItem):
             record = aggregate_direct(group[0], fmt, panel.opinion_probes)
@@ -62,20 +61,6 @@ def mark_truncated(records: Sequence[VerdictRecord], truncations: Mapping[str, S
     for record in records:
         cuts = truncations.get(record["item_id"])
         record["truncated"] = {c.model: c.fields for c in cuts} if cuts else None
-
-
-def _pairwise_systems(record: VerdictRecord, item: PairwiseItem) -> None:
-    """The item's prompt, and its systems with their answers' lengths in words, when it has
-    them (records of items without them stay as they were)."""
-    if item.prompt is not None:
-        record["prompt"] = item.prompt
-    if item.system_a is not None or item.system_b is not None:
-        record |= {
-            "system_a": item.system_a,
-            "system_b": item.system_b,
-            "words_a": len(item.answer_a.split()),
-            "words_b": len(item.answer_b.split()),
-        }
 
 
 def stopped_early(debate: Debate) -> bool:

@@ -27,6 +27,8 @@ class JudgeComparison(TypedDict):
 
     task: str
     shared: int  # items both judged
+    only_a: int  # items A judged and B lacks, left out of every figure here
+    only_b: int  # items B judged and A lacks
     decided: int  # of those, items both decided (pairwise: a label; direct: scores)
     between: PairwiseMetrics | DirectMetrics | None  # B against A as the reference; None: none decided
     identical: float | None  # the share of identical decisions (direct: of equal scores)

@@ -80,3 +80,29 @@ class CategoriesSection(TypedDict):
 
     verdicts: Literal["hard", "soft"]  # the headline verdicts the figures rest on
     categories: list[CategoryEntry]
+
+
+@record_schema
+class VerdictWinRate(TypedDict):
+    """One system against one opponent, counted by verdict (each answer order's verdict a game,
+    with its weight; chateval.evaluation.systems.verdict_win_rates)."""
+
+    system: str
+    opponent: str
+    comparisons: int  # the comparisons counted (every verdict given)
+    verdicts: int  # their verdicts, one per answer order judged
+    weight: float  # the verdicts' weights summed (their number, without weights)
+    wins: int  # verdicts, from the system's side, unweighted
+    ties: int
+    losses: int
+    win_rate: float  # sum of weight x (1 win, 0.5 tie, 0 loss) / sum of weights
+    soft_win_rate: float | None  # the same with each verdict's position on its scale; None: none on one
+
+
+@record_schema
+class VerdictWinRatesSection(TypedDict):
+    """``measures.verdict_win_rates``: the imported verdicts' win rates as their source counts
+    them, and the comparisons left out (a verdict the judge did not give)."""
+
+    rows: list[VerdictWinRate]
+    left_out: int

@@ -49,8 +49,11 @@ class ImportedInfo(TypedDict):
     """run.json's ``imported``: a run folder ``chateval import`` wrote from another tool's
     verdicts; no model ran."""
 
-    path: str  # the verdicts file
-    sha256: str  # "sha256:<hex>" of it, when imported
+    path: str  # the verdicts file (or a folder or glob of them, each in run.json's inputs)
+    sha256: str  # "sha256:<hex>" of it, when imported (several files: of their hashes, a line each)
+    # the verdicts with the answers swapped, where a second file holds them (ChatEval's
+    # calc_score_comparison_reverse); its hash is in run.json's inputs
+    swapped_path: NotRequired[str]
     config: str  # the import config
     at: str  # when, ISO 8601 UTC
     records: int  # records the file holds

@@ -77,6 +77,11 @@ class RefereeRow(TypedDict, total=False):
     winner_shown: str
     soft_score_a: float
     soft_score_b: float
+    # an imported verdict (chateval.judging.imported): A's share of the win by its position on
+    # a numeric scale (AlpacaEval's preference), and how many times its source counts it
+    # (Arena-Hard's strong verdicts), where the import gives them
+    share_a: float
+    weight: float
     # direct
     scores: dict[str, int | float]
     soft_scores: dict[str, float]

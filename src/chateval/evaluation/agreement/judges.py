@@ -1,5 +1,7 @@
 """Two judges compared on what both judged (``chateval compare``): two runs' panels, or a panel
-and a judge whose verdicts were made elsewhere.
+and a judge whose verdicts were made elsewhere. Every figure rests on the items both judged;
+the items each one judged and the other lacks are counted, so that a comparison of a sample
+with the whole says so.
 
 - **Agreement between them**, on the items both decided: pairwise, the share of identical
   labels and Cohen's kappa between the two (``pairwise_metrics`` with one judge as the
@@ -110,6 +112,8 @@ def compare_judges(
     return {
         "task": task,
         "shared": len(shared),
+        "only_a": len(a) - len(shared),
+        "only_b": len(b) - len(shared),
         "decided": len(decided),
         "between": between,
         "identical": identical,
