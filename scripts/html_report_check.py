@@ -1,4 +1,4 @@
-"""How big is ``chateval report RUN --html``, and how fast does headless Chromium render it?
+"""How big is the report.html of ``chateval report RUN``, and how fast does headless Chromium render it?
 
     .venv/bin/python scripts/html_report_check.py RUN_FOLDER... [-o OUT] [--json RESULT.json]
     .venv/bin/python scripts/html_report_check.py --scripted CONFIG.yaml [...]

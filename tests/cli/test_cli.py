@@ -5,7 +5,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from chateval.cli import app
-from tests.support.helpers import MODELS_DIR
+from tests.support.helpers import CONFIGS_DIR, MODELS_DIR
 
 runner = CliRunner()
 
@@ -74,3 +74,19 @@ def test_debug_flag_shows_the_traceback(tmp_path: Path) -> None:
     from chateval.errors import ConfigError
 
     assert isinstance(debug.exception, ConfigError)
+
+
+def test_several_configs_are_each_checked_under_their_path_and_any_problem_exits_2(tmp_path: Path) -> None:
+    typo, missing = tmp_path / "typo.yaml", tmp_path / "missing.yaml"
+    typo.write_text(f"extends: {CONFIGS_DIR / 'quickstart.yaml'}\nsampling: {{temprature: 0.5}}\n")
+    result = runner.invoke(app, ["check", str(typo), str(missing)], env={"COLUMNS": "250"})
+    assert result.exit_code == 2
+    said = result.output
+    assert (
+        said.index(f"== {typo}\n")
+        < said.index("unknown key (did you mean temperature?")
+        < said.index(f"== {missing}\nerror: {missing}: config file not found")
+    )
+    assert f"checked 2 configs: 0 ready, 2 with problems ({typo}, {missing})" in said
+    alone = runner.invoke(app, ["check", str(missing)])  # one config: its lines alone
+    assert alone.exit_code == 2 and alone.output == f"error: {missing}: config file not found\n"

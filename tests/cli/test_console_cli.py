@@ -91,7 +91,8 @@ def test_the_quickstart_console_shows_chatevals_lines_and_the_engine_writes_engi
     # The summary goes to stdout; everything else fits a screen, with one bar's last state.
     assert len(console.splitlines()) <= 40, console
     assert "loading model smollm2-135m" in console
-    assert re.search(r"^debates 4/4 \(100%\), 24 requests, .* done$", console, re.MULTILINE), console
+    last_bar = r"^debates 4/4, steps 24/24 \(100%\), 24 requests, .* done$"
+    assert re.search(last_bar, console, re.MULTILINE), console
     assert "chateval run: quickstart" in summary
     log = RunFolder(out).engine_log.read_text()
     assert "non-default args" in log and "Initializing a V1 LLM engine" in log

@@ -1,6 +1,11 @@
 """--help reads as prose: a docstring's wrapped lines join into one paragraph instead of breaking
 mid-sentence where the source wrapped them."""
 
+import shlex
+from typing import Any
+
+import typer
+from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from chateval.cli import app
@@ -26,3 +31,36 @@ def test_flags_show_no_value_type() -> None:
         assert "<bool>" not in said, command
     run = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "250"}).output
     assert "<path>" in run  # options that take a value keep their type
+
+
+def _commands(group: TyperGroup, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Any]]:
+    """Every command and group under ``group``, with the words that name it."""
+    found: list[tuple[tuple[str, ...], Any]] = [(path, group)]
+    for name, command in group.commands.items():
+        if isinstance(command, TyperGroup):
+            found += _commands(command, (*path, name))
+        else:
+            found.append(((*path, name), command))
+    return found
+
+
+def test_every_command_shows_an_example_its_parser_accepts() -> None:
+    """Each --help ends with one example (issue 69), and the example's options and arguments
+    are the command's own: parsed as typed, so an option renamed later fails here."""
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    for path, command in _commands(root):
+        line = command.epilog or ""
+        assert line.startswith("Example: "), (path, line)
+        example = line.split("chateval ", 1)[1].split(")")[0].split(" (")[0]  # the command line alone
+        words = shlex.split(example)
+        assert tuple(words[: len(path)]) == path, (path, example)
+        command.make_context(" ".join(("chateval", *path)), words[len(path) :])
+        said = _help(*path)
+        assert "Example: " in said and example in said, path
+
+
+def _help(*path: str) -> str:
+    result = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    return result.output

@@ -1,5 +1,5 @@
-"""Every command that writes where the user says (export -o, report -o, report --html -o,
-compare -o, import -o, run -o, rescore --into) refuses a place it cannot write in one line
+"""Every command that writes where the user says (export -o, report -o, compare -o, import -o,
+run -o, rescore --into) refuses a place it cannot write in one line
 naming the path and the reason, exit code 2, and leaves no temporary file behind.
 
 A read-only place is made one of two ways, whichever this machine allows: as root (where
@@ -104,7 +104,6 @@ def test_every_writer_refuses_a_read_only_place_in_one_line(read_only: tuple[Pat
         ),
         (["report", str(RUN), "-o", str(folder)], f"error: cannot write {folder}/"),
         (["report", str(RUN), "-o", f"{folder}/sub"], f"error: cannot create the folder {folder}/sub: "),
-        (["report", str(RUN), "--html", "-o", str(folder)], f"error: cannot write {folder}/report.html: "),
         (
             ["compare", str(RUN), str(OTHER_RUN), "-o", f"{folder}/compared"],
             f"error: cannot create the folder {folder}/compared: ",

@@ -113,6 +113,35 @@ def test_bad_override(tmp_path: Path) -> None:
         load_config(write(tmp_path, BASE), ["agents.5.role=critic"])
 
 
+def test_an_override_below_a_value_shows_the_mapping_form() -> None:
+    """``data.compare: all_pairs`` is a value: ``--set data.compare.against=X`` cannot go below
+    it, and the message gives the form that sets a mapping there (issue 69)."""
+    systems = CONFIGS_DIR / "systems_quickstart.yaml"
+    with pytest.raises(ConfigError) as caught:
+        load_config(systems, ["data.compare.against=brief"])
+    assert str(caught.value) == (
+        "--set data.compare.against: data.compare is 'all_pairs', not a mapping; to give it a "
+        "mapping, set it whole: --set 'data.compare={against: brief}'"
+    )
+    with pytest.raises(ConfigError, match=r"--set 'data.compare=\{adaptive: \{budget: 8\}\}'"):
+        load_config(systems, ["data.compare.adaptive.budget=8"])
+    assert load_config(systems, ["data.compare={against: brief}"]).data.design().against == "brief"
+
+
+def test_a_typo_in_a_settings_mapping_gets_the_closest_key() -> None:
+    """A key of a setting that is a name or a mapping (``data.compare``) is suggested as a
+    section's key is (issue 69)."""
+    systems = CONFIGS_DIR / "systems_quickstart.yaml"
+    with pytest.raises(ConfigError) as caught:
+        load_config(systems, ["data.compare={againts: brief}"])
+    said = "data.compare: againts: unknown key (did you mean against? known: against, opponents, adaptive)"
+    assert said in str(caught.value)
+    with pytest.raises(
+        ConfigError, match=r"adaptive.waves: unknown key \(did you mean wave\? known: budget, wave"
+    ):
+        load_config(systems, ["data.compare={adaptive: {budget: 8, waves: 2}}"])
+
+
 def test_unknown_role_is_rejected_when_the_panel_is_built() -> None:
     from chateval.debate.building import build_panel
 

@@ -5,9 +5,11 @@ import io
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +26,7 @@ from chateval.record.files import RunFolder
 from chateval.reporting.html import write_html_report
 from chateval.run.runner import run
 from tests.support.helpers import asks_for_scores, prompt_dependent, tiny_config
-from tests.support.scripted import M1_AND_M2_AGENTS, LoadLog
+from tests.support.scripted import M1_AND_M2_AGENTS, DiesAtCall, LoadLog
 
 MODEL = "smollm2-135m"
 
@@ -54,8 +56,9 @@ def test_the_bar_counts_debates_and_ends_at_their_total(
         assert info["early_stopped_debates"] == 4
     lines = stream.getvalue().splitlines()
     assert "\r" not in stream.getvalue() and "\x1b" not in stream.getvalue()  # plain lines
-    assert lines[0].startswith("debates 0/4 (0%)")
-    assert lines[-1].startswith(f"debates 4/4 (100%), {info['requests']} requests")
+    assert re.match(r"debates 0/4, steps 0/\d+ \(0%\), 0 requests", lines[0]), lines[0]
+    # Every step counts, those an early-stopped debate skips included: the bar ends at 100%.
+    assert re.match(rf"debates 4/4, steps (\d+)/\1 \(100%\), {info['requests']} requests", lines[-1])
 
 
 def test_a_resumed_run_starts_its_bar_at_the_journaled_debates(tmp_path: Path) -> None:
@@ -64,6 +67,51 @@ def test_a_resumed_run_starts_its_bar_at_the_journaled_debates(tmp_path: Path) -
     bar = Progress()
     run(tiny_config(), tmp_path, backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)}, progress=bar)
     assert (bar.total, bar.done, bar.requests) == (4, 4, 0)
+
+
+def test_a_resumed_run_says_what_it_replayed_and_its_bar_starts_past_it(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with pytest.raises(BackendError):  # the third step's call fails: two steps are journaled
+        run(tiny_config(), tmp_path, backends={MODEL: DiesAtCall(MODEL, prompt_dependent, 3)})
+    lines: list[str] = []
+
+    class Recording(Progress):
+        def start(self, *args: Any, **kwargs: Any) -> None:
+            super().start(*args, **kwargs)
+            lines.append(self.text())
+
+    with caplog.at_level(logging.INFO, logger="chateval"):
+        run(
+            tiny_config(),
+            tmp_path,
+            backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)},
+            progress=Recording(),
+        )
+    # 4 debates, each 2 referees' first turns: 8 requests; the bar starts 2 of 6 steps in.
+    assert "replayed from the journal: 8 requests in 4 debates, not sent again" in caplog.messages
+    assert lines[0].startswith("debates 0/4, steps 8/24 (33%), 0 requests")
+
+
+def test_debates_from_the_judgment_store_are_said_and_start_the_bar_finished(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.run.test_judgment_store_runs import store_models_dir
+
+    config = tiny_config(models_dir=str(store_models_dir(tmp_path / "models")))
+    store = tmp_path / "store"
+    run(config, tmp_path / "first", backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)}, cache=store)
+    bar = Progress()
+    with caplog.at_level(logging.INFO, logger="chateval"):
+        run(
+            config,
+            tmp_path / "again",
+            backends={MODEL: ScriptedBackend(MODEL, prompt_dependent)},
+            cache=store,
+            progress=bar,
+        )
+    assert "judgment store: 4 debates judged before taken from it, not judged again" in caplog.messages
+    assert bar.text().startswith("debates 4/4, steps 24/24 (100%), 0 requests")
 
 
 def test_a_terminal_gets_one_bar_redrawn_with_lines_above_it() -> None:
@@ -200,9 +248,11 @@ def test_a_long_batch_moves_the_bar_before_its_first_request_finishes(tmp_path: 
     result = run(tiny_config(scheduling="barrier"), tmp_path, backends={MODEL: backend}, progress=bar)
     assert result.run_info["scheduling"] == "barrier"
     assert result.run_info["batches"] == result.run_info["steps"]  # still one batch per step
-    first_step = 4 * 2  # 4 debates, 2 referees' first turns: one request finishes per poll
-    assert lines[0].startswith("debates 0/4 (0%), 1 requests, ")
+    first_turns = 4 * 2  # 4 debates, 2 referees' first turns: one request finishes per poll
+    # 4 debates x 6 steps; a step of 4 debates is 4 requests, each moving the bar by its share.
+    assert lines[0].startswith("debates 0/4, steps 1/24 (4%), 1 requests, ")
     assert "- tok/s" not in lines[0]  # the other 7 requests' tokens so far count
     assert "ETA -" not in lines[0]  # the step's first request moved its share of the work
-    assert lines[first_step - 1].startswith(f"debates 0/4 (0%), {first_step} requests")
-    assert bar.text().startswith("debates 4/4 (100%)")
+    # No debate has ended, and the bar has moved a third of the way (issue 69).
+    assert lines[first_turns - 1].startswith(f"debates 0/4, steps 8/24 (33%), {first_turns} requests")
+    assert bar.text().startswith("debates 4/4, steps 24/24 (100%)")

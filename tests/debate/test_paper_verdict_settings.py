@@ -97,7 +97,5 @@ def test_a_run_with_half_points_records_and_reports_them(tmp_path: Path) -> None
     assert (first["score_a"], first["score_b"]) == (7.5, 7)
     # Both orders prefer the answer shown first by half a point: summed, a tie.
     assert [r["label"] for r in records] == ["tie", "tie"] and records[0]["score_a"] == 29.0
-    result = CliRunner().invoke(
-        app, ["report", str(tmp_path / "run"), "--html", "-o", str(tmp_path / "report")]
-    )
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")])
     assert result.exit_code == 0, result.output

@@ -70,17 +70,23 @@ def test_position_consistency_counts_decisive_items_only() -> None:
     assert stats["decisive_consistency"] == pytest.approx(2 / 4)  # A/A and B/B
     assert stats["decisive_flip_share"] == pytest.approx(1 / 4)  # A/B; A/tie is no flip
     assert position_text(stats) == (
-        "50.0% of 4 items decisive in either order (winner flips in 25.0%, "
-        "a tie in the other order in 25.0%); 3 of 8 tie in both orders"
+        "50.0% of the 4 items with a winner in at least one answer order keep that winner when the "
+        "answers swap places (the other answer wins in 25.0%; one order is a tie in 25.0%); 3 of 8 "
+        "items tie in both orders"
     )
 
 
 def test_all_ties_have_no_consistency_and_old_runs_say_what_theirs_meant() -> None:
     stats = position_stats([pairwise_record("1", "A", "tie", {}, ("tie", "tie"))])
     assert stats["decisive_consistency"] is None and stats["decisive_flip_share"] is None
-    assert position_text(stats) == "no item decisive in either order; 1 of 1 tie in both orders"
+    assert (
+        position_text(stats) == "no item has a winner in either answer order; 1 of 1 items tie in both orders"
+    )
     old = {"items_in_both_orders": 80, "consistency": 0.9375}
-    assert position_text(old) == "93.8% of all items (tie/tie counted as agreement; rescore)"
+    assert position_text(old) == (
+        "93.8% of all items get the same verdict in both answer orders (a tie in both counted as the "
+        "same; chateval rescore counts those apart)"
+    )
 
 
 # --- undefined correlations ------------------------------------------------------------------

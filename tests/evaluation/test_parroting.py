@@ -220,7 +220,9 @@ def test_a_panel_copying_words_is_flagged_and_an_independent_one_is_not() -> Non
     assert (copied["utterances_that_saw_words"], copied["copied_words"]) == (3, 2)
     assert copied["words_copy_share"] == 2 / 3
     [reason] = degenerate_reasons({"parroting": copied})
-    assert reason.startswith("67% of referee utterances copy another referee's words (chance -: ")
+    assert reason.startswith(
+        "67% of referee utterances copy another referee's words (no chance rate to compare: "
+    )
 
     independent = parroting_of([INDEPENDENT])
     assert (independent["utterances_that_saw_words"], independent["copied_words"]) == (3, 0)
@@ -260,7 +262,10 @@ def test_one_by_one_without_probes_has_no_chance_baseline() -> None:
     assert summary["words_copy_chance_reason"] == NO_BLIND_WORDS
     assert summary["blind_verdicts"] == 0 and summary["copy_chance"] is None
     assert summary["copy_chance_reason"] == NO_BLIND_VERDICTS
-    assert "(chance -: no two referees spoke before seeing another's words)" in words_copy_text(summary)
+    assert (
+        "(no chance rate to compare: no two referees spoke before seeing another's words)"
+        in words_copy_text(summary)
+    )
 
 
 SIMULTANEOUS = build_panel(tiny_config(strategy="simultaneous", opinion_probes=True))
@@ -423,7 +428,8 @@ def test_records_of_earlier_releases_render_as_unknown() -> None:
     )
     # Whose verdict it saw is not recorded either: no permutation chance, no claim of copying.
     assert columns["equals a verdict it saw"] == (
-        f"100.0% of 1 verdicts (chance -: {NOT_RECORDED}; on another item -: {NOT_RECORDED})"
+        f"100.0% of 1 verdicts (no chance rate to compare: {NOT_RECORDED}; "
+        f"no rate on another item to compare: {NOT_RECORDED})"
     )
     assert (
         columns["recites the item"]
@@ -456,15 +462,20 @@ def test_the_summary_says_cut_offs_next_to_parse_failures_and_warns(
     print_summary(result)
     out = capsys.readouterr().out
     headline = (
-        r"verdict_parse_failures +│ +0 │\n│ cut_off_at_token_cap +│ +8/8 assessments, 8/8 discussions │"
+        r"verdicts that failed to parse +│ +0 │\n"
+        r"│ cut off at the token cap +│ +8/8 assessments, 8/8 discussions │"
     )
     assert re.search(headline, out)
-    assert "    copies another referee's words it saw: 100.0% of 12 utterances (chance -: " in out
+    assert (
+        "    copies another referee's words it saw: 100.0% of 12 utterances (no chance rate to compare: "
+        in out
+    )
     # Every verdict is 7/3: equal to the one seen, and as often to one on another item (said
     # since the permutation chance was added).
     assert (
         "warning: the panel looks degenerate: 100% of referee utterances copy another referee's words "
-        "(chance -: no two referees spoke before seeing another's words); verdicts equal to one seen "
+        "(no chance rate to compare: no two referees spoke before seeing another's words); verdicts equal "
+        "to one seen "
         "100%, but a referee's verdict on another item matches as often (100%): collapse, not copying; "
         "100% of assessments stop at the token cap"
     ) in " ".join(out.split())

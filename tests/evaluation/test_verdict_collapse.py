@@ -101,8 +101,8 @@ def test_a_referee_copying_varied_scores_is_copying() -> None:
     assert parroting is not None and parroting["copy_share"] == 1.0
     assert copying_verdict(parroting) == "copying"
     assert verdict_copy_text(parroting) == (
-        f"100.0% of {ITEMS} verdicts (chance -: no two referees gave verdicts before seeing another's "
-        "words; on another item 0.0%): copying"
+        f"100.0% of {ITEMS} verdicts (no chance rate to compare: no two referees gave verdicts before "
+        "seeing another's words; on another item 0.0%): copying"
     )
     assert degenerate_reasons(diagnostics) == [
         "100% of verdicts that saw another referee's equal it, against 0% on another item: copying"

@@ -365,8 +365,11 @@ def test_report_and_summary_show_hard_and_soft_side_by_side(
     print_summary(RunResult(outdir, info, metrics))
     out = capsys.readouterr().out
     assert "verdicts" in out and "hard" in out and "soft" in out and "ties" in out
-    assert "soft verdicts: 16 scores read" in out and "soft minus hard, same items" in out
-    assert "soft mean score shown first 7.50, second 6.90" in out
+    assert (
+        "soft verdicts: 16 scores read with their probabilities" in out
+        and "soft minus hard, same items" in out
+    )
+    assert "mean soft score of the answer shown first 7.50, shown second 6.90" in out
 
 
 def test_an_empty_token_before_a_score_does_not_hide_it() -> None:

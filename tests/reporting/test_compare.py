@@ -113,3 +113,16 @@ def test_runs_that_cannot_be_compared_are_refused(two_judges: tuple[Path, Path],
     other = tmp_path / "quickstart_items"
     run(tiny_config(), other, backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, prompt_dependent)})
     assert "they judged no item in common; compare runs of the same data" in refused(two_judges[0], other)
+
+
+def test_the_console_shows_every_item_id_and_run_name_whole_off_a_terminal(
+    two_judges: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CliRunner's output is no terminal, like a CI log: the tables get room, not 80 columns (issue 69)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    result = runner.invoke(app, ["compare", *map(str, two_judges)])
+    assert result.exit_code == 0, result.output
+    ids = {record["item_id"] for record in _records(two_judges[0])}
+    shown = {line.split("│")[1].strip() for line in result.output.splitlines() if line.startswith("│ p")}
+    assert shown and shown <= ids  # each id whole, on one line
+    assert "rank in checksum" in result.output and "rank in prompted" in result.output

@@ -37,9 +37,7 @@ def test_control_characters_are_shown_as_their_pictures(tmp_path: Path) -> None:
     config = tiny_config(data={"format": "jsonl_pairwise", "path": str(data)})
     run(config, tmp_path / "run", backends={DEFAULT_MODEL: ScriptedBackend(DEFAULT_MODEL, nul_talker)})
 
-    result = CliRunner().invoke(
-        app, ["report", str(tmp_path / "run"), "--html", "-o", str(tmp_path / "report")]
-    )
+    result = CliRunner().invoke(app, ["report", str(tmp_path / "run"), "-o", str(tmp_path / "report")])
     assert result.exit_code == 0, result.output
     page = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     assert RAW_CONTROLS.search(page) is None

@@ -66,7 +66,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 def render(folders: list[Path], outdir: Path) -> str:
-    result = CliRunner().invoke(app, ["report", *map(str, folders), "--html", "-o", str(outdir)])
+    result = CliRunner().invoke(app, ["report", *map(str, folders), "-o", str(outdir)])
     assert result.exit_code == 0, result.output
     return (outdir / "report.html").read_text(encoding="utf-8")
 
@@ -233,7 +233,7 @@ def test_a_big_run_gets_one_page_per_item(runs: dict[str, Path], tmp_path: Path)
 
 
 def test_a_non_positive_split_size_is_refused(runs: dict[str, Path], tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["report", str(runs["plain"]), "--html", "--split-above", "0"])
+    result = CliRunner().invoke(app, ["report", str(runs["plain"]), "--split-above", "0"])
     assert result.exit_code != 0 and "--split-above must be a positive size" in result.output
 
 

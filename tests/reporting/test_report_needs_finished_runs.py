@@ -29,13 +29,12 @@ def report(*args: str | Path) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
-@pytest.mark.parametrize("html", [False, True], ids=["markdown", "html"])
 def test_a_run_without_metrics_is_refused_with_the_rescore_to_run(
-    runs: tuple[Path, Path], tmp_path: Path, html: bool
+    runs: tuple[Path, Path], tmp_path: Path
 ) -> None:
     scored, unscored = runs
     out = tmp_path / "report"
-    code, output = report(scored, unscored, "-o", out, *(["--html"] if html else []))
+    code, output = report(scored, unscored, "-o", out)
     assert code == 2
     assert output == (
         f"error: {unscored}: no metrics.json; `chateval rescore {unscored}` writes it from the verdicts "

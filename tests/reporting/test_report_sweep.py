@@ -118,7 +118,7 @@ def test_summary_prints_pairwise_and_direct_results(
         "Everyday Reader"
     ) in said
     outdir = results[0].outdir
-    assert f"read the debates: chateval report {outdir} --html -o {outdir / 'report'}" in out
+    assert f"read the debates: chateval report {outdir} (writes report.md and report.html in" in said
 
 
 def test_summary_says_when_no_verdict_was_decisive(
@@ -135,4 +135,4 @@ def test_summary_says_when_no_verdict_was_decisive(
     )
     print_summary(result)
     out = capsys.readouterr().out
-    assert "no decisive verdicts" in out and "first-position wins" not in out
+    assert "no referee's verdict named a winner" in out and "the answer shown first won" not in out

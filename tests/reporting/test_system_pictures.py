@@ -48,6 +48,14 @@ def test_a_systems_run_gives_its_pictures_with_captions_from_its_metrics() -> No
         axes = picture.figure.get_axes()
         assert axes and any(ax.lines or ax.patches or ax.images or ax.collections for ax in axes)
         assert picture.caption.endswith(".") and "\n" not in picture.caption
+    # Each with a title of its own (a PNG is read alone), wrapped to its width.
+    assert [" ".join(p.figure.get_suptitle().split()) for p in pictures] == [
+        "Leaderboard: ratings with 95% intervals",
+        "Win rate of each row's system against each column's",
+        "Win rate against the field",
+        "Scores each referee gave, by the answer's position",
+    ]
+    assert pictures[2].figure.get_axes()[0].get_xlabel().startswith("win rate against the field (ties half)")
     board = run.metrics["systems"]["leaderboard"]  # type: ignore[index]
     leaderboard = pictures[0]
     assert f"1000 = the anchor, {board['anchor']}" in leaderboard.caption

@@ -217,12 +217,11 @@ def test_an_imported_run_rescores_reports_exports_and_compares(mt_bench: Path, t
     result = runner.invoke(app, ["rescore", str(mt_bench)])
     assert result.exit_code == 0, result.output
     assert (mt_bench / "metrics.json").read_text(encoding="utf-8") == metrics
-    for args in (["-o", str(tmp_path / "md")], ["--html", "-o", str(tmp_path / "html")]):
-        result = runner.invoke(app, ["report", str(mt_bench), *args])
-        assert result.exit_code == 0, result.output
-    report = (tmp_path / "md" / "report.md").read_text(encoding="utf-8")
+    result = runner.invoke(app, ["report", str(mt_bench), "-o", str(tmp_path / "report")])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "report" / "report.md").read_text(encoding="utf-8")
     assert "JudgeBench score: 0.400 [" in report and "sample-judge" in report
-    assert "81:steady-vs-terse" in (tmp_path / "html" / "report.html").read_text(encoding="utf-8")
+    assert "81:steady-vs-terse" in (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     rows = export_stdout(mt_bench, "--what", "comparisons").splitlines()
     assert len(rows) == 1 + 18 * 2 and rows[1].startswith("81:steady-vs-terse,81,steady,terse,original,")
     board = export_stdout(mt_bench, "--what", "leaderboard").splitlines()

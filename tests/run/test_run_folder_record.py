@@ -61,13 +61,12 @@ def _cli(*args: str | Path) -> str:
 def _outputs(folder: Path, into: Path) -> dict[str, str]:
     """What a reader gets of ``folder``: report.md, report.html, the export CSV and the rescored
     metrics.json, with the folder's own path written as RUN."""
-    _cli("report", folder, "-o", into / "md")
-    _cli("report", folder, "--html", "-o", into / "html")
+    _cli("report", folder, "-o", into / "report")
     _cli("export", folder, "-o", into / "rows.csv")
     _cli("rescore", folder)
     texts = {
-        "report.md": (into / "md" / "report.md").read_text(),
-        "report.html": (into / "html" / "report.html").read_text(),
+        "report.md": (into / "report" / "report.md").read_text(),
+        "report.html": (into / "report" / "report.html").read_text(),
         "rows.csv": (into / "rows.csv").read_text(),
         "metrics.json": (folder / "metrics.json").read_text(),
     }
@@ -185,7 +184,7 @@ def test_a_broken_record_is_named_by_file_line_and_field(
     folder = _judged(tmp_path)
     path = RunFolder(folder).path / name
     path.write_text(edit(path.read_text()))
-    result = runner.invoke(app, ["report", str(folder), "--html", "-o", str(tmp_path / "html")])
+    result = runner.invoke(app, ["report", str(folder), "-o", str(tmp_path / "report")])
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert str(folder) in result.output
     assert re.search(message, result.output), result.output

@@ -77,12 +77,14 @@ app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="markdown",
     help="Multi-agent debate evaluation on local models.",
+    epilog="Example: chateval run configs/quickstart.yaml (each command's --help has its own)",
 )
 models_app = typer.Typer(
     cls=FlagsGroup,
     no_args_is_help=True,
     rich_markup_mode="markdown",
     help="List and prepare registry models.",
+    epilog="Example: chateval models list",
 )
 app.add_typer(models_app, name="models")
 
@@ -153,6 +155,8 @@ def cache_choice(cache: Path | None, no_cache: bool) -> Path | bool | None:
     if cache is not None and no_cache:
         raise typer.BadParameter("--cache and --no-cache exclude each other")
     return False if no_cache else cache
+
+
 Overrides = Annotated[
     list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
 ]

@@ -15,6 +15,7 @@ cache_app = typer.Typer(
     no_args_is_help=True,
     rich_markup_mode="markdown",
     help="Where the judgment store is, what it holds, and pruning it.",
+    epilog="Example: chateval cache info",
 )
 app.add_typer(cache_app, name="cache")
 
@@ -64,7 +65,7 @@ def _when(stamp: str) -> str:
     return stamp[:16].replace("T", " ")
 
 
-@cache_app.command("info", cls=FlagsCommand)
+@cache_app.command("info", cls=FlagsCommand, epilog="Example: chateval cache info --json")
 def cache_info(
     cache: StoreDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the same as one JSON object.")] = False,
@@ -111,7 +112,7 @@ def cache_info(
         )
 
 
-@cache_app.command("prune", cls=FlagsCommand)
+@cache_app.command("prune", cls=FlagsCommand, epilog="Example: chateval cache prune --older-than 2025-01-01")
 def cache_prune(
     cache: StoreDir = None,
     older_than: Annotated[

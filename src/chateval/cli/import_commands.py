@@ -9,7 +9,11 @@ from chateval.cli.app import FlagsCommand, app, fail
 from chateval.errors import ChatEvalError
 
 
-@app.command(name="import", cls=FlagsCommand)
+@app.command(
+    name="import",
+    cls=FlagsCommand,
+    epilog="Example: chateval import configs/import/mt_bench_pairwise.yaml -o runs/mt_bench",
+)
 def import_judgments(
     config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="YAML import config.")],
     outdir: Annotated[

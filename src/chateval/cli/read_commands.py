@@ -9,7 +9,7 @@ from chateval.cli.app import REPORT_BAR_DELAY_S, FlagsCommand, app, fail
 from chateval.errors import ChatEvalError, ConfigError
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval rescore runs/quickstart runs/systems_quickstart")
 def rescore(
     run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
     label_fraction: Annotated[
@@ -48,60 +48,67 @@ def rescore(
         raise fail(exc) from None
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval report runs/systems_quickstart")
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Finished run folders.")],
     outdir: Annotated[
         Path | None,
-        typer.Option("-o", "--outdir", help="Where report.md and plots go (default: report/)."),
+        typer.Option(
+            "-o",
+            "--outdir",
+            help="Where report.md, its PNGs and report.html go (default: RUN/report for one run, "
+            "report/ for several).",
+        ),
     ] = None,
     html: Annotated[
         bool,
-        typer.Option(
-            "--html",
-            help="Write report.html instead: every item and what each referee said; several runs "
-            "of the same data side by side.",
-        ),
+        typer.Option("--html", hidden=True, help="Earlier releases' switch to report.html: now always."),
     ] = False,
     split_above: Annotated[
         float | None,
         typer.Option(
             "--split-above",
             metavar="MB",
-            help="With --html: a page larger than this (default 8 MB) becomes an index and one page "
-            "per item under items/.",
+            help="A report.html larger than this (default 8 MB) becomes an index and one page per "
+            "item under items/.",
         ),
     ] = None,
 ) -> None:
-    """Write report.md (tables shaped like the paper's) and PNG plots for finished runs, or
-    with --html a self-contained page to read every debate."""
-    from chateval.reporting.markdown import write_report
+    """Write report.md (tables shaped like the paper's, PNG pictures beside it) and report.html
+    (one self-contained page to read every debate; several runs of the same data side by side)
+    for finished runs."""
+    from chateval.core.console import Console
+    from chateval.core.progress import Progress
+    from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB
+    from chateval.reporting.report_files import default_outdir, write_reports
 
+    if html:  # kept so that earlier commands still work: what it asked for is written anyway
+        typer.echo("note: --html is no longer needed: report writes report.md and report.html", err=True)
+    # Shown only when building the items takes long enough to wonder (large runs).
+    bar = Progress(Console(), unit="items", delay=REPORT_BAR_DELAY_S, requests=False)
     try:
-        if html:
-            from chateval.core.console import Console
-            from chateval.core.progress import Progress
-            from chateval.reporting.html import DEFAULT_SPLIT_ABOVE_MB, write_html_report
-
-            # Shown only when building the items takes long enough to wonder (large runs).
-            bar = Progress(Console(), unit="items", delay=REPORT_BAR_DELAY_S, requests=False)
-            try:
-                path = write_html_report(
-                    run_dirs,
-                    outdir or Path("report"),
-                    DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
-                    bar,
-                )
-            finally:
-                bar.close()
-        else:
-            path = write_report(run_dirs, outdir or Path("report"))
+        written = write_reports(
+            run_dirs,
+            outdir or default_outdir(run_dirs),
+            DEFAULT_SPLIT_ABOVE_MB if split_above is None else split_above,
+            bar,
+        )
     except ChatEvalError as exc:
         raise fail(exc) from None
-    typer.echo(f"report: {path}")
+    finally:
+        bar.close()
+    typer.echo(f"report: {written.markdown}")
+    if written.html is not None:
+        typer.echo(f"report: {written.html}")
+    else:
+        said = f"note: {written.why_no_html}: no report.html written; `chateval report RUN` writes each run's"
+        typer.echo(said, err=True)
 
 
-@app.command(cls=FlagsCommand)
+@app.command(
+    cls=FlagsCommand,
+    epilog="Example: chateval export runs/systems_quickstart --what leaderboard -o leaderboard.csv",
+)
 def export(
     run_dir: Annotated[Path, typer.Argument(metavar="RUN", help="A run folder (with verdicts.jsonl).")],
     output: Annotated[
@@ -152,7 +159,7 @@ def export(
     typer.echo(f"exported {len(result.rows)} rows ({result.what}, {chosen}) to {output}")
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval compare runs/judge_a runs/judge_b -o compare")
 def compare(
     run_dirs: Annotated[
         list[Path], typer.Argument(metavar="RUN RUN...", help="Finished runs that judged the same items.")
@@ -170,15 +177,14 @@ def compare(
     each judged that the other lacks), each one's agreement with the humans on the same items
     (paired), their leaderboards side by side and the items where they differ most; a warning
     when two arguments are one run (the same folder, or a copy of it)."""
-    from rich.console import Console
-
+    from chateval.core.table_console import table_console
     from chateval.reporting.judges_view import judges_tables, load_runs, write_compare
     from chateval.reporting.measure_views import print_table
 
     try:
         runs = load_runs(run_dirs)
         tables = judges_tables(runs)
-        console = Console()
+        console = table_console()
         for table in tables:
             print_table(console, table)
         if outdir is not None:

@@ -21,7 +21,7 @@ from chateval.cli.app import (
 from chateval.errors import BackendError, ChatEvalError
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval run configs/quickstart.yaml --set data.limit=4")
 def run(
     config_path: ConfigPath,
     outdir: Annotated[
@@ -77,7 +77,9 @@ def run(
     print_summary(result)
 
 
-@app.command(cls=FlagsCommand)
+@app.command(
+    cls=FlagsCommand, epilog="Example: chateval preview configs/quickstart.yaml --item q01 --swapped"
+)
 def preview(
     config_path: ConfigPath,
     item: Annotated[
@@ -118,10 +120,10 @@ def preview(
         )
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval check configs/gpu/*.yaml --gpu-memory 80")
 def check(
-    config_path: ConfigPath,
-    overrides: Overrides = [],  # noqa: B006
+    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
+    overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
     gpu_memory: Annotated[
         float | None,
         typer.Option(
@@ -133,11 +135,29 @@ def check(
         ),
     ] = None,
 ) -> None:
-    """Check a config before a GPU is spent: resolve every model (registry name, folder, cached
+    """Check configs before a GPU is spent: resolve every model (registry name, folder, cached
     hub id), load its tokenizer and config but not its weights, check the backend settings, the
     soft verdicts' score tokens and every item against every model's context, and print what
     the run will cost; on a GPU (or with --gpu-memory), what each vLLM engine's share of it
-    leaves for its KV cache. Exit 2 with one line per problem."""
+    leaves for its KV cache. Several configs are checked one after another, each under its
+    path. Exit 2 with one line per problem (when any config has one)."""
+    several = len(config_paths) > 1
+    failed = []
+    for config_path in config_paths:
+        if several:
+            typer.echo(f"== {config_path}")
+        if not _check_one(config_path, overrides, gpu_memory, several):
+            failed.append(str(config_path))
+    if several:
+        typer.echo(f"checked {len(config_paths)} configs: {len(config_paths) - len(failed)} ready", nl=False)
+        typer.echo(f", {len(failed)} with problems ({', '.join(failed)})" if failed else "")
+    if failed:
+        raise typer.Exit(code=2)
+
+
+def _check_one(config_path: Path, overrides: list[str], gpu_memory: float | None, named: bool) -> bool:
+    """Check one config and print its report (its problems, each led by its path when
+    ``named``: one of several); True when it is ready to run."""
     from chateval.config.files import load_config
     from chateval.run.check import check as check_config
     from chateval.run.check import render_check, render_known
@@ -145,17 +165,23 @@ def check(
     try:
         config = load_config(config_path, overrides)
     except ChatEvalError as exc:
-        raise fail(exc) from None
+        fail(exc)  # said in one line, naming the file (with --debug, raised); the others go on
+        return False
     report = check_config(config, gpu_memory)
+    where = f"{config_path}: " if named else ""
     for problem in report.problems:
-        typer.secho(f"error: {problem}", fg=typer.colors.RED, err=True)
+        typer.secho(f"error: {where}{problem}", fg=typer.colors.RED, err=True)
     if report.problems:
         typer.echo(render_known(report), nl=False, err=True)
-        raise typer.Exit(code=2)
+        return False
     typer.echo(render_check(config.name, report), nl=False)
+    return True
 
 
-@app.command(cls=FlagsCommand)
+@app.command(
+    cls=FlagsCommand,
+    epilog="Example: chateval sweep configs/quickstart.yaml configs/quickstart_direct.yaml -o runs/sweep",
+)
 def sweep(
     config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
     outdir: Annotated[
@@ -193,7 +219,10 @@ def sweep(
         print_summary(result)
 
 
-@app.command(cls=FlagsCommand)
+@app.command(
+    cls=FlagsCommand,
+    epilog="Example: chateval bench configs/quickstart.yaml --sequential-items 4 --extra barrier",
+)
 def bench(
     config_path: ConfigPath,
     output: Annotated[

@@ -8,7 +8,7 @@ from chateval.cli.app import FlagsCommand, ModelsDir, app, fail, models_app
 from chateval.errors import ChatEvalError
 
 
-@models_app.command("list", cls=FlagsCommand)
+@models_app.command("list", cls=FlagsCommand, epilog="Example: chateval models list --models-dir models")
 def models_list(models_dir: ModelsDir = None) -> None:
     """List registry models and whether each is ready."""
     from chateval.engines.models import ModelRegistry
@@ -26,7 +26,7 @@ def models_list(models_dir: ModelsDir = None) -> None:
         typer.echo(f"{name:{width}s}  {state:10s} {folder}")
 
 
-@models_app.command("prepare", cls=FlagsCommand)
+@models_app.command("prepare", cls=FlagsCommand, epilog="Example: chateval models prepare smollm2-135m")
 def models_prepare(
     names: Annotated[list[str], typer.Argument(help="Registry names to prepare.")],
     models_dir: ModelsDir = None,
@@ -43,7 +43,7 @@ def models_prepare(
         raise fail(exc) from None
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: chateval roles")
 def roles() -> None:
     """List the built-in referee roles (and, where it differs, a role's text for direct scoring)."""
     from chateval.prompts.builder import role_library
@@ -54,7 +54,7 @@ def roles() -> None:
             typer.echo(f"{'':16s} direct scoring: {role.direct}")
 
 
-@app.command(cls=FlagsCommand)
+@app.command(cls=FlagsCommand, epilog="Example: env $(chateval env) vllm serve models/smollm2-135m")
 def env(
     ray: Annotated[
         bool,

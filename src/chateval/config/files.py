@@ -6,7 +6,6 @@ resolved config written back as YAML. Paths in a config file are relative to the
 import copy
 import logging
 import os
-import typing
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,15 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from chateval.config.run import RunConfig
-from chateval.core.registry import did_you_mean
+from chateval.config.unknown_keys import unknown_key
 from chateval.core.textfile import read_utf8
 from chateval.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
 
-def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
+def _set_path(tree: dict[str, Any], dotted: str, value: Any, raw: str) -> None:
+    """Set ``dotted`` (keys, list indices) in ``tree`` to ``value`` (``raw``: as written)."""
     node: Any = tree
     keys = dotted.split(".")
     for i, key in enumerate(keys):
@@ -39,7 +39,21 @@ def _set_path(tree: dict[str, Any], dotted: str, value: Any) -> None:
             else:
                 node = node.setdefault(key, {})
         else:
-            raise ConfigError(f"--set {dotted}: cannot descend into {'.'.join(keys[:i])}")
+            raise ConfigError(_not_a_mapping(keys, i, node, raw))
+
+
+def _not_a_mapping(keys: list[str], at: int, node: Any, raw: str) -> str:
+    """Why ``--set`` cannot go below ``keys[:at]`` (it holds a value, not a mapping), and the
+    form that sets it: the whole value as a YAML mapping (``data.compare: all_pairs`` takes
+    ``--set 'data.compare={against: X}'``)."""
+    above = ".".join(keys[:at])
+    mapping = raw.strip()
+    for key in reversed(keys[at:]):
+        mapping = f"{{{key}: {mapping}}}"
+    return (
+        f"--set {'.'.join(keys)}: {above} is {node!r}, not a mapping; to give it a mapping, set "
+        f"it whole: --set '{above}={mapping}'"
+    )
 
 
 def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -48,35 +62,8 @@ def apply_overrides(tree: dict[str, Any], overrides: list[str]) -> dict[str, Any
         key, sep, raw = override.partition("=")
         if not sep or not key:
             raise ConfigError(f"--set {override!r}: expected key=value")
-        _set_path(tree, key.strip(), yaml.safe_load(raw))
+        _set_path(tree, key.strip(), yaml.safe_load(raw), raw)
     return tree
-
-
-def _settings_models(annotation: Any) -> list[type[BaseModel]]:
-    """The settings models a field's type holds (through ``X | Y``, ``None``, lists and mappings)."""
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return [annotation]
-    return [model for argument in typing.get_args(annotation) for model in _settings_models(argument)]
-
-
-def _unknown_key(loc: tuple[int | str, ...], root: type[BaseModel]) -> str:
-    """``unknown key``, with the closest known key and every one the section allows."""
-    model: type[BaseModel] | None = root
-    members: list[type[BaseModel]] = []  # the models the last field may hold (a union's members)
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue  # a list's position
-        named = [m for m in members if m.__name__ == part]
-        if named:  # pydantic names the union member it tried: the section is that model
-            model = named[0]
-            continue
-        field = None if model is None else model.model_fields.get(part)
-        members = [] if field is None else _settings_models(field.annotation)
-        model = members[0] if members else None
-    if model is None:
-        return "unknown key"
-    known = list(model.model_fields)
-    return f"unknown key ({did_you_mean(str(loc[-1]), known)}known: {', '.join(known)})"
 
 
 def format_validation_error(source: str, exc: ValidationError, root: type[BaseModel] = RunConfig) -> str:
@@ -87,7 +74,7 @@ def format_validation_error(source: str, exc: ValidationError, root: type[BaseMo
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         message = err["msg"].removeprefix("Value error, ")  # pydantic's prefix for a validator's message
         if err["type"] == "extra_forbidden":
-            message = _unknown_key(err["loc"], root)
+            message = unknown_key(err["loc"], root)
         problems.append(f"{where}: {message}")
     return f"{source}: invalid config: " + "; ".join(problems)
 

@@ -18,7 +18,8 @@ class Bar(Protocol):
     def draw(self) -> None: ...
 
 
-def _is_terminal(stream: IO[str]) -> bool:
+def is_terminal(stream: IO[str]) -> bool:
+    """``stream`` is a terminal (a closed or detached one is not)."""
     try:
         return stream.isatty()
     except (AttributeError, ValueError):
@@ -30,7 +31,7 @@ class Console:
 
     def __init__(self, stream: IO[str] | None = None, terminal: bool | None = None) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.terminal = _is_terminal(self.stream) if terminal is None else terminal
+        self.terminal = is_terminal(self.stream) if terminal is None else terminal
         self.lock = threading.RLock()
         self.bar: Bar | None = None  # the bar on the last line of a terminal
 

@@ -1,6 +1,8 @@
-"""The one progress bar of a run: debates finished of all debates (both answer orders),
-requests done, generated tokens per second, an ETA, and the model in use; on a ``Console``, as a
-bar redrawn in place on a terminal or as plain lines at intervals elsewhere.
+"""The one progress bar of a run: debates finished of all debates (both answer orders), the
+debate steps done of all (what its percentage, drawn bar and ETA follow: they move with every
+turn, long before the first debate ends), requests done, generated tokens per second, and the
+model in use; on a ``Console``, as a bar redrawn in place on a terminal or as plain lines at
+intervals elsewhere.
 """
 
 import threading
@@ -21,11 +23,14 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """The one bar of a run: ``done`` of ``total`` (debates, both answer orders), with requests
-    done, generated tokens per second, an ETA and the model in use.
+    """The one bar of a run: ``done`` of ``total`` (debates, both answer orders), with the
+    ``work`` done of all (debate steps: a referee's turn, or turns said at once, each moved by
+    its requests' share as they finish), requests done, generated tokens per second, an ETA and
+    the model in use.
 
-    The ETA comes from ``work`` (debate steps done of all), which moves long before the first
-    debate ends. A resumed run starts at what its journal holds; rates count this session only.
+    The percentage, the drawn bar and the ETA follow the work, which moves long before the
+    first debate ends; a bar started without its own work (a report's items) counts ``done``
+    alone. A resumed run starts at what its journal holds; rates count this session only.
     Without a console it only counts (tests, library use). ``delay``: show nothing unless the
     work lasts longer than that many seconds (quick reports stay silent); ``requests=False``: a
     bar of other work, without requests and tokens.
@@ -47,6 +52,7 @@ class Progress:
         self.total = self.done = 0
         self.work_total = 0
         self.work_done = self._work_start = 0.0  # a step's share moves as its requests finish
+        self.shows_work = False  # the work is its own count (debate steps), shown beside ``done``
         self.requests = self.tokens = 0
         self.running_tokens = 0  # generated so far by requests still running
         self.model: str | None = None
@@ -61,9 +67,11 @@ class Progress:
     def start(
         self, total: int, done: int = 0, work_total: int | None = None, work_done: int | None = None
     ) -> None:
-        """Begin at ``done`` of ``total``; ``work_total``/``work_done`` drive the ETA (default:
-        the same as ``total``/``done``)."""
+        """Begin at ``done`` of ``total``; ``work_total``/``work_done`` (debate steps, shown as
+        ``steps``) drive the percentage, the drawn bar and the ETA (default: ``total``/``done``
+        themselves)."""
         self.total, self.done = total, done
+        self.shows_work = work_total is not None
         self.work_total = total if work_total is None else work_total
         self.work_done = self._work_start = done if work_done is None else work_done
         self.started = time.perf_counter()
@@ -141,14 +149,21 @@ class Progress:
         generated = self.tokens + self.running_tokens
         speed = f"{generated / elapsed:.0f} tok/s" if elapsed > 0 and generated else "- tok/s"
         count = f"{self.unit} {self.done}/{self.total}"
-        if self.console is not None and self.console.terminal:
-            filled = round(_BAR_WIDTH * self.done / self.total) if self.total else _BAR_WIDTH
-            count += f" [{'#' * filled}{'-' * (_BAR_WIDTH - filled)}]"
-        elif self.total:
-            count += f" ({100 * self.done / self.total:.0f}%)"
-        parts = [count, f"{self.requests} requests", speed] if self.shows_requests else [count]
+        if self.shows_work:  # a float: a step's requests move it by their shares
+            counts = [count, f"steps {int(self.work_done + 1e-9)}/{self.work_total}{self._share()}"]
+        else:
+            counts = [count + self._share()]
+        parts = [*counts, f"{self.requests} requests", speed] if self.shows_requests else counts
         parts += [_clock(elapsed), eta]
         return ", ".join(parts) + (f" [{self.model}]" if self.model else "")
+
+    def _share(self) -> str:
+        """The share of the work done: a drawn bar on a terminal, else a percentage."""
+        share = min(max(self.work_done / self.work_total, 0.0), 1.0) if self.work_total else 1.0
+        if self.console is not None and self.console.terminal:
+            filled = round(_BAR_WIDTH * share)
+            return f" [{'#' * filled}{'-' * (_BAR_WIDTH - filled)}]"
+        return f" ({100 * share:.0f}%)" if self.work_total else ""
 
     def draw(self) -> None:
         """Redraw the bar in place (terminal only; the caller holds the console's lock)."""

@@ -140,8 +140,9 @@ MEASURES: Registry[AnyMeasure] = Registry(
         "systems": "chateval.evaluation.systems.measure:SYSTEMS",
         "verdict_win_rates": "chateval.evaluation.systems.verdict_win_rates:VERDICT_WIN_RATES",
         "debate_effect": "chateval.evaluation.agreement.debate_effect_measure:DEBATE_EFFECT",
-        "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
+        # The results per category before the per-model diagnostics (a block of many lines).
         "categories": "chateval.evaluation.categories:CATEGORIES",
+        "per_model": "chateval.evaluation.diagnostics.per_model_measure:PER_MODEL",
         "parroting": "chateval.evaluation.diagnostics.panel_measures:PARROTING",
         "cut_off": "chateval.evaluation.diagnostics.panel_measures:CUT_OFF",
         "empty_assessments": "chateval.evaluation.diagnostics.panel_measures:EMPTY_ASSESSMENTS",

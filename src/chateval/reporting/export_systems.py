@@ -11,6 +11,10 @@ labels calibrated the panel, its calibrated rank, rating, field win rate and lab
 comparisons. Direct: its mean score per dimension with the interval, and the calibrated mean
 where labels allow. **Pairs**, one row per pair of systems (pairwise: the win rate of the first
 named, ties half, hard, soft and calibrated; direct: the paired difference per dimension).
+**Categories**, one row per category and system (``category_rows``): the category's agreement
+with humans, and the system's record against the field, hard and soft, its rating, and its win
+rates against each opponent there (``vs.<opponent>.win_rate``; ``baseline`` names the run's
+baseline, whose column holds each system's figures against it).
 
 A column a run did not compute (no length control, no labels) is null: an empty CSV cell.
 """
@@ -135,11 +139,38 @@ def pair_rows(section: PairwiseSystems | DirectSystemsMetrics) -> list[Row]:
     return _pairwise_pairs(section)
 
 
+def _flipped(found: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    """A win rate's interval from the other system's side: 1 - rate, its ends swapped."""
+    if not found or found.get("value") is None:
+        return found
+    low, high = found.get("ci95") or (None, None)
+    ends = None if low is None or high is None else [1 - high, 1 - low]
+    return {"value": 1 - found["value"], "ci95": ends}
+
+
+def _opponent_cells(system: str, pairs: Sequence[Mapping[str, Any]]) -> Row:
+    """``system``'s record against each opponent in the category, from its side:
+    ``vs.<opponent>.comparisons``, ``.win_rate`` and ``.soft_win_rate`` with their intervals."""
+    row: Row = {}
+    for pair in pairs:
+        if system not in (pair["system_a"], pair["system_b"]):
+            continue
+        first = pair["system_a"] == system
+        opponent = pair["system_b"] if first else pair["system_a"]
+        hard, soft = pair["win_rate"], pair.get("soft_win_rate")
+        row[f"vs.{opponent}.comparisons"] = pair["n"]
+        row |= _interval(f"vs.{opponent}.win_rate", hard if first else _flipped(hard))
+        row |= _interval(f"vs.{opponent}.soft_win_rate", soft if first else _flipped(soft))
+    return row
+
+
 def category_rows(section: Mapping[str, Any], task: str) -> list[Row]:
     """One row per category, or per category and system when the run judged named systems:
     the category's items and agreement with humans (pairwise: accuracy and kappa; direct: the
-    average Spearman and Kendall), then the system's W/T/L, win rate against the field and
-    rating within the category (direct: its mean score per dimension, a row per dimension)."""
+    average Spearman and Kendall), then the system's W/T/L, win rate and soft win rate against
+    the field and rating within the category, and its win rates against each opponent
+    (``vs.<opponent>.win_rate``: a run with a baseline has its figures against it there);
+    direct: its mean score per dimension, a row per dimension."""
     rows = []
     for entry in section["categories"]:
         agreement = entry.get("agreement") or {}
@@ -159,10 +190,12 @@ def category_rows(section: Mapping[str, Any], task: str) -> list[Row]:
                 row = base | {"system": found["system"], "rank": found.get("rank")}
                 row |= {key: found[key] for key in ("wins", "ties", "losses")} | {"comparisons": found["n"]}
                 row |= _interval("win_rate", found["win_rate"])
+                row |= _interval("soft_win_rate", found.get("soft_win_rate"))
                 rating = (
                     {"value": found["rating"], "ci95": found["rating_ci95"]} if "rating" in found else None
                 )
-                rows.append(row | _interval("rating", rating))
+                row |= _interval("rating", rating) | {"baseline": systems.get("baseline")}
+                rows.append(row | _opponent_cells(found["system"], systems.get("pairs") or []))
         elif "means" in systems:
             for mean in systems["means"]:
                 row = base | {"system": mean["system"], "dimension": mean["dimension"], "prompts": mean["n"]}

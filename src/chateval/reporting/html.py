@@ -1,6 +1,6 @@
 """Self-contained HTML pages of finished runs: what each referee said, what it scored, and
-where the panel disagreed with humans, with itself, or with another run
-(``chateval report RUN... --html``).
+where the panel disagreed with humans, with itself, or with another run (``chateval report``'s
+report.html, beside its report.md: chateval.reporting.report_files).
 
 No network: styles, script and plots (SVG data URIs) are inline, a Content-Security-Policy
 forbids every remote load, and every text from a model or a data file goes through Jinja2's
@@ -36,6 +36,7 @@ CSP = (
 )
 DEFAULT_SPLIT_ABOVE_MB = 8.0
 ITEMS_FOLDER = "items"
+PAGE = "report.html"
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,12 @@ def render_item_pages(report: Report) -> dict[str, str]:
     }
 
 
+def check_split_size(split_above_mb: float) -> None:
+    """Refuse a page size no page can be under (before any file is written)."""
+    if split_above_mb <= 0:
+        raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
+
+
 def write_html_report(
     folders: Sequence[Path],
     outdir: Path,
@@ -120,29 +127,52 @@ def write_html_report(
     progress: Progress | None = None,
     sections: Sequence[tuple[str, list[Table]]] = (),
 ) -> Path:
-    """Write ``report.html`` for one run, or several runs of the same data side by side.
+    """Write ``report.html`` for the runs in ``folders`` (``write_html``)."""
+    check_split_size(split_above_mb)
+    return write_html(scored_runs(folders), outdir, split_above_mb, progress, sections)
+
+
+def write_html(
+    runs: Sequence[FinishedRun],
+    outdir: Path,
+    split_above_mb: float = DEFAULT_SPLIT_ABOVE_MB,
+    progress: Progress | None = None,
+    sections: Sequence[tuple[str, list[Table]]] = (),
+) -> Path:
+    """Write ``report.html`` for one run, or several runs of the same data side by side
+    (``html_views.RunsApart`` when they are not: of different tasks, or sharing no item).
 
     When the single page would be larger than ``split_above_mb``, the index links to one
     page per item in ``items/`` instead of holding every item itself. ``progress`` counts the
     items built (the CLI shows it on large runs); ``sections`` adds headed tables after the
     runs' own (``chateval compare``'s).
     """
-    if split_above_mb <= 0:
-        raise DataError(f"--split-above must be a positive size in MB, not {split_above_mb}")
-    runs = scored_runs(folders)
+    check_split_size(split_above_mb)
     report = dataclasses.replace(build_report(runs, progress), sections=list(sections))
     figures = report_plots(runs)
     pictures = system_plots(runs)
     private_folder(outdir)
     page = render_index(report, figures, split=False, pictures=pictures)
     items = outdir / ITEMS_FOLDER
-    for stale in items.glob("item-*.html"):  # pages of an earlier, split render of this report
-        stale.unlink()
+    remove_item_pages(outdir)  # of an earlier, split render of this report
     if len(page.encode("utf-8")) > split_above_mb * 1e6:
         page = render_index(report, figures, split=True, pictures=pictures)
         private_folder(items)
         for name, text in render_item_pages(report).items():
             write_text(items / name, text)
-    path = outdir / "report.html"
+    path = outdir / PAGE
     write_text(path, page)
     return path
+
+
+def remove_item_pages(outdir: Path) -> None:
+    """The item pages an earlier, split render left in ``outdir``."""
+    for stale in (outdir / ITEMS_FOLDER).glob("item-*.html"):
+        stale.unlink()
+
+
+def remove_page(outdir: Path) -> None:
+    """An earlier report.html in ``outdir`` and its item pages (a report of other runs, which
+    the report.md written there now would contradict)."""
+    (outdir / PAGE).unlink(missing_ok=True)
+    remove_item_pages(outdir)

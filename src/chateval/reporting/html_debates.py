@@ -1,12 +1,14 @@
 """How the HTML report shows one debate: its rounds, its hidden turns and each referee's
-verdict, from a run's transcript and verdict records (plain values; the templates escape)."""
+verdict, from a run's transcript and verdict records, and how the panel decided over its
+debates (plain values; the templates escape)."""
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from chateval.core.formatting import cut_fields_text
 from chateval.evaluation.diagnostics.text import EMPTY_ASSESSMENT
 from chateval.schema.transcripts import TranscriptMessage
-from chateval.schema.verdicts import RefereeRow
+from chateval.schema.verdicts import RefereeRow, VerdictRecord
 
 
 @dataclass(frozen=True)
@@ -188,3 +190,32 @@ def debate_view(
             rounds.append(Round(title, []))
         rounds[-1].messages.append(shown)
     return DebateView(run, title_of_debate, rounds, hidden, columns, referees, bool(ending))
+
+
+def truncation_text(record: VerdictRecord) -> str:
+    """Which inputs of an item were cut to fit each model's context, in words."""
+    cuts = record.get("truncated") or {}
+    return "; ".join(f"{model}: {cut_fields_text(fields)}" for model, fields in cuts.items())
+
+
+def debated_decision(record: VerdictRecord, orders: int) -> str:
+    """How a debating panel's label was reached over its ``orders`` answer orders
+    (chateval.judging.aggregate)."""
+    if orders > 1:
+        text = (
+            f"Both answer orders: each answer's scores summed over orders and referees, "
+            f"A {number_text(record.get('score_a'))} against B {number_text(record.get('score_b'))}; "
+            "the larger sum wins, equal sums tie."
+        )
+    else:
+        labels = ", ".join(f"{k} {v}" for k, v in (record.get("referee_labels") or {}).items())
+        text = f"A strict majority of the referees' labels ({labels}), else a tie."
+    if record.get("soft_label"):
+        text += (
+            f" Soft: expected scores summed the same way, A {number_text(record.get('soft_score_a'))} "
+            f"against B {number_text(record.get('soft_score_b'))}: {record['soft_label']}."
+        )
+    if record.get("excluded_referees"):
+        text += f" Left out (failed to parse): {', '.join(record['excluded_referees'])}."
+    truncation = truncation_text(record)
+    return text + (f" Inputs cut to fit the context: {truncation}." if truncation else "")

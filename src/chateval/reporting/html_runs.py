@@ -13,7 +13,13 @@ from chateval.evaluation.measures import Table, line_titles
 from chateval.record.roster import speakers as roster_speakers
 from chateval.reporting.html_imported import imported_settings
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, run_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
+from chateval.reporting.statistics_text import (
+    adaptive_text,
+    below_baselines,
+    requests_by_model,
+    store_text,
+    turn_text,
+)
 from chateval.run.finished import FinishedRun
 
 
@@ -75,9 +81,10 @@ def run_settings(run: FinishedRun) -> dict[str, str]:
     source = f"{data.format}: {data.path}"
     if data.pair:
         source += f" ({' vs '.join(data.pair)})"
+    source += f", first {data.limit}" if data.limit else ""
     settings = {
         "task": run.task,
-        "data": source + (f", first {data.limit}" if data.limit else ""),
+        "data": source + (f"; {turn_text(data.turn)}" if data.turn else ""),
         "referees": referees or str(info.get("agents")),
         "strategy": f"{info.get('strategy')}, {info.get('rounds')} rounds",
         "answer orders": "both (position calibration)" if info.get("position_calibration") else "as given",

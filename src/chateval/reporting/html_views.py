@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from chateval.core.formatting import cut_fields_text
 from chateval.core.items import Item, PairwiseItem
 from chateval.core.progress import Progress
 from chateval.errors import DataError
@@ -18,9 +17,11 @@ from chateval.evaluation.measures import Table
 from chateval.reporting.html_debates import (
     DebateView,
     debate_view,
+    debated_decision,
     direct_referee,
     number_text,
     pairwise_referee,
+    truncation_text,
 )
 from chateval.reporting.html_imported import (
     common_cells,
@@ -86,11 +87,6 @@ def _read_transcripts(run: FinishedRun) -> dict[str, list[TranscriptMessage]]:
     """Each debate's messages by its key; none when the folder kept no transcripts (a copy kept
     for its verdicts only): the item pages then show the verdicts without the talk."""
     return {record["key"]: record["messages"] for record in run.transcripts()}
-
-
-def _truncation_text(record: VerdictRecord) -> str:
-    cuts = record.get("truncated") or {}
-    return "; ".join(f"{model}: {cut_fields_text(fields)}" for model, fields in cuts.items())
 
 
 def _cut_messages(debates: Sequence[DebateView]) -> int:
@@ -173,7 +169,7 @@ def _pairwise_outcome(read: _RunItems, record: VerdictRecord, debates: list[Deba
         "split": split,
     }
     if read.imported is None:
-        decision = _pairwise_decision(record, len(orders))
+        decision = debated_decision(record, len(orders))
     else:
         decision = pairwise_decision(record, read.imported)
     return Outcome(cells, label, decision, flags)
@@ -192,28 +188,6 @@ def _common_cells(
         " / ".join(x for x in (str(cut) if cut else "", truncated) if x),
         "yes" if any(d.stopped_early for d in debates) else "",
     ]
-
-
-def _pairwise_decision(record: VerdictRecord, orders: int) -> str:
-    """How the panel's label was reached (chateval.judging.aggregate)."""
-    if orders > 1:
-        text = (
-            f"Both answer orders: each answer's scores summed over orders and referees, "
-            f"A {number_text(record.get('score_a'))} against B {number_text(record.get('score_b'))}; "
-            "the larger sum wins, equal sums tie."
-        )
-    else:
-        labels = ", ".join(f"{k} {v}" for k, v in (record.get("referee_labels") or {}).items())
-        text = f"A strict majority of the referees' labels ({labels}), else a tie."
-    if record.get("soft_label"):
-        text += (
-            f" Soft: expected scores summed the same way, A {number_text(record.get('soft_score_a'))} "
-            f"against B {number_text(record.get('soft_score_b'))}: {record['soft_label']}."
-        )
-    if record.get("excluded_referees"):
-        text += f" Left out (failed to parse): {', '.join(record['excluded_referees'])}."
-    truncation = _truncation_text(record)
-    return text + (f" Inputs cut to fit the context: {truncation}." if truncation else "")
 
 
 def _direct_outcome(read: _RunItems, record: VerdictRecord, debates: list[DebateView]) -> Outcome:
@@ -236,7 +210,7 @@ def _direct_outcome(read: _RunItems, record: VerdictRecord, debates: list[Debate
     if soft:
         expected = ", ".join(f"{d} {number_text(v)}" for d, v in soft.items())
         decision += f" Soft: the mean of the expected scores, {expected}."
-    truncation = _truncation_text(record)
+    truncation = truncation_text(record)
     decision += f" Inputs cut to fit the context: {truncation}." if truncation else ""
     flags = {"failures": failures > 0, "split": split}
     return Outcome(cells, " ".join(cells[: len(read.dims)]), decision, flags)
@@ -276,11 +250,15 @@ def _human(record: VerdictRecord, dims: Sequence[str]) -> tuple[str, list[str]]:
     return ", ".join(f"{d} {v}" for d, v in zip(dims, cells, strict=True) if v), cells
 
 
+class RunsApart(DataError):
+    """Runs one page cannot show side by side: of different tasks, or sharing no item."""
+
+
 def _check_same_task(runs: Sequence[FinishedRun]) -> str:
     tasks = {r.task for r in runs}
     if len(tasks) > 1:
-        raise DataError(
-            "--html compares runs of one task side by side; got "
+        raise RunsApart(
+            "report.html puts runs of one task side by side; got "
             + ", ".join(f"{r.folder} ({r.task})" for r in runs)
         )
     return tasks.pop()
@@ -325,14 +303,14 @@ def build_report(runs: Sequence[FinishedRun], progress: Progress | None = None) 
     """The page of one run, or of several runs of the same data side by side (``progress``
     counts the items built)."""
     if not runs:
-        raise DataError("--html needs at least one run folder")
+        raise DataError("report.html needs at least one run folder")
     task = _check_same_task(runs)
     reads = [_read(r) for r in runs]
     ids = list(dict.fromkeys(i for read in reads for i in read.records))
     shared = set.intersection(*(set(read.records) for read in reads))
     if len(runs) > 1 and not shared:
-        raise DataError(
-            "--html lines runs up by item id, and these runs share none: "
+        raise RunsApart(
+            "report.html lines runs up by item id, and these runs share none: "
             + ", ".join(str(r.folder) for r in runs)
         )
     data = {i: item for read in reversed(reads) for i, item in _recorded_items(read.run).items()}

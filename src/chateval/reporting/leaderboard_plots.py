@@ -137,7 +137,8 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     ]
     rows = [tick[name] for name in order]
     legend = min(len(placed), 4) if several else 3  # a legend column per run (filled down)
-    fig, ax = _rows_figure(rows, len(series), legend, side_width(columns))
+    title = "Leaderboard: ratings with 95% intervals" + (", every run on one axis" if several else "")
+    fig, ax = _rows_figure(rows, len(series), legend, side_width(columns), title)
     interval_rows(ax, rows, series)
     side_columns(ax, rows, columns)
     ax.axvline(1000, color="0.3", linewidth=0.8, linestyle=":")
@@ -171,15 +172,17 @@ def leaderboard_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
     return Picture("leaderboard", caption, fig)
 
 
-def _rows_figure(rows: Sequence[str], series: int, legend_columns: int, right: float) -> tuple["Figure", Any]:
-    """One panel of a row per system, room for the labels left, ``right`` inches of side
-    columns, the axis label and the series' legend below."""
+def _rows_figure(
+    rows: Sequence[str], series: int, legend_columns: int, right: float, title: str
+) -> tuple["Figure", Any]:
+    """One panel of a row per system under ``title``, room for the labels left, ``right``
+    inches of side columns, the axis label and the series' legend below."""
     margins = Margins(
         left=text_width(rows) + 0.2,
         right=max(right, 0.25),
         bottom=0.6 + legend_rows(series, legend_columns),
     )
-    fig, axes = figure(1, 1, (6.0, rows_height(len(rows), series)), margins)
+    fig, axes = figure(1, 1, (6.0, rows_height(len(rows), series)), margins, title=title)
     return fig, axes[0][0]
 
 
@@ -215,7 +218,8 @@ def means_picture(runs: Sequence["FinishedRun"]) -> Picture | None:
             label = f"{run.name}: {dimension}" if several else dimension
             style = LINE_STYLES[r % len(LINE_STYLES)]
             series.append(Series(label, points, PALETTE[d % len(PALETTE)], MARKERS[d % len(MARKERS)], style))
-    fig, ax = _rows_figure(order, len(series), 4, 0.25)
+    title = "Mean score per system and dimension" + (", every run on one axis" if several else "")
+    fig, ax = _rows_figure(order, len(series), 4, 0.25, title)
     interval_rows(ax, order, series)
     ax.set_xlabel("mean score")
     legend_below(fig, ax, 4)

@@ -37,7 +37,13 @@ from chateval.reporting.imported_runs import (
 from chateval.reporting.markdown_direct import direct_table, panel_desc
 from chateval.reporting.measure_views import markdown_sections
 from chateval.reporting.metrics_view import PairwiseView, run_view, scored_runs
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
+from chateval.reporting.statistics_text import (
+    adaptive_text,
+    below_baselines,
+    requests_by_model,
+    store_text,
+    turn_text,
+)
 from chateval.reporting.system_pictures import systems_pictures
 from chateval.run.finished import FinishedRun
 from chateval.schema.agreement import PairwiseMetrics
@@ -265,7 +271,11 @@ def _pictures(runs: Sequence[FinishedRun], outdir: Path) -> list[str]:
 
 def write_report(folders: Sequence[Path], outdir: Path) -> Path:
     """Write ``report.md`` and its plots for the runs in ``folders``; return the report path."""
-    runs = scored_runs(folders)
+    return write_markdown(scored_runs(folders), outdir)
+
+
+def write_markdown(runs: Sequence[FinishedRun], outdir: Path) -> Path:
+    """Write ``report.md`` and its plots for ``runs`` (each with its metrics: ``scored_runs``)."""
     private_folder(outdir)
     pairwise = [r for r in runs if r.info["task"] == "pairwise"]
     direct = [r for r in runs if r.info["task"] == "direct"]
@@ -277,6 +287,9 @@ def write_report(folders: Sequence[Path], outdir: Path) -> Path:
             parts += [f"{run.name}: {store_text(run.info['judgment_store'])}", ""]
         if "adaptive" in run.info:
             parts += [f"{run.name}: {adaptive_text(run.info['adaptive'])}", ""]
+        if run.config.data.turn:
+            shown = "report.html shows them with each item"
+            parts += [f"{run.name}: {turn_text(run.config.data.turn)} ({shown})", ""]
     for run in runs:
         if changed := run.changed_inputs():
             parts += [

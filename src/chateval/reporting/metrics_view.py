@@ -22,11 +22,9 @@ from chateval.evaluation.agreement.correlation_rows import AVERAGE, CorrelationR
 from chateval.evaluation.diagnostics.text import degenerate_reasons
 from chateval.evaluation.measures import (
     Table,
-    console_row,
     console_rows,
     measure_lines,
     measure_tables,
-    registered_measures,
 )
 from chateval.reporting.imported_runs import (
     ImportedRun,
@@ -230,13 +228,9 @@ class _View:
         ]
 
     def console_rows(self) -> list[tuple[str, str]]:
-        """(label, text) of the measures the console's run table shows as rows: a debate's run
-        table names its rows by key, an import's (worded rows) by the measure's title."""
-        rows = console_rows(self.metrics)
-        if self.imported is not None:
-            titles = {console_row(m): m.title for m in registered_measures()}
-            rows = [(titles.get(label, label), text) for label, text in rows]
-        return self._measured(rows)
+        """(label, text) of the measures the console's run table shows as rows, each row worded
+        by its measure's ``console_row`` label."""
+        return self._measured(console_rows(self.metrics))
 
     def _measured(self, lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """``lines`` without an imported run's that measured nothing, said of its verdicts."""

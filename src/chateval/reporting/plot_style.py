@@ -3,6 +3,7 @@ never carries meaning alone (every series also has its own marker, hatch or line
 black-and-white print tells them apart), figures that grow with the number of systems, and one
 drawing of points with their 95% intervals, a row per system."""
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -54,34 +55,62 @@ class Margins:
     top: float = 0.15
 
 
+# A picture's title (a PNG beside report.md is read alone): its lines' height and the room
+# above and below them, in inches.
+TITLE_POINTS, TITLE_LINE_IN, TITLE_PAD_IN = 10, 0.2, 0.12
+
+
+def title_lines(title: str, width: float) -> list[str]:
+    """``title`` wrapped to lines that fit ``width`` inches at the title's size."""
+    chars = max(20, int((width - 0.2) / (TITLE_POINTS * 0.62 / 72)))
+    return textwrap.wrap(title, chars)
+
+
+def title_height(title: str, width: float) -> float:
+    """Inches ``title`` takes above the panels, wrapped to ``width``."""
+    return TITLE_LINE_IN * len(title_lines(title, width)) + TITLE_PAD_IN
+
+
+def put_title(fig: "Figure", title: str) -> None:
+    """The figure's title at its top, centred, wrapped to its width."""
+    width, height = fig.get_size_inches()
+    text = "\n".join(title_lines(title, width))
+    fig.suptitle(text, y=1 - 0.06 / height, va="top", fontsize=TITLE_POINTS, fontweight="bold")
+
+
 def figure(
     nrows: int,
     ncols: int,
     panel: tuple[float, float],
     margins: Margins,
     gap: tuple[float, float] = (0.3, 0.8),
+    title: str = "",
     **options: Any,
 ) -> tuple["Figure", Any]:
     """A figure of ``nrows`` x ``ncols`` panels of ``panel`` inches each, ``gap`` inches apart,
-    with ``margins`` around them, drawn without a screen. The margins are set from the labels'
-    lengths rather than by a layout engine: measuring every text before drawing doubled the
-    time a report spends on its pictures. The axes are ``Any`` in matplotlib's own types."""
+    with ``margins`` around them and ``title`` above them all, drawn without a screen. The
+    margins are set from the labels' lengths rather than by a layout engine: measuring every
+    text before drawing doubled the time a report spends on its pictures. The axes are ``Any``
+    in matplotlib's own types."""
     # A bare Figure, not pyplot's: no screen or figure manager to set up (a GPU node has no
     # screen), and savefig draws it with Agg (PNG) or the SVG backend all the same.
     from matplotlib.figure import Figure
 
     width = margins.left + margins.right + ncols * panel[0] + (ncols - 1) * gap[0]
-    height = margins.top + margins.bottom + nrows * panel[1] + (nrows - 1) * gap[1]
+    top = margins.top + (title_height(title, width) if title else 0.0)
+    height = top + margins.bottom + nrows * panel[1] + (nrows - 1) * gap[1]
     fig = Figure(figsize=(width, height))
     axes = fig.subplots(nrows, ncols, squeeze=False, **options)
     fig.subplots_adjust(
         left=margins.left / width,
         right=1 - margins.right / width,
         bottom=margins.bottom / height,
-        top=1 - margins.top / height,
+        top=1 - top / height,
         wspace=gap[0] / panel[0],
         hspace=gap[1] / panel[1],
     )
+    if title:
+        put_title(fig, title)
     return fig, axes
 
 

@@ -1,6 +1,7 @@
 """The report's figures (matplotlib, Agg): agreement against a varied factor, per-dimension
-correlations, per-referee agreement. Each builder returns a figure, or None when the runs give
-nothing to plot; ``save_png`` writes one for report.md, ``svg_data_uri`` inlines one in HTML."""
+correlations, per-referee agreement, each with its title. Each builder returns a figure, or
+None when the runs give nothing to plot; ``save_png`` writes one for report.md,
+``svg_data_uri`` inlines one in HTML."""
 
 import base64
 import io
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from chateval.core.textfile import write_bytes
 from chateval.reporting.metrics_view import DirectView, PairwiseView, run_view
+from chateval.reporting.plot_style import TITLE_POINTS
 from chateval.schema.agreement import CorrelationInterval, DirectMetrics, Interval, PairwiseMetrics
 
 if TYPE_CHECKING:
@@ -18,6 +20,8 @@ if TYPE_CHECKING:
 
     from chateval.run.finished import FinishedRun
 
+# Every figure's title (a PNG beside report.md is read alone), as the systems' pictures have it.
+TITLE = {"fontsize": TITLE_POINTS, "fontweight": "bold"}
 AGREEMENT: tuple[Literal["accuracy", "kappa"], ...] = ("accuracy", "kappa")
 CORRELATIONS: tuple[Literal["spearman", "kendall"], ...] = ("spearman", "kendall")
 
@@ -94,6 +98,7 @@ def agreement_vs(runs: Sequence["FinishedRun"], key: str, xlabel: str) -> "Figur
         ax.set_ylabel(metric)
         ax.set_xticks(xs)
         ax.grid(alpha=0.3)
+    fig.suptitle(f"Accuracy and kappa vs {xlabel}", **TITLE)
     fig.tight_layout()
     return fig
 
@@ -117,6 +122,7 @@ def dimension_correlations(runs: Sequence["FinishedRun"]) -> "Figure | None":
         ax.set_ylabel(key)
         ax.axhline(0, color="black", linewidth=0.8)
     axes[0].legend(fontsize=7)
+    fig.suptitle("Correlation with human scores per dimension", **TITLE)
     fig.tight_layout()
     return fig
 
@@ -164,6 +170,7 @@ def referee_agreement(runs: Sequence["FinishedRun"]) -> "Figure | None":
     ax.set_xlabel("average Spearman rho vs humans" if direct else "accuracy vs humans")
     ax.axvline(0, color="black", linewidth=0.8)
     ax.grid(axis="x", alpha=0.3)
+    fig.suptitle("Each referee's agreement with humans, and the panel's", **TITLE)
     fig.tight_layout()
     return fig
 

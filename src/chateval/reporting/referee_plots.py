@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from chateval.record.roster import speakers
-from chateval.reporting.plot_style import BLACK, BLUE, HATCHES, ORANGE, Margins, Picture, figure
+from chateval.reporting.plot_style import BLACK, BLUE, HATCHES, ORANGE, Margins, Picture, figure, title_height
 from chateval.schema.verdicts import VerdictRecord
 
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ def referee_scores_picture(run: "FinishedRun", name: str, prefix: str) -> Pictur
     grid = math.ceil(len(found) / columns)
     panel = (max(2.4, 0.28 * len(values)), 2.0)
     margins = Margins(left=0.75, right=0.2, bottom=0.5, top=0.85)  # top: the legend, two-line titles
-    fig, axes = figure(grid, columns, panel, margins, gap=(0.3, 1.1), sharey=True)
+    title = f"{prefix}Scores each referee gave, by the answer's position"
+    fig, axes = figure(grid, columns, panel, margins, gap=(0.3, 1.1), title=title, sharey=True)
     for k, (agent, (first, second)) in enumerate(found.items()):
         ax = axes[k // columns][k % columns]
         for j, counts in enumerate((first, second)):
@@ -105,7 +106,17 @@ def referee_scores_picture(run: "FinishedRun", name: str, prefix: str) -> Pictur
         axes[k // columns][k % columns].set_visible(False)
     axes[0][0].set_ylabel("share of its scores")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncols=2, fontsize=8, frameon=False)
+    width, height = fig.get_size_inches()
+    below_title = 1 - title_height(title, width) / height
+    fig.legend(
+        handles,
+        labels,
+        loc="upper center",
+        bbox_to_anchor=(0.5, below_title),
+        ncols=2,
+        fontsize=8,
+        frameon=False,
+    )
     caption = (
         f"{prefix}Referees: the scores each referee gave (scale {low}-{high}) to the answer shown "
         "first (solid) and shown second (hatched), over every item and answer order, as "

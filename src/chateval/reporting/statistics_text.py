@@ -1,13 +1,14 @@
 """Plain-words lines that read more than one section of a run, shared by the CLI summary,
-report.md and the HTML report: a panel below its reference baselines, and what an adaptive run
-chose to compare, and each model's requests (each measure says its own section:
+report.md and the HTML report: a panel below its reference baselines, what an adaptive run
+chose to compare, which turn a multi-turn run judged, and each model's requests; and for the
+CLI summary, how the soft verdicts' scores were read (each measure says its own section:
 chateval.evaluation.measures).
 
 Each reads metrics.json as written by any release: a key an older run lacks gives ``None``,
 never an error.
 """
 
-from chateval.reporting.metrics_view import DirectView, MetricsView, PairwiseView
+from chateval.reporting.metrics_view import DirectView, MetricsView, PairwiseView, SoftDistributions
 from chateval.schema.run_info import AdaptiveInfo, RunInfo, StoreInfo
 
 
@@ -37,6 +38,20 @@ def _average_rho(view: DirectView) -> float | None:
     return spearman["value"] if spearman else None
 
 
+def soft_reading_text(read: SoftDistributions) -> str:
+    """How the soft verdicts' scores were read, in words a newcomer can check: how many, how
+    unsure the referees were (entropy in bits, with its two landmarks), how much probability
+    rests on the estimate for a digit that begins two scores (chateval.judging.soft's
+    ``ambiguous``) and how much fell on no score of the scale (``unmapped``)."""
+    return (
+        f"soft verdicts: {read.scores_read} scores read with their probabilities; mean uncertainty "
+        f"{read.mean_entropy_bits:.2f} bits (0: sure of one score, 1: split evenly between two); "
+        f"{100 * read.mean_ambiguous:.1f}% of the probability placed by estimate (a first digit "
+        f"two scores share, as 1 and 10 do, given to the one nearer the written score); "
+        f"{100 * read.mean_unmapped:.1f}% on no score of the scale (left out)"
+    )
+
+
 def adaptive_text(adaptive: AdaptiveInfo) -> str:
     """What a run with the adaptive design chose, in one line."""
     waves = adaptive["waves"]
@@ -62,3 +77,8 @@ def requests_by_model(info: RunInfo) -> str:
     if len(counts) < 2:
         return ""
     return " (" + ", ".join(f"{model}: {c.get('requests', '-')}" for model, c in counts.items()) + ")"
+
+
+def turn_text(turn: int) -> str:
+    """Which turn of each conversation a run judged (``data.turn``), in one line."""
+    return f"judged turn {turn} of each conversation; the referees saw the turns before it"

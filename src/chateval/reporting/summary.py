@@ -7,10 +7,17 @@ from rich.console import Console
 from rich.table import Table
 
 from chateval.core.formatting import ci_text
+from chateval.core.table_console import table_console
 from chateval.reporting.imported_runs import imported_rows, skipped_text
 from chateval.reporting.measure_views import print_table
 from chateval.reporting.metrics_view import MetricsView, PairwiseView, metrics_view
-from chateval.reporting.statistics_text import adaptive_text, below_baselines, requests_by_model, store_text
+from chateval.reporting.statistics_text import (
+    adaptive_text,
+    below_baselines,
+    requests_by_model,
+    soft_reading_text,
+    store_text,
+)
 from chateval.run.runner import RunResult
 from chateval.schema.run_info import RunInfo
 
@@ -55,12 +62,7 @@ def _print_soft(console: Console, view: MetricsView) -> None:
     if view.imported is not None and not view.has_soft:
         return
     if read:
-        console.print(
-            f"soft verdicts: {read.scores_read} scores read, mean entropy "
-            f"{read.mean_entropy_bits:.2f} bits, {100 * read.mean_ambiguous:.1f}% of their mass "
-            f"approximated, {100 * read.mean_unmapped:.1f}% unmapped",
-            highlight=False,
-        )
+        console.print(soft_reading_text(read), highlight=False, soft_wrap=True)
     elif status and status != "read":
         console.print(f"soft verdicts: {status}", highlight=False)
 
@@ -81,7 +83,7 @@ def print_summary(result: RunResult) -> None:
     verdicts came from, in place of the debate's counts)."""
     info = result.run_info
     view = metrics_view(info["task"], result.metrics, info)
-    console = Console()
+    console = table_console()
     if "imported" in info:
         _print_imported(console, info, view)
     else:
@@ -89,35 +91,44 @@ def print_summary(result: RunResult) -> None:
     _print_metrics(console, result, view)
 
 
+# The run table's rows: run.json's key, and the words the table shows for it.
+RUN_ROWS = (
+    ("task", "task"),
+    ("backend", "backend"),
+    ("strategy", "strategy"),
+    ("agents", "referees"),
+    ("rounds", "rounds"),
+    ("items", "items"),
+    ("steps", "debate steps"),
+    ("batches", "engine calls (batches)"),
+    ("engine_steps", "engine decoding steps"),
+    ("requests", "requests"),
+    ("prompt_tokens", "prompt tokens"),
+    ("generated_tokens", "generated tokens"),
+    ("verdict_parse_failures", "verdicts that failed to parse"),
+    ("truncated_items", "items cut to fit the context"),
+    ("model_load_seconds", "loading models (s)"),
+    ("debate_seconds", "debating (s)"),
+    ("wall_seconds", "in all (s)"),
+)
+
+
 def _print_run(console: Console, info: RunInfo, view: MetricsView) -> None:
     """The debate's counts, what it cost and where its models were."""
     table = Table(title=f"chateval run: {info['name']}", show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
-    for key in (
-        "task",
-        "backend",
-        "strategy",
-        "agents",
-        "rounds",
-        "items",
-        "steps",
-        "batches" if info.get("scheduling") == "barrier" else "engine_steps",
-        "requests",
-        "prompt_tokens",
-        "generated_tokens",
-        "verdict_parse_failures",
-        "truncated_items",
-        "model_load_seconds",
-        "debate_seconds",
-        "wall_seconds",
-    ):
-        table.add_row(key, str(info.get(key, "-")) + (requests_by_model(info) if key == "requests" else ""))
+    # A run counts batches (step-barrier scheduling) or engine steps (streaming), not both.
+    calls = "batches" if info.get("scheduling") == "barrier" else "engine_steps"
+    for key, label in RUN_ROWS:
+        if key in ("batches", "engine_steps") and key != calls:
+            continue
+        table.add_row(label, str(info.get(key, "-")) + (requests_by_model(info) if key == "requests" else ""))
         if key == "verdict_parse_failures":
             # Next to the failures: scores forced after reasoning cut off mid-sentence parse fine,
             # and so do scores after an empty assessment (measures with a console row).
-            for label, text in view.console_rows():
-                table.add_row(label, text)
+            for measure_label, text in view.console_rows():
+                table.add_row(measure_label, text)
     placement = info.get("placement")
     if placement:
         table.add_row("placement", f"{placement['mode']} ({placement['swaps']} swaps)")
@@ -162,7 +173,8 @@ def _print_metrics(console: Console, result: RunResult, view: MetricsView) -> No
         )
     console.print(f"results in {result.outdir}", highlight=False, soft_wrap=True)
     console.print(
-        f"read the debates: chateval report {result.outdir} --html -o {result.outdir / 'report'}",
+        f"read the debates: chateval report {result.outdir} (writes report.md and report.html in "
+        f"{result.outdir / 'report'})",
         highlight=False,
         soft_wrap=True,
     )
@@ -170,7 +182,7 @@ def _print_metrics(console: Console, result: RunResult, view: MetricsView) -> No
 
 def print_bench(report: dict[str, Any]) -> None:
     """Print a ``chateval bench`` report as a table, each mode's note, and the two ratios."""
-    console = Console()
+    console = table_console()
     # Two-line headers and no vertical rules keep the table inside 80 columns, unshortened.
     table = Table(
         title=f"chateval bench: {report['config']} ({report['debates']} debates)",

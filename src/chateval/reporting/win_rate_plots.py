@@ -1,11 +1,14 @@
 """Win rates as pictures: the pairwise matrix as a heatmap with its numbers in the cells, each
 system's win rate against the field (or against the baseline, raw and length-controlled) as bars
-with 95% intervals, and with categories each system's win rate per category. Read from
-metrics.json (the ``systems`` section and the ``categories`` measure): nothing is refit."""
+with 95% intervals, and with categories each system's win rate per category (against the
+baseline in a run with one). Each picture's title and axis say against whom: the field, or the
+baseline. Read from metrics.json (the ``systems`` section and the ``categories`` measure):
+nothing is refit."""
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from chateval.evaluation.categories import baseline_pairs
 from chateval.reporting.plot_style import (
     BLACK,
     BLUE,
@@ -72,7 +75,9 @@ def matrix_picture(section: PairwiseSystems, name: str, prefix: str) -> Picture 
     labels = text_width(order, 8)
     # x labels at 40 degrees take sin(40) of their length below; the colour bar sits right.
     margins = Margins(left=labels + 0.55, right=1.1, bottom=0.64 * labels + 0.6, top=0.15)
-    fig, axes = figure(1, 1, (side, side), margins)
+    fig, axes = figure(
+        1, 1, (side, side), margins, title=f"{prefix}Win rate of each row's system against each column's"
+    )
     ax = axes[0][0]
     # cividis: colour-blind-safe and darker for lower rates, so grey print keeps the order.
     # (NaN, never met: no colour, the cell stays blank.)
@@ -149,8 +154,9 @@ def bars_picture(section: PairwiseSystems, name: str, prefix: str) -> Picture | 
         series = [("raw", raw)] + ([("length-controlled", controlled)] if controlled else [])
         order = [s for s in order if s in raw]
         methods = interval_words([r["win_rate"] for r in rows])
+        rival = f"the baseline {against['baseline']}"
         what = (
-            f"Win rate against the baseline {against['baseline']} (ties half), raw"
+            f"Win rate against {rival} (ties half), raw"
             + (
                 " (plain bars) and length-controlled (hatched; AlpacaEval 2's model, sandwich "
                 "interval with a t quantile)"
@@ -171,43 +177,59 @@ def bars_picture(section: PairwiseSystems, name: str, prefix: str) -> Picture | 
             )
         ]
         methods = interval_words([r["win_rate"] for r in overall])
+        rival = "the field"
         what = f"Win rate against the field (every opponent, ties half) with 95% intervals ({methods})"
     if not order or not series[0][1]:
         return None
     legend = legend_rows(len(series), 2) if len(series) > 1 else 0.0
     margins = Margins(left=text_width(order) + 0.2, right=0.3, bottom=0.6 + legend)
-    fig, axes = figure(1, 1, (5.5, rows_height(len(order), len(series))), margins)
+    panel = (5.5, rows_height(len(order), len(series)))
+    fig, axes = figure(1, 1, panel, margins, title=f"{prefix}Win rate against {rival}")
     ax = axes[0][0]
     _bars(ax, order, series)
-    ax.set_xlabel("win rate (ties half); dashed: 0.5, an even record")
+    ax.set_xlabel(f"win rate against {rival} (ties half); dashed: 0.5, an even record")
     if len(series) > 1:
         legend_below(fig, ax, 2)
     return Picture(name, f"{prefix}{what}; the dashed line marks 0.5.", fig)
 
 
+def _category_points(entry: Mapping[str, Any]) -> tuple[dict[str, Point], list[Mapping[str, Any]]]:
+    """A category's systems' win rates as points, and their intervals: against the run's
+    baseline where it has one (the baseline itself has no point), else against the field."""
+    systems = entry["systems"]
+    if "baseline" in systems:
+        found = {name: pair["win_rate"] for name, pair in baseline_pairs(systems).items()}
+    else:
+        found = {row["system"]: row["win_rate"] for row in systems["rows"]}
+    return {name: p for name, rate in found.items() if (p := _point(rate)) is not None}, list(found.values())
+
+
 def categories_picture(
     categories: Mapping[str, Any], order: Sequence[str], name: str, prefix: str
 ) -> Picture | None:
-    """Each system's win rate against the field within each category, a panel per category on
-    a shared scale; None when no category has systems' rows."""
+    """Each system's win rate within each category (against the run's baseline where it has
+    one, else against the field), a panel per category on a shared scale; None when no
+    category has systems' rows."""
     entries = [e for e in categories.get("categories", []) if (e.get("systems") or {}).get("rows")]
     if not entries:
         return None
+    baselines = list(dict.fromkeys(e["systems"]["baseline"] for e in entries if "baseline" in e["systems"]))
+    rival = f"the baseline {', '.join(baselines)}" if baselines else "the field"
     names = list(order) + [
         row["system"] for e in entries for row in e["systems"]["rows"] if row["system"] not in order
     ]
-    names = list(dict.fromkeys(names))
+    names = [n for n in dict.fromkeys(names) if n not in baselines]
     columns = min(4, len(entries))
     grid = -(-len(entries) // columns)
     margins = Margins(left=text_width(names) + 0.2, right=0.25, bottom=0.6, top=0.35)
     panel = (2.4, rows_height(len(names), 1))
-    fig, axes = figure(grid, columns, panel, margins, gap=(0.2, 0.75), sharex=True, sharey=True)
+    title = f"{prefix}Win rate per category against {rival}"
+    fig, axes = figure(grid, columns, panel, margins, (0.2, 0.75), title, sharex=True, sharey=True)
     intervals = []
     for k, entry in enumerate(entries):
         ax = axes[k // columns][k % columns]
-        rows = entry["systems"]["rows"]
-        intervals += [row["win_rate"] for row in rows]
-        points = {row["system"]: p for row in rows if (p := _point(row["win_rate"])) is not None}
+        points, rates = _category_points(entry)
+        intervals += rates
         interval_rows(ax, names, [Series("win rate", points, BLUE, "o")])
         ax.axvline(0.5, color="0.2", linewidth=0.9, linestyle="--")
         ax.set_xlim(-0.03, 1.03)  # an interval reaching 0 or 1 keeps its cap
@@ -215,9 +237,11 @@ def categories_picture(
         ax.set_title(f"{entry['category']} ({entry['items']} items)", fontsize=9)
     for k in range(len(entries), grid * columns):
         axes[k // columns][k % columns].set_visible(False)
-    fig.supxlabel("win rate against the field, ties half; dashed: 0.5", fontsize=9, y=0.02, va="bottom")
+    fig.supxlabel(f"win rate against {rival}, ties half; dashed: 0.5", fontsize=9, y=0.02, va="bottom")
     caption = (
-        f"{prefix}Win rates per category: each system's win rate against the field on the "
-        f"category's comparisons alone (ties half), with 95% intervals ({interval_words(intervals)})."
+        f"{prefix}Win rates per category: each system's win rate against {rival}"
+        + ("" if baselines else " (every opponent)")
+        + " on the category's comparisons alone (ties half), with 95% intervals "
+        f"({interval_words(intervals)})."
     )
     return Picture(name, caption, fig)

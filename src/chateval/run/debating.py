@@ -60,6 +60,17 @@ def _replay(state: journal.JournalState, debates: Sequence[Debate], path: Path) 
             by_key[key].transcript = by_key[key].transcript.add(utterance)
 
 
+def _say_replayed(state: journal.JournalState) -> None:
+    """Say what a resumed run took from its journal (the bar starts past it, and its requests
+    and rates count this session's only)."""
+    requests = sum(usage.requests for usage in state.usage.values())
+    log.info(
+        "replayed from the journal: %d requests in %d debates, not sent again",
+        requests,
+        sum(1 for utterances in state.utterances.values() if utterances),
+    )
+
+
 def run_debates(
     session: Session,
     prepared: Prepared,
@@ -94,8 +105,14 @@ def run_debates(
             reuse.keep_ended([debate], index)
 
     journaled = {d.key: state.debate_progress(d.key) for d in debates}
+    if resuming:
+        _say_replayed(state)
     if reuse is not None:
         reuse.take(debates, journaled)
+        if reuse.reused:
+            log.info(
+                "judgment store: %d debates judged before taken from it, not judged again", len(reuse.reused)
+            )
     streaming = config.scheduling != "barrier" and scheduler.can_stream(session.models)
     if config.scheduling == "streaming" and not streaming:
         log.warning("scheduling: streaming needs co-resident vLLM engines; running with step barriers")

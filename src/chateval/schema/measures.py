@@ -8,7 +8,7 @@ from typing_extensions import TypedDict
 
 from chateval.schema.agreement import AgreementInterval, DirectMetrics, PairwiseMetrics
 from chateval.schema.base import record_schema
-from chateval.schema.systems import DirectSystems, SystemWinRate
+from chateval.schema.systems import DirectSystems, PairWinRate, SystemWinRate
 
 
 @record_schema
@@ -55,12 +55,16 @@ class CategoryRow(SystemWinRate, total=False):
 
 @record_schema
 class CategorySystems(TypedDict):
-    """A category's systems of a pairwise run, each against the field."""
+    """A category's systems of a pairwise run: each against the field (``rows``) and each pair
+    of them (``pairs``; with the run's ``baseline`` among them, every pair with it names it
+    second: the other system's win rate against the baseline)."""
 
     anchor: str
     rows: list[CategoryRow]
     leaderboard_error: str | None
     interval_method: NotRequired[str]  # the ratings' (absent when they could not be fitted)
+    pairs: NotRequired[list[PairWinRate]]  # absent: scored by an earlier release (rescore adds it)
+    baseline: NotRequired[str]  # the run's baseline (compare: {against: X}), when in the category
 
 
 @record_schema

@@ -72,7 +72,7 @@ CUT_OFF = PanelMeasure(
     "cut off at the token cap",
     lambda _, records: cut_off_of(referee_rows(records), [r["cut_off"] for r in records if "cut_off" in r]),
     cut_off_text,
-    console_row="cut_off_at_token_cap",
+    console_row="cut off at the token cap",
     say_briefly=cut_off_kinds,
 )
 # Assessments that came out empty (the referee began with its scores, or wrote nothing).
@@ -81,7 +81,7 @@ EMPTY_ASSESSMENTS = PanelMeasure(
     "empty assessments",
     lambda _, records: empty_of(referee_rows(records)),
     empty_text,
-    console_row="empty_assessments",
+    console_row="empty assessments",
 )
 # Final verdicts with every score at the scale's top (or bottom), and scores that never vary.
 CEILING = PanelMeasure(

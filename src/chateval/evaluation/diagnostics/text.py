@@ -38,6 +38,8 @@ from chateval.schema.diagnostics import (
 # More than this share (of utterances, verdicts or assessments): a degenerate panel.
 DEGENERATE_SHARE = 0.5
 EMPTY_ASSESSMENT = "(no explanation: the referee gave only its scores)"
+# Where a copy share has no chance level beside it (the reason follows).
+NO_CHANCE = "no chance rate to compare"
 # The rule ``copying_verdict`` applies, for the reader (lines that fit 80 columns).
 COPY_RULE = (
     f"copying: equal verdicts more than {100 * COPY_MARGIN:.0f} points above the rate on another\n"
@@ -55,9 +57,9 @@ def _share(value: float | None, of: int | None, what: str) -> str:
 
 
 def _chance(value: float | None, of: int | None, reason: str | None) -> str:
-    """``chance 3.1% of 64``, or why there is no baseline."""
+    """``chance 3.1% of 64``, or why there is no chance rate to compare with."""
     if value is None:
-        return f"chance -: {reason or NOT_RECORDED}"
+        return f"{NO_CHANCE}: {reason or NOT_RECORDED}"
     return f"chance {100 * value:.1f}% of {of}"
 
 
@@ -87,7 +89,7 @@ def verdict_copy_text(parroting: ParrotingSummary | None) -> str:
     other = (
         f"on another item {100 * permuted:.1f}%"
         if permuted is not None
-        else f"on another item -: {p.get('copy_permutation_chance_reason') or NOT_RECORDED}"
+        else f"no rate on another item to compare: {p.get('copy_permutation_chance_reason') or NOT_RECORDED}"
     )
     if p["copy_share"] is None:  # no verdict saw another's: nothing to tell apart
         return f"{share} ({blind})"
@@ -199,7 +201,7 @@ def degenerate_reasons(metrics: PanelDiagnostics) -> list[str]:
         baseline = (
             f"chance {_pct(chance)}"
             if chance is not None
-            else f"chance -: {parroting['words_copy_chance_reason'] or NOT_RECORDED}"
+            else f"{NO_CHANCE}: {parroting['words_copy_chance_reason'] or NOT_RECORDED}"
         )
         reasons.append(f"{_pct(copied)} of referee utterances copy another referee's words ({baseline})")
     if parroting and (copying := _copying_reason(parroting)):
