@@ -66,6 +66,10 @@ def _requests_of(transcripts: list[dict[str, Any]]) -> int:
     return sum(len(t["messages"]) for t in transcripts)
 
 
+def items_of(folder: Path) -> dict[str, dict[str, Any]]:
+    return {i["id"]: i for i in read_jsonl(folder / "items.jsonl")}
+
+
 def _metrics(result: RunResult) -> Any:
     return json.loads((result.outdir / "metrics.json").read_text())
 
@@ -81,7 +85,7 @@ def test_a_system_then_a_prompt_added_judge_only_what_is_new(
     # A fourth system: only the comparisons with it reach the engine.
     added = _judge(transformers_backend, _systems(data, [*three, "curious"], 1), tmp_path / "four", store)
     before, now = _transcripts(tmp_path / "three"), _transcripts(tmp_path / "four")
-    items = {i["id"]: i for i in read_jsonl(tmp_path / "four" / "items.jsonl")}
+    items = items_of(tmp_path / "four")
     judged = [t for t in now.values() if "reused" not in t]
     assert all(
         "curious" in (items[t["item_id"]]["system_a"], items[t["item_id"]]["system_b"]) for t in judged
@@ -93,24 +97,28 @@ def test_a_system_then_a_prompt_added_judge_only_what_is_new(
         assert now[key]["messages"] == old["messages"]
         assert now[key]["reused"]["judged_in"] == str((tmp_path / "three").resolve())
 
-    # A second prompt: only its comparisons reach the engine.
+    # Every figure equals a run of the whole from scratch (no store): the same transcripts, the
+    # same verdicts and statistics.
+    scratch = _judge(
+        transformers_backend, _systems(data, [*three, "curious"], 1), tmp_path / "scratch", False
+    )
+    assert "judgment_store" not in scratch.run_info
+    assert {k: t["messages"] for k, t in now.items()} == {
+        k: t["messages"] for k, t in _transcripts(scratch.outdir).items()
+    }
+    # Score probabilities from kept KV caches and from recomputed ones agree to float noise.
+    assert_close(_metrics(added), _metrics(scratch))
+    assert_close(read_jsonl(added.outdir / "verdicts.jsonl"), read_jsonl(scratch.outdir / "verdicts.jsonl"))
+
+    # A second prompt: only its comparisons reach the engine, and the rest is the first runs'
+    # word for word (tests/run/test_judgment_store_runs.py compares such a run's figures with a
+    # run from scratch, on the scripted referee).
     grown = _judge(transformers_backend, _systems(data, [*three, "curious"], 2), tmp_path / "grown", store)
     assert (
         grown.run_info["judgment_store"]["reused"] == 12 and grown.run_info["judgment_store"]["judged"] == 12
     )
-    assert grown.run_info["requests"] == _requests_of(
-        [t for t in _transcripts(tmp_path / "grown").values() if "reused" not in t]
-    )
-
-    # Every figure equals a run of the whole from scratch (no store): the same transcripts
-    # (those of the run with a system added among them), the same verdicts and statistics.
-    scratch = _judge(
-        transformers_backend, _systems(data, [*three, "curious"], 2), tmp_path / "scratch", False
-    )
-    assert "judgment_store" not in scratch.run_info
-    whole = {k: t["messages"] for k, t in _transcripts(scratch.outdir).items()}
-    assert {k: t["messages"] for k, t in _transcripts(tmp_path / "grown").items()} == whole
-    assert all(whole[k] == t["messages"] for k, t in now.items())
-    # Score probabilities from kept KV caches and from recomputed ones agree to float noise.
-    assert_close(_metrics(grown), _metrics(scratch))
-    assert_close(read_jsonl(grown.outdir / "verdicts.jsonl"), read_jsonl(scratch.outdir / "verdicts.jsonl"))
+    after = _transcripts(tmp_path / "grown")
+    judged_now = [t for t in after.values() if "reused" not in t]
+    assert grown.run_info["requests"] == _requests_of(judged_now)
+    assert all(items_of(tmp_path / "grown")[t["item_id"]]["prompt"] == "p2" for t in judged_now)
+    assert all(after[k]["messages"] == t["messages"] for k, t in now.items())
