@@ -1,7 +1,8 @@
-"""A standing leaderboard on the real default model: a system added, then a prompt added, each
-judged through the judgment store, gives exactly what a run of the whole from scratch gives,
-and the engine sees only the new comparisons' requests. (tests/run/test_judgment_store_runs.py
-proves the same, and every miss and hit of the store, on the scripted referee.)"""
+"""A standing leaderboard on the real default model: a system added, judged through the judgment
+store, gives a run of the whole from scratch's transcripts word for word and its figures to
+float noise; a prompt added after it sends only its own comparisons; the engine sees only the
+new comparisons' requests. (tests/run/test_judgment_store_runs.py proves the same, exactly, and
+every miss and hit of the store, on the scripted referee.)"""
 
 import json
 from pathlib import Path
