@@ -20,13 +20,13 @@ change a debate, and do not miss the store.
 import hashlib
 import json
 import logging
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from chateval.core.backend import GenerationRequest
 from chateval.core.items import DirectItem, PairwiseItem
 from chateval.core.transcript import Debate, Turn
+from chateval.debate.panel import Panel
 from chateval.debate.preview import walk_requests
 from chateval.engines.factory import Engines
 from chateval.engines.models import ModelRegistry
@@ -43,16 +43,16 @@ DEBATE_FORMAT = 1
 
 @dataclass(frozen=True)
 class DebateKeys:
-    """The keys of one panel's debates: ``panel`` its fingerprint, ``description`` a line
+    """The keys of one panel's debates: ``fingerprint`` the panel's, ``description`` a line
     that names it for ``chateval cache``."""
 
-    panel: str
+    fingerprint: str
     description: str
-    session: Session
+    panel: Panel
 
     def key(self, debate: Debate) -> str:
         """The store key of ``debate`` (an item in one answer order, after context fitting)."""
-        return _digest({"panel": self.panel, "requests": _walk(self.session, debate)})
+        return _digest({"panel": self.fingerprint, "requests": _walk(self.panel, debate)})
 
 
 def debate_keys(session: Session, store: JudgmentStore) -> DebateKeys | None:
@@ -71,15 +71,17 @@ def debate_keys(session: Session, store: JudgmentStore) -> DebateKeys | None:
             return None
         models[model] = facts
     probe = _probe_debate(session)
-    panel = _digest({"format": DEBATE_FORMAT, "models": models, "requests": _walk(session, probe)})
+    fingerprint = _digest(
+        {"format": DEBATE_FORMAT, "models": models, "requests": _walk(session.panel, probe)}
+    )
     config = session.config
     referees = ", ".join(f"{a.name} ({a.model})" for a in session.panel.agents)
     description = f"{config.task}, {config.strategy} x{config.rounds}: {referees}"
-    return DebateKeys(panel, description, session)
+    return DebateKeys(fingerprint, description, session.panel)
 
 
-def _walk(session: Session, debate: Debate) -> list[dict[str, Any]]:
-    return [_request(turn, request) for turn, request in walk_requests(session.panel, debate)]
+def _walk(panel: Panel, debate: Debate) -> list[dict[str, Any]]:
+    return [_request(turn, request) for turn, request in walk_requests(panel, debate)]
 
 
 def _request(turn: Turn, request: GenerationRequest) -> dict[str, Any]:
@@ -131,8 +133,3 @@ def _model_facts(session: Session, model: str, store: JudgmentStore) -> dict[str
 def _digest(value: Any) -> str:
     text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def keys_of(keys: DebateKeys, debates: Sequence[Debate]) -> dict[str, str]:
-    """Each debate's store key, by its key in the run."""
-    return {d.key: keys.key(d) for d in debates}

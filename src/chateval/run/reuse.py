@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chateval.core.transcript import Debate, Transcript
-from chateval.debate.panel import Panel
 from chateval.debate.scheduler import ended
 from chateval.errors import DataError
 from chateval.record.journal import utterance_from_payload, utterance_payload
@@ -44,7 +43,6 @@ class Reuse:
 
     store: JudgmentStore
     keys: DebateKeys
-    panel: Panel
     judged_in: str  # this run's folder
     judged_at: str  # when it started
     store_keys: dict[str, str] = field(default_factory=dict)  # debate key -> store key
@@ -57,7 +55,7 @@ class Reuse:
         in ``progress`` (the scheduler then leaves it alone); keep those a resumed run's journal
         had finished. An entry that does not read as utterances is judged again, with a warning."""
         started = time.perf_counter()
-        plan = len(self.panel.plan())
+        plan = len(self.keys.panel.plan())
         self.store_keys.update((d.key, self.keys.key(d)) for d in debates)
         found = self.store.get_many([self.store_keys[d.key] for d in debates])
         for debate in debates:
@@ -83,15 +81,15 @@ class Reuse:
         started = time.perf_counter()
         utterances = [utterance_payload(u) for u in debate.transcript.utterances]
         key = self.store_keys.get(debate.key) or self.keys.key(debate)
-        self.store.put(StoredDebate(key, self.keys.panel, utterances, self.judged_in, self.judged_at))
+        self.store.put(StoredDebate(key, self.keys.fingerprint, utterances, self.judged_in, self.judged_at))
         self.kept.add(debate.key)
         self.seconds += time.perf_counter() - started
 
     def keep_ended(self, debates: Iterable[Debate], index: int) -> None:
         """Store each of ``debates`` that has nothing left to do after step ``index``."""
-        rest = self.panel.plan()[index + 1 :]
+        rest = self.keys.panel.plan()[index + 1 :]
         for debate in debates:
-            if debate.key not in self.kept and ended(self.panel, debate, rest):
+            if debate.key not in self.kept and ended(self.keys.panel, debate, rest):
                 self.keep(debate)
 
     def reused_from(self, debate: Debate) -> ReusedFrom | None:
@@ -106,7 +104,7 @@ class Reuse:
         reused = sum(1 for d in debates if d.key in self.reused)
         return {
             "path": str(self.store.path),
-            "panel": self.keys.panel,
+            "panel": self.keys.fingerprint,
             "reused": reused,
             "judged": len(debates) - reused,
             "seconds": round(self.seconds, 3),
@@ -128,7 +126,7 @@ def open_reuse(session: Session, choice: CacheChoice, judged_in: Path, judged_at
     if keys is None:
         store.close()
         return None
-    store.describe_panel(keys.panel, keys.description)
-    reuse = Reuse(store, keys, session.panel, str(judged_in.resolve()), judged_at)
+    store.describe_panel(keys.fingerprint, keys.description)
+    reuse = Reuse(store, keys, str(judged_in.resolve()), judged_at)
     reuse.seconds = time.perf_counter() - started  # the model folders' digests included
     return reuse
