@@ -20,7 +20,7 @@ from chateval.config.files import load_config
 from chateval.engines.models import DEFAULT_MODEL
 from chateval.run.importing import import_run
 from chateval.run.runner import run
-from tests.support.helpers import CONFIGS_DIR, read_jsonl
+from tests.support.helpers import CONFIGS_DIR, assert_same_statistics, read_jsonl
 from tests.support.scripted import soft_checksum_referee
 
 RECIPES = CONFIGS_DIR / "import"
@@ -217,7 +217,7 @@ def test_arena_hard_judgments_import_with_its_win_rate_against_the_baseline(tmp_
 def test_a_rescore_of_an_imported_run_keeps_its_source_figures(tmp_path: Path) -> None:
     out = tmp_path / "arena_hard"
     import_run(RECIPES / "arena_hard.yaml", out)
-    before = (out / "metrics.json").read_text(encoding="utf-8")
+    before = json.loads((out / "metrics.json").read_text(encoding="utf-8"))
     result = runner.invoke(app, ["rescore", str(out)])
     assert result.exit_code == 0, result.output
-    assert (out / "metrics.json").read_text(encoding="utf-8") == before
+    assert_same_statistics(json.loads((out / "metrics.json").read_text(encoding="utf-8")), before)
