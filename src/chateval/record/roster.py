@@ -14,6 +14,7 @@ import hashlib
 import logging
 from pathlib import Path
 
+from chateval.core.model_files import model_files
 from chateval.core.model_spec import ModelSpec
 from chateval.core.transcript import SUMMARIZER
 from chateval.schema.roster import Roster, RosterModel
@@ -29,12 +30,7 @@ def folder_fingerprint(folder: Path) -> str | None:
     not); None when a file cannot be read (the run's results are kept all the same)."""
     digest = hashlib.sha256()
     try:
-        files = sorted(
-            p
-            for p in folder.rglob("*")
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-        )
-        for path in files:
+        for path in model_files(folder):
             size = path.stat().st_size
             digest.update(f"{path.relative_to(folder)}\0{size}\0".encode())
             with path.open("rb") as handle:

@@ -16,6 +16,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from chateval.core.model_files import model_files
 from chateval.store.database import Database
 
 BLOCK_BYTES = 1 << 20  # files are read in 1 MiB blocks
@@ -31,17 +32,6 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def folder_files(folder: Path) -> list[Path]:
-    """The folder's files, sorted, hidden files and folders (any part starting with ".") left
-    out, as the run record's model fingerprint does (``.git``, a hub cache's ``.cache``: they
-    change while the weights do not)."""
-    return sorted(
-        path
-        for path in folder.rglob("*")
-        if path.is_file() and not any(part.startswith(".") for part in path.relative_to(folder).parts)
-    )
-
-
 class FileDigests:
     """The file-digest table of one store's database."""
 
@@ -54,7 +44,7 @@ class FileDigests:
         be read."""
         folder = folder.resolve()
         digest = hashlib.sha256()
-        for path in folder_files(folder):
+        for path in model_files(folder):
             relative = path.relative_to(folder).as_posix()
             digest.update(f"{relative}\0{self.file_digest(path)}\n".encode())
         return f"sha256:{digest.hexdigest()}"
