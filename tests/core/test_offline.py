@@ -22,7 +22,7 @@ from chateval.reporting.markdown import write_report
 from chateval.run.runner import run
 from tests.support.helpers import ROOT, prompt_dependent, quickstart_config, without_chateval_settings
 
-DOCS = [ROOT / "README.md", ROOT / "docs" / "guide.md", ROOT / "docs" / "scaling.md"]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def environment_after_import(tmp_path: Path, **extra: str) -> dict[str, str]:

@@ -4,7 +4,7 @@ Co-resident: both vLLM engines loaded once per session, one strategy (the summar
 speakers; every strategy runs on real models in tests/end_to_end/test_real_models.py, and a
 panel's mix of models does not change how a strategy schedules its turns). Phased: the run loads
 and releases the models itself, one resident at a time (on transformers, and on vLLM, whose
-loads cost tens of seconds each on 2 cores). The vLLM one runs the README's
+loads cost tens of seconds each on 2 cores). The vLLM one runs the docs'
 heterogeneous quickstart through the CLI cut off from the network where this machine allows it
 (tests/support/cut_off.py): vLLM's part of the proof that nothing leaves the machine, with two
 engines loaded, released and loaded again (tests/end_to_end/test_nothing_leaves.py).
@@ -80,7 +80,7 @@ def test_phased_transformers_panel(second_model: str, tmp_path: Path) -> None:
 
 
 def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> None:
-    """The README's heterogeneous quickstart, phased, through the CLI in a fresh process
+    """The docs' heterogeneous quickstart, phased, through the CLI in a fresh process
     (where each released vLLM engine is really freed)."""
     overrides = {
         "placement.mode": "phased",

@@ -1,7 +1,7 @@
 """Nothing leaves the machine: real runs inside a network namespace that has only loopback,
 every connection attempt of every process traced (tests/support/cut_off.py), give zero
 attempts to any other address and the same transcripts as the run outside. Here: the
-quickstart on two vLLM replicas of a local Ray instance, and the README's ``vllm serve``
+quickstart on two vLLM replicas of a local Ray instance, and the docs' ``vllm serve``
 command answering a request over loopback. The quickstart on vLLM in the CLI's own process:
 tests/cli/test_console_cli.py; the heterogeneous quickstart, two models loaded, released and
 loaded again: tests/end_to_end/test_hetero_models.py; the transformers backend:
@@ -108,7 +108,7 @@ def reference(vllm_backend: Backend, tmp_path_factory: pytest.TempPathFactory) -
 
 
 def run_quickstart_cut_off(out: Path, trace: Path, *extra: str) -> None:
-    """The README's quickstart command, made small, cut off from the network."""
+    """The quickstart command, made small, cut off from the network."""
     command = [sys.executable, "-m", "chateval.cli", "run", str(QUICKSTART), "-o", str(out)]
     command += [f"--set={override}" for override in [*SMALL, *extra]]
     done = run_cut_off(command, trace, timeout=600, cwd=ROOT)
@@ -141,7 +141,7 @@ def test_a_two_replica_ray_run_reaches_nothing_but_loopback(
     assert {stat.S_IMODE(f.stat().st_mode) for f in out.iterdir()} == {0o600}
 
 
-# Inside the namespace: start the server as the README's command does (a shell command line,
+# Inside the namespace: start the server as the docs' command does (a shell command line,
 # its own process group), wait until it lists its model, ask for a few tokens, stop it. Only
 # the standard library, so that this process sets nothing in the server's environment.
 SERVE_ONE_REQUEST = """
@@ -179,11 +179,11 @@ finally:  # stopped as Ctrl-C stops it (after a SIGTERM vLLM's API server can ha
 """
 
 
-def readme_server_command() -> str:
-    """The README's command that starts the default model's server (lines continued with a
-    backslash joined), with this checkout's interpreter for ``.venv``'s."""
-    readme = re.sub(r"\s*\\\n\s*", " ", (ROOT / "README.md").read_text())
-    (command,) = [line for line in readme.splitlines() if "vllm.entrypoints.openai.api_server" in line]
+def docs_server_command() -> str:
+    """The command of docs/models.md ("Served models") that starts the default model's server
+    (lines continued with a backslash joined), with this checkout's interpreter for ``.venv``'s."""
+    page = re.sub(r"\s*\\\n\s*", " ", (ROOT / "docs" / "models.md").read_text())
+    (command,) = [line for line in page.splitlines() if "vllm.entrypoints.openai.api_server" in line]
     command = command.replace(".venv/bin/python", sys.executable)
     return command.replace(".venv/bin/chateval", f"{sys.executable} -m chateval.cli")
 
@@ -191,14 +191,14 @@ def readme_server_command() -> str:
 @pytest.mark.slow
 @pytest.mark.isolation
 def test_the_readmes_served_model_reaches_nothing_but_loopback(namespace: None, tmp_path: Path) -> None:
-    """The README's ``vllm serve`` command (``env $(chateval env) ...``), from a user's shell
+    """The docs' ``vllm serve`` command (``env $(chateval env) ...``), from a user's shell
     that has none of chateval's settings, serves one request over loopback inside the
     namespace: vLLM's front end and engine core make no attempt to reach another address
     (vLLM looks up "this host's address" with a UDP connect to 8.8.8.8 unless VLLM_HOST_IP
     names it, which ``chateval env`` does)."""
     pytest.importorskip("vllm")
     trace, log = tmp_path / "trace", tmp_path / "vllm-server.log"
-    command = readme_server_command()
+    command = docs_server_command()
     assert command.startswith(f"env $({sys.executable} -m chateval.cli env) ")
     script = [sys.executable, "-c", SERVE_ONE_REQUEST, command, str(log), str(STARTUP_TIMEOUT_S)]
     # vLLM leaves its IPC sockets and rendezvous file in the temp folder, even after a clean

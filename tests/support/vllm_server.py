@@ -1,6 +1,6 @@
 """Start and stop a real vLLM OpenAI-compatible server (the CPU build) on a loopback port.
 
-The flags mirror what chateval's offline engine sets (README, "Served models"), so a served run
+The flags mirror what chateval's offline engine sets (docs/models.md, "Served models"), so a served run
 and an offline run of the same model decode alike.
 """
 
@@ -42,7 +42,7 @@ class VllmServer:
         from chateval.core.engine_settings import VllmSettings
         from chateval.offline import environment as offline_environment
 
-        # As the README's command: chateval's settings (`chateval env`), then the CPU build's
+        # As the docs' command: chateval's settings (`chateval env`), then the CPU build's
         # settings that chateval's offline engine runs with.
         env = {**os.environ, **offline_environment(), **cpu_engine_settings(VllmSettings())}
         command = [

@@ -11,7 +11,7 @@ from chateval.errors import ChatEvalError, ConfigError
 
 @app.command(cls=FlagsCommand, epilog="Example: chateval rescore runs/quickstart runs/systems_quickstart")
 def rescore(
-    run_dirs: Annotated[list[Path], typer.Argument(metavar="OUTDIR...", help="Finished run folders.")],
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Finished run folders.")],
     label_fraction: Annotated[
         float | None,
         typer.Option(
@@ -50,7 +50,7 @@ def rescore(
 
 @app.command(cls=FlagsCommand, epilog="Example: chateval report runs/systems_quickstart")
 def report(
-    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN...", help="Finished run folders.")],
+    run_dirs: Annotated[list[Path], typer.Argument(metavar="RUN", help="Finished run folders.")],
     outdir: Annotated[
         Path | None,
         typer.Option(
@@ -162,7 +162,8 @@ def export(
 @app.command(cls=FlagsCommand, epilog="Example: chateval compare runs/judge_a runs/judge_b -o compare")
 def compare(
     run_dirs: Annotated[
-        list[Path], typer.Argument(metavar="RUN RUN...", help="Finished runs that judged the same items.")
+        list[Path],
+        typer.Argument(metavar="RUN", help="Two or more finished runs that judged the same items."),
     ],
     outdir: Annotated[
         Path | None,

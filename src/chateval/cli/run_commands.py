@@ -122,7 +122,7 @@ def preview(
 
 @app.command(cls=FlagsCommand, epilog="Example: chateval check configs/gpu/*.yaml --gpu-memory 80")
 def check(
-    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
+    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG", help="YAML run configs.")],
     overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
     gpu_memory: Annotated[
         float | None,
@@ -183,7 +183,7 @@ def _check_one(config_path: Path, overrides: list[str], gpu_memory: float | None
     epilog="Example: chateval sweep configs/quickstart.yaml configs/quickstart_direct.yaml -o runs/sweep",
 )
 def sweep(
-    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG...", help="YAML run configs.")],
+    config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG", help="YAML run configs.")],
     outdir: Annotated[
         Path, typer.Option("-o", "--outdir", help="Root folder; each run goes to OUTDIR/NAME.")
     ],

@@ -28,7 +28,7 @@ def models_list(models_dir: ModelsDir = None) -> None:
 
 @models_app.command("prepare", cls=FlagsCommand, epilog="Example: chateval models prepare smollm2-135m")
 def models_prepare(
-    names: Annotated[list[str], typer.Argument(help="Registry names to prepare.")],
+    names: Annotated[list[str], typer.Argument(metavar="NAME", help="Registry names to prepare.")],
     models_dir: ModelsDir = None,
     force: Annotated[bool, typer.Option("--force", help="Rebuild even when the folder is ready.")] = False,
 ) -> None:

@@ -105,7 +105,7 @@ def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel
 IMPORT_HEADER = """# Import config reference
 
 Every key of an import config (`chateval import CONFIG`: another tool's pairwise verdicts as a
-run folder; the guide's "Judgments from elsewhere"), validated like a run config: unknown keys
+run folder; docs/imports.md), validated like a run config: unknown keys
 are errors naming the file and key, `extends` works alike, and paths are relative to the config
 file. Field names (`judgments.prompt`, `labels.label`, ...) may be dotted paths into nested
 records (`judge.0`). Its `data` section is a run config's (`## data` above): a responses format,

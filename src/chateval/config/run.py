@@ -35,7 +35,10 @@ RUN_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$"
 
 
 class RunConfig(StrictModel):
-    """A complete evaluation run."""
+    """A complete evaluation run.
+
+    One keyword argument per top-level key of a run config (docs/config.md lists them), each
+    validated; ``load_config`` reads one from a YAML file. Frozen once made."""
 
     name: str = Field(
         default="run",
@@ -184,6 +187,7 @@ class RunConfig(StrictModel):
 
     @property
     def summarizer_model(self) -> str:
+        """The model that writes the summaries: the summarizer's own, else the first agent's."""
         return self.summarizer.model or self.agents[0].model
 
     def model_names(self) -> list[str]:

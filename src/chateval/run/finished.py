@@ -73,10 +73,12 @@ class FinishedRun:
 
     @property
     def name(self) -> str:
+        """The run's name: run.json's, else the folder's."""
         return str(self.info.get("name", self.folder.name))
 
     @property
     def task(self) -> str:
+        """``pairwise`` or ``direct``: run.json's, else the config's."""
         return self.info.get("task") or self.config.task
 
     @property
