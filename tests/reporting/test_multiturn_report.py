@@ -12,7 +12,7 @@ from markupsafe import escape
 from chateval.backends.scripted import ScriptedBackend
 from chateval.core.items import PairwiseItem
 from chateval.engines.models import DEFAULT_MODEL
-from chateval.reporting.html import render_item_pages
+from chateval.reporting.html import render_index, render_item_pages
 from chateval.reporting.html_runs import run_settings
 from chateval.reporting.html_views import build_report
 from chateval.reporting.markdown import write_report
@@ -78,3 +78,10 @@ def test_the_settings_and_report_md_say_which_turn_was_judged(
     assert said in run_settings(second_turn)["data"]
     report = write_report([second_turn.folder], tmp_path).read_text(encoding="utf-8")
     assert f"{second_turn.name}: {said} (report.html shows them with each item)" in report
+
+
+def test_an_unlabelled_run_has_no_agreement_table(second_turn: FinishedRun) -> None:
+    """No human labels (the MT-Bench sample carries none): the index leaves the agreement
+    section out instead of showing a table with a header row only (issue 69, item 3)."""
+    page = render_index(build_report([second_turn]), figures=[], split=False)
+    assert "<h2>Runs</h2>" in page and "Agreement with" not in page and 'id="metrics"' not in page

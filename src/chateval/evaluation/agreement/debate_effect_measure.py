@@ -18,7 +18,11 @@ from chateval.schema.paired import (
 )
 from chateval.schema.verdicts import VerdictRecord
 
+# Stored in metrics.json (the run folders of docs/results hold it); reports say NO_PROBES_SAID.
 PROBES_OFF = "opinion probes off (opinion_probes: true)"
+NO_PROBES_SAID = (
+    "not measured: the referees gave no vote before the debate (opinion_probes: true asks for one)"
+)
 
 
 def _pairwise(found: BlindFinalPairwise, changed: str) -> str:
@@ -73,6 +77,9 @@ class DebateEffectMeasure:
         """One line answering "does the debate help?"."""
         if not section:
             return "-"
+        if section.get("unavailable") == PROBES_OFF:
+            # The stored reason names the setting; say what it would take to measure it.
+            return NO_PROBES_SAID
         if "unavailable" in section:
             return f"not measured: {section['unavailable']}"
         said = f"the discussion changed {section['changed']} of {section['items']} decisions"
