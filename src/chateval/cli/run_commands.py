@@ -123,7 +123,10 @@ def preview(
 @app.command(cls=FlagsCommand, epilog="Example: chateval check configs/gpu/*.yaml --gpu-memory 80")
 def check(
     config_paths: Annotated[list[Path], typer.Argument(metavar="CONFIG", help="YAML run configs.")],
-    overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
+    overrides: Annotated[
+        list[str],
+        typer.Option("--set", help="Override a key in every config: key=value (dotted, YAML value)."),
+    ] = [],  # noqa: B006
     gpu_memory: Annotated[
         float | None,
         typer.Option(
@@ -187,7 +190,10 @@ def sweep(
     outdir: Annotated[
         Path, typer.Option("-o", "--outdir", help="Root folder; each run goes to OUTDIR/NAME.")
     ],
-    overrides: Annotated[list[str], typer.Option("--set", help="Override a key in every config.")] = [],  # noqa: B006
+    overrides: Annotated[
+        list[str],
+        typer.Option("--set", help="Override a key in every config: key=value (dotted, YAML value)."),
+    ] = [],  # noqa: B006
     force: Annotated[bool, typer.Option("--force", help="Overwrite finished run folders.")] = False,
     cache: CacheDir = None,
     no_cache: NoCache = False,
@@ -247,7 +253,9 @@ def bench(
             ),
         ),
     ] = [],  # noqa: B006
-    overrides: Annotated[list[str], typer.Option("--set", help="Override a config key: key=value.")] = [],  # noqa: B006
+    overrides: Annotated[
+        list[str], typer.Option("--set", help="Override a config key: key=value (dotted, YAML value).")
+    ] = [],  # noqa: B006
     verbose: Verbose = False,
 ) -> None:
     """Measure a debate workload: sequential vs scheduled vs the engine's limit, same engines

@@ -68,6 +68,9 @@ def run(
 ) -> RunResult:
     """Run ``config`` and write its run folder; ``backends`` may be given (tests, sweeps).
 
+    ``backends``: ready backends by model name, used instead of loading those models;
+    ``backend_factory(config, model)``: builds the others, instead of the model registry's
+    engines. ``on_step(step, steps, requests)``: called before each debate step.
     ``progress``: the run's bar (debates finished of all); ``on_outdir(folder, resuming)`` is
     called once the run folder is ready, before any model loads (the CLI sends the engines'
     output to its engine.log from then on). ``session``: the config's session, opened already
