@@ -35,6 +35,7 @@ from chateval.core.backend import (
     probabilities_by_text,
 )
 from chateval.core.model_spec import ModelSpec, ServerSpec
+from chateval.core.tokenizers import load_tokenizer
 from chateval.errors import BackendError, ConfigError
 
 _TOKEN_ID_PREFIX = "token_id:"  # how vLLM spells tokens with return_tokens_as_token_ids
@@ -111,12 +112,8 @@ class OpenAIBackend(HFTokenCounting):
         self.use_template(spec)
         self.tokenizer: Any = None
         if folder is not None:
-            from transformers import AutoTokenizer
-
             try:
-                self.tokenizer = AutoTokenizer.from_pretrained(
-                    folder, trust_remote_code=spec.trust_remote_code
-                )
+                self.tokenizer = load_tokenizer(folder, spec.trust_remote_code)
             except Exception:
                 self.client.close()
                 raise

@@ -26,6 +26,7 @@ from chateval.backends.kv_store import KeptSequence, KVStore
 from chateval.core.backend import GenerationRequest, GenerationResult, HFTokenCounting
 from chateval.core.engine_settings import TransformersSettings
 from chateval.core.model_spec import ModelSpec, runtime_dtype
+from chateval.core.tokenizers import load_tokenizer
 from chateval.errors import BackendError
 
 log = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ class TransformersBackend(HFTokenCounting):
 
     def __init__(self, model: str, folder: Path, spec: ModelSpec, settings: TransformersSettings) -> None:
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoModelForCausalLM
 
         self.model = model
         self.context_window = spec.max_model_len
@@ -103,9 +104,7 @@ class TransformersBackend(HFTokenCounting):
         self.device = settings.device or ("cuda" if torch.cuda.is_available() else "cpu")
         dtype = runtime_dtype(spec.dtype, self.device.startswith("cuda"))
         try:
-            self.tokenizer: Any = AutoTokenizer.from_pretrained(
-                folder, trust_remote_code=spec.trust_remote_code
-            )
+            self.tokenizer: Any = load_tokenizer(folder, spec.trust_remote_code)
             loaded: Any = AutoModelForCausalLM.from_pretrained(
                 folder, dtype=getattr(torch, dtype), trust_remote_code=spec.trust_remote_code
             )
@@ -116,7 +115,7 @@ class TransformersBackend(HFTokenCounting):
         self.prefix_cache = settings.prefix_cache and full_attention_only(self.hf_model.config)
         if settings.prefix_cache and not self.prefix_cache:
             log.info("%s: no KV reuse (not every layer is full attention)", model)
-        if self.tokenizer.pad_token_id is None:
+        if self.tokenizer.pad_token_id is None:  # the shared tokenizer (load_tokenizer) gains a pad only
             self.tokenizer.pad_token = self.tokenizer.eos_token
         # Stop on every end token the model declares (Gemma: <eos> and <end_of_turn>).
         declared = self.hf_model.generation_config.eos_token_id

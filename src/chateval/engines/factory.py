@@ -13,6 +13,7 @@ from chateval.core.backend import Backend, HFTokenCounting
 from chateval.core.backend_kinds import BackendKind, backend_kind
 from chateval.core.model_spec import ModelSpec, on_gpu, runtime_dtype
 from chateval.core.registry import Registry
+from chateval.core.tokenizers import load_tokenizer
 from chateval.engines.memory_needs import (
     GPU_KV_CACHE_GIB,
     free_memory_gib,
@@ -238,12 +239,8 @@ class TokenizerOnly(HFTokenCounting):
     """A model's tokenizer and context window, for counting before the model is loaded."""
 
     def __init__(self, model: str, registry: ModelRegistry) -> None:
-        from transformers import AutoTokenizer
-
         spec = registry.spec(model)
         self.model = model
         self.context_window = spec.max_model_len
         self.use_template(spec)
-        self.tokenizer = AutoTokenizer.from_pretrained(
-            registry.resolve(model), trust_remote_code=spec.trust_remote_code
-        )
+        self.tokenizer = load_tokenizer(registry.resolve(model), spec.trust_remote_code)
