@@ -1,4 +1,5 @@
-"""Rewrite docs/config.md from the run config's models (see chateval.config.docs).
+"""Rewrite docs/config.md and docs/import_config.md from the config models (see
+chateval.config.docs).
 
 .venv/bin/python scripts/write_config_docs.py
 """
@@ -8,6 +9,5 @@ from pathlib import Path
 from chateval.config.docs import write
 
 if __name__ == "__main__":
-    target = Path(__file__).resolve().parents[1] / "docs" / "config.md"
-    write(target)
-    print(f"wrote {target}")
+    for target in write(Path(__file__).resolve().parents[1] / "docs"):
+        print(f"wrote {target}")

@@ -1,9 +1,10 @@
-"""docs/config.md, generated from the run config's models so it cannot drift from the code.
+"""docs/config.md and docs/import_config.md, generated from the config models so they cannot
+drift from the code.
 
 Every key of ``RunConfig`` with its type, default and the description given in its ``Field``;
-nested settings get a section each; then the same for ``ImportConfig`` (``chateval import``).
-``python scripts/write_config_docs.py`` rewrites the file and a test checks that the committed
-file is what this module generates.
+nested settings get a section each; the same for ``ImportConfig`` and its two other kinds
+(``chateval import``) on a page of their own. ``python scripts/write_config_docs.py`` rewrites
+the pages and a test checks that the committed pages are what this module generates.
 """
 
 import types
@@ -105,10 +106,10 @@ def _models_in(annotation: Any, many: bool = False) -> list[tuple[type[BaseModel
 IMPORT_HEADER = """# Import config reference
 
 Every key of an import config (`chateval import CONFIG`: another tool's pairwise verdicts as a
-run folder; docs/imports.md), validated like a run config: unknown keys
+run folder; [Judgments from elsewhere](imports.md)), validated like a run config: unknown keys
 are errors naming the file and key, `extends` works alike, and paths are relative to the config
 file. Field names (`judgments.prompt`, `labels.label`, ...) may be dotted paths into nested
-records (`judge.0`). Its `data` section is a run config's (`## data` above): a responses format,
+records (`judge.0`). Its `data` section is a run config's ([data](config.md#data)): a responses format,
 or a pairwise one whose items are the comparisons judged.
 Two kinds of import config have keys of their own (below): direct scores (`task: direct`, as
 MT-Bench's single-answer grading) and ChatEval's own 2023 outputs (`format: chateval_2023`).
@@ -116,16 +117,28 @@ MT-Bench's single-answer grading) and ChatEval's own 2023 outputs (`format: chat
 
 
 def config_reference() -> str:
-    """The whole of docs/config.md: the run config, then the import config."""
-    run = _section("Top level", RunConfig, "")
+    """docs/config.md: every key of a run config."""
+    return "\n".join([HEADER, *_section("Top level", RunConfig, "")]).rstrip() + "\n"
+
+
+def import_config_reference() -> str:
+    """docs/import_config.md: every key of an import config, of each kind."""
     imported = _section("Import config: top level", ImportConfig, "", shared=(DataConfig,))
     shared = (DataConfig, RefereeSpec)  # documented above
     direct = _section("Direct scores import (task direct): top level", DirectImportConfig, "", shared)
     chateval = _section(
         "ChatEval 2023 outputs import (format chateval_2023): top level", ChatEval2023ImportConfig, "", shared
     )
-    return "\n".join([HEADER, *run, IMPORT_HEADER, *imported, *direct, *chateval]).rstrip() + "\n"
+    return "\n".join([IMPORT_HEADER, *imported, *direct, *chateval]).rstrip() + "\n"
 
 
-def write(path: Path) -> None:
-    path.write_text(config_reference(), encoding="utf-8")
+PAGES = {"config.md": config_reference, "import_config.md": import_config_reference}
+
+
+def write(docs: Path) -> list[Path]:
+    """Write every page of ``PAGES`` into the folder ``docs``; the paths written."""
+    written = []
+    for name, generate in PAGES.items():
+        (docs / name).write_text(generate(), encoding="utf-8")
+        written.append(docs / name)
+    return written
