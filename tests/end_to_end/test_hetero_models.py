@@ -55,7 +55,11 @@ def check(result_info: dict, outdir: Path) -> None:  # type: ignore[type-arg]
 
 def test_co_resident_vllm_panel(vllm_backend: Backend, second_vllm_backend: Backend, tmp_path: Path) -> None:
     backends = {DEFAULT_MODEL: vllm_backend, SECOND_MODEL: second_vllm_backend}
-    result = run(hetero_config(strategy="simultaneous_summarizer"), tmp_path, backends=backends)
+    # One item (both its answer orders): the two engines serve every step of it; more items
+    # would only repeat the same steps (Gemma's decoding is the slow part on two cores).
+    one_item = {"format": "jsonl_pairwise", "path": "samples/quickstart_pairwise.jsonl", "limit": 1}
+    config = hetero_config(strategy="simultaneous_summarizer", data=one_item)
+    result = run(config, tmp_path, backends=backends)
     assert result.run_info["placement"]["mode"] == "co_resident"
     check(result.run_info, tmp_path)
 
@@ -85,7 +89,7 @@ def test_phased_vllm_hetero_quickstart(second_model: str, tmp_path: Path) -> Non
     overrides = {
         "placement.mode": "phased",
         "strategy": "simultaneous",
-        "data.limit": 2,
+        "data.limit": 1,  # one item, both orders: the loads and releases are the same for more
         "sampling.discussion_max_tokens": 12,
         "verdict.evidence_max_tokens": 6,
         # Scores-first verdicts: fewer steps, so fewer vLLM loads (tens of seconds each on 2
