@@ -10,6 +10,7 @@ first words (after an optional "Evaluation evidence:" label) may not be a score 
 ``Scores:`` heading or a line break; what follows is free.
 """
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -109,6 +110,7 @@ def _explanation_first(forbidden: Sequence[str], label: str) -> str:
     return " ?" + branch(trie, True, branch(trie, True, None))
 
 
+@functools.lru_cache(maxsize=32)  # asked for at every assessment request; the same few answers
 def assessment_regex(first: str) -> str:
     """The constraint of an assessment: after an optional "Evaluation evidence:" label, its first
     words are not the first score line or a ``Score``/``Scores:`` heading; a line break cannot

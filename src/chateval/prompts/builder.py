@@ -114,6 +114,9 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=False,
         autoescape=False,  # plain-text prompts, never HTML
+        # The templates ship with the package: no file check at every turn's render (a run
+        # renders thousands of prompts, and checking each template's mtime was a tenth of it).
+        auto_reload=False,
     )
 
 
