@@ -171,7 +171,10 @@ def compare(
     ] = None,
     html: Annotated[
         bool,
-        typer.Option("--html", help="Also write report.html: the runs side by side, with the comparison."),
+        typer.Option(
+            "--html",
+            help="Also write report.html: the runs side by side, with the comparison (in -o, or ./compare).",
+        ),
     ] = False,
 ) -> None:
     """Compare judges: for every two runs, their agreement with each other (and how many items
