@@ -18,7 +18,7 @@ from chateval.errors import DataError
 
 LAYOUTS = Path(__file__).parent / "layouts"
 
-# The guide's recipes (docs/systems.md, "Your own systems"), as data sections.
+# The recipes of docs/systems.md ("Your own systems"), as data sections.
 RECIPES: dict[str, dict[str, Any]] = {
     "one JSONL per variant": {
         "format": "table_responses",
