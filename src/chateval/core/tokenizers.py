@@ -11,18 +11,21 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from chateval.core.model_files import model_files
+
 
 def load_tokenizer(source: Path | str, trust_remote_code: bool = False) -> Any:
     """The tokenizer of ``source`` (a model folder, or a hub id in the local cache), shared by
     every caller in this process: a caller may set what a tokenizer lacks (a pad token) but must
     not change what it has."""
     path = Path(source)
-    if path.is_dir():
-        stamp = tuple(
-            (f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in sorted(path.iterdir()) if f.is_file()
-        )
-        return _load(str(path.resolve()), trust_remote_code, stamp)
-    return _load(str(source), trust_remote_code, ())
+    if not path.is_dir():
+        return _load(str(source), trust_remote_code, ())
+    stamp = []
+    for file in model_files(path):  # the files that count: hidden ones (.git, .cache) left out
+        stat = file.stat()
+        stamp.append((str(file.relative_to(path)), stat.st_size, stat.st_mtime_ns))
+    return _load(str(path.resolve()), trust_remote_code, tuple(stamp))
 
 
 @functools.lru_cache(maxsize=8)
